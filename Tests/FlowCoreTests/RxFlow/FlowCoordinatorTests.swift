@@ -1,0 +1,517 @@
+import Dispatch
+import FlowCore
+import Logging
+import Testing
+
+/// RxFlow 2.13.2 `RxFlowTests/FlowCoordinatorTests.swift` (tests 1-10 of `rxflow-semantics.md` §2), translated.
+///
+/// Most tests drive ``FlowCoordinatorStateMachine`` through ``MachineDriver`` (synchronous, deterministic); #1 and #3
+/// also run through the ``FlowCoordinator`` actor, #10 only through it.
+struct FlowCoordinatorTests {
+    private static let one = Step("one")
+    private static let two = Step("two")
+    private static let three = Step("three")
+    private static let unauthorized = Step("unauthorized")
+
+    /// RxFlow's `adapt` in tests #4 and #5: `.one` becomes `.unauthorized`, anything else passes.
+    private static func adaptOneToUnauthorized(_ step: Step) -> Adaptation {
+        .step(step == one ? unauthorized : step)
+    }
+
+    // MARK: - #1
+
+    @Test("RxFlow #1 testCoordinateWithOneStepper: navigate runs before coordinate returns")
+    func coordinateWithOneStepper() throws {
+        let driver = MachineDriver()
+        let flow = TestFlow("TestFlow")
+
+        let log = try driver.coordinate(flow: flow, with: OneStepper(withSingleStep: Self.one))
+
+        #expect(flow.navigatedSteps == [Self.one])
+        #expect(
+            log == [
+                "start TestFlow flow#1",
+                "command setRoot TestFlow.root (flow#1)",
+                "attach att#1 OneStepper(one) on TestFlow.root (flow)",
+                "will navigate flow=TestFlow step=one",
+                "did navigate flow=TestFlow step=one",
+                "ready flow#1",
+            ]
+        )
+    }
+
+    @Test("RxFlow #1 testCoordinateWithOneStepper, through the actor: navigated before coordinate returns")
+    func coordinateWithOneStepperThroughTheActor() async throws {
+        let coordinator = FlowCoordinator(logger: Logger(label: "RxFlowTests"))
+        let recorded = LockedLog<Step>()
+        let log = ActionLogRecorder()
+        await coordinator.observe { log.record($0) }
+        let flow = TestFlow("TestFlow") { step, _ in
+            recorded.append(step)
+            return .none
+        }
+
+        // No `run()`: the initial step is handled inside `coordinate`, as RxFlow's synchronous cascade.
+        try await coordinator.coordinate(flow: flow, with: OneStepper(withSingleStep: Self.one))
+
+        #expect(recorded.elements == [Self.one])
+        #expect(
+            log.elements == [
+                "start TestFlow flow#1",
+                "command setRoot TestFlow.root (flow#1)",
+                "attach att#1 OneStepper(one) on TestFlow.root (flow)",
+                "will navigate flow=TestFlow step=one",
+                "did navigate flow=TestFlow step=one",
+                "ready flow#1",
+            ]
+        )
+    }
+
+    // MARK: - #2
+
+    @Test("RxFlow #2 testCoordinateWhenAllowStepWhenNotPresented_doEmitAStep: a hidden contributor's step is navigated")
+    func coordinateWhenAllowStepWhenNotPresentedDoEmitAStep() throws {
+        let driver = MachineDriver()
+        let hidden = Screen.view("hidden", type: "Hidden")
+        let flow = TestFlow("TestFlow") { step, _ in
+            guard step == Self.one else { return .none }
+            return .one(
+                flowContributor: .contribute(
+                    withNextPresentable: hidden, withNextStepper: OneStepper(withSingleStep: Self.two),
+                    allowStepWhenNotPresented: true
+                )
+            )
+        }
+
+        let log = try driver.coordinate(flow: flow, with: OneStepper(withSingleStep: Self.one))
+
+        #expect(!driver.machine.isVisible(hidden.id))
+        #expect(flow.navigatedSteps == [Self.one, Self.two])
+        #expect(
+            log == [
+                "start TestFlow flow#1",
+                "command setRoot TestFlow.root (flow#1)",
+                "attach att#1 OneStepper(one) on TestFlow.root (flow)",
+                "will navigate flow=TestFlow step=one",
+                "did navigate flow=TestFlow step=one",
+                "attach att#2 OneStepper(two) on hidden (contributor)",
+                "ready flow#1",
+                "will navigate flow=TestFlow step=two",
+                "did navigate flow=TestFlow step=two",
+            ]
+        )
+    }
+
+    @Test("RxFlow #2 counterpart: without allowStepWhenNotPresented the hidden contributor's initial step waits (D8)")
+    func coordinateWithoutAllowStepWhenNotPresentedHoldsTheInitialStep() throws {
+        let driver = MachineDriver()
+        let hidden = Screen.view("hidden", type: "Hidden")
+        let flow = TestFlow("TestFlow") { step, _ in
+            guard step == Self.one else { return .none }
+            return .one(
+                flowContributor: .contribute(
+                    withNextPresentable: hidden, withNextStepper: OneStepper(withSingleStep: Self.two)
+                )
+            )
+        }
+
+        try driver.coordinate(flow: flow, with: OneStepper(withSingleStep: Self.one))
+        #expect(flow.navigatedSteps == [Self.one])
+
+        let log = driver.handle(.visibilityChanged(hidden.id, visible: true))
+        #expect(flow.navigatedSteps == [Self.one, Self.two])
+        #expect(log == ["will navigate flow=TestFlow step=two", "did navigate flow=TestFlow step=two"])
+    }
+
+    // MARK: - #3
+
+    /// RxFlow's flow of test #3: `.multiple` navigates to a visible contributor with `OneStepper(.two)` and forwards
+    /// `.one` to itself.
+    private static func multipleSideEffectsFlow(screen: Screen, recorded: LockedLog<Step>? = nil) -> TestFlow {
+        TestFlow("TestFlow") { step, _ in
+            recorded?.append(step)
+            guard step == Step("multiple") else { return .none }
+            return .multiple(
+                .contribute(withNextPresentable: screen, withNextStepper: OneStepper(withSingleStep: Self.two)),
+                .forwardToCurrentFlow(withStep: Self.one)
+            )
+        }
+    }
+
+    private static let multipleSideEffectsLog = [
+        "start TestFlow flow#1",
+        "command setRoot TestFlow.root (flow#1)",
+        "attach att#1 OneStepper(multiple) on TestFlow.root (flow)",
+        "will navigate flow=TestFlow step=multiple",
+        "did navigate flow=TestFlow step=multiple",
+        "attach att#2 OneStepper(two) on visible (contributor)",
+        "ready flow#1",
+        "will navigate flow=TestFlow step=two",
+        "did navigate flow=TestFlow step=two",
+        "will navigate flow=TestFlow step=one",
+        "did navigate flow=TestFlow step=one",
+    ]
+
+    @Test("RxFlow #3 testMultipleSideEffectsPerformed: .multiple gives [multiple, two, one]")
+    func multipleSideEffectsPerformed() throws {
+        let driver = MachineDriver()
+        let screen = Screen.view("visible", type: "Visible")
+        // RxFlow's presentable is displayed from the start.
+        #expect(driver.handle(.visibilityChanged(screen.id, visible: true)) == [])
+        let flow = Self.multipleSideEffectsFlow(screen: screen)
+
+        let log = try driver.coordinate(flow: flow, with: OneStepper(withSingleStep: Step("multiple")))
+
+        #expect(flow.navigatedSteps == [Step("multiple"), Self.two, Self.one])
+        #expect(log == Self.multipleSideEffectsLog)
+    }
+
+    @Test("RxFlow #3 testMultipleSideEffectsPerformed, through the FlowCoordinator actor")
+    func multipleSideEffectsPerformedThroughTheActor() async throws {
+        let coordinator = FlowCoordinator(logger: Logger(label: "RxFlowTests"))
+        let screen = Screen.view("visible", type: "Visible")
+        await coordinator.reportVisibility(of: screen.id, visible: true)
+        let recorded = LockedLog<Step>()
+        let log = ActionLogRecorder()
+        await coordinator.observe { log.record($0) }
+
+        try await coordinator.coordinate(
+            flow: Self.multipleSideEffectsFlow(screen: screen, recorded: recorded),
+            with: OneStepper(withSingleStep: Step("multiple"))
+        )
+
+        #expect(recorded.elements == [Step("multiple"), Self.two, Self.one])
+        #expect(log.elements == Self.multipleSideEffectsLog)
+    }
+
+    // MARK: - #4, #5
+
+    @Test("RxFlow #4 testStepHasBeenFilteredBeforeNavigateForAFlowStepper: the flow stepper's step is adapted")
+    func stepHasBeenFilteredBeforeNavigateForAFlowStepper() throws {
+        let driver = MachineDriver()
+        let stepper = TestStepper("FlowStepper")
+        let flow = TestFlow("TestFlow", adapt: Self.adaptOneToUnauthorized) { _, _ in .none }
+        try driver.coordinate(flow: flow, with: stepper)
+
+        let log = driver.emit(Self.one, from: stepper)
+
+        #expect(flow.navigatedSteps == [Self.unauthorized])
+        #expect(
+            log == [
+                "will navigate flow=TestFlow step=unauthorized",
+                "did navigate flow=TestFlow step=unauthorized",
+                "ready flow#1",
+            ]
+        )
+    }
+
+    @Test("RxFlow #5 testStepHasBeenFilteredBeforeNavigateForAPresentableStepper: a contributor's step is adapted")
+    func stepHasBeenFilteredBeforeNavigateForAPresentableStepper() throws {
+        let driver = MachineDriver()
+        let neverVisible = Screen.view("neverVisible", type: "Hidden")
+        let flow = TestFlow("TestFlow", adapt: Self.adaptOneToUnauthorized) { step, _ in
+            guard step == Self.two else { return .none }
+            return .one(
+                flowContributor: .contribute(
+                    withNextPresentable: neverVisible, withNextStepper: OneStepper(withSingleStep: Self.one),
+                    allowStepWhenNotPresented: true
+                )
+            )
+        }
+
+        let log = try driver.coordinate(flow: flow, with: OneStepper(withSingleStep: Self.two))
+
+        #expect(flow.navigatedSteps == [Self.two, Self.unauthorized])
+        #expect(
+            log == [
+                "start TestFlow flow#1",
+                "command setRoot TestFlow.root (flow#1)",
+                "attach att#1 OneStepper(two) on TestFlow.root (flow)",
+                "will navigate flow=TestFlow step=two",
+                "did navigate flow=TestFlow step=two",
+                "attach att#2 OneStepper(one) on neverVisible (contributor)",
+                "ready flow#1",
+                "will navigate flow=TestFlow step=unauthorized",
+                "did navigate flow=TestFlow step=unauthorized",
+            ]
+        )
+    }
+
+    // MARK: - #6
+
+    @Test("RxFlow #6 testStepIsReceivedInEveryFlowsWhenNavigateToIsCalled: a deep link reaches root and both children")
+    func stepIsReceivedInEveryFlowsWhenNavigateToIsCalled() throws {
+        let driver = MachineDriver()
+        let recorded = LockedLog<String>()
+        let childA = TestFlow("ChildFlowA") { step, _ in
+            recorded.append("ChildFlowA:\(step)")
+            return .none
+        }
+        let childB = TestFlow("ChildFlowB") { step, _ in
+            recorded.append("ChildFlowB:\(step)")
+            return .none
+        }
+        let childRoots = [childA.root, childB.root]
+        let rootFlow = TestFlow("RootFlow", root: .tabs("RootFlow.root")) { [childA, childB] step, navigator in
+            recorded.append("RootFlow:\(step)")
+            guard step == Self.one else { return .none }
+            Flows.use(childA, childB, when: .ready, in: navigator) { navigator in
+                navigator.setTabs("RootFlow.root", childRoots)
+            }
+            return .multiple(
+                .contribute(withNextPresentable: childA, withNextStepper: OneStepper(withSingleStep: Self.two)),
+                .contribute(withNextPresentable: childB, withNextStepper: OneStepper(withSingleStep: Self.two))
+            )
+        }
+
+        let coordinateLog = try driver.coordinate(flow: rootFlow, with: OneStepper(withSingleStep: Self.one))
+        #expect(
+            coordinateLog == [
+                "start RootFlow flow#1",
+                "command setRoot RootFlow.root (flow#1)",
+                "attach att#1 OneStepper(one) on RootFlow.root (flow)",
+                "will navigate flow=RootFlow step=one",
+                "did navigate flow=RootFlow step=one",
+                "start ChildFlowA flow#2 parent=flow#1",
+                "attach att#2 OneStepper(two) on ChildFlowA.root (flow)",
+                "start ChildFlowB flow#3 parent=flow#1",
+                "attach att#3 OneStepper(two) on ChildFlowB.root (flow)",
+                "will navigate flow=ChildFlowA step=two",
+                "did navigate flow=ChildFlowA step=two",
+                "ready flow#2",
+                "will navigate flow=ChildFlowB step=two",
+                "did navigate flow=ChildFlowB step=two",
+                "ready flow#3",
+                "command setTabs RootFlow.root [ChildFlowA.root, ChildFlowB.root] selected=0 (flow#1)",
+                "ready flow#1",
+            ]
+        )
+        // RxFlow waits with `Flows.use(root, when: .ready)`; here the tree is ready when `coordinate` returns.
+        #expect(driver.machine.coordinatorIDs.map(driver.machine.isReady) == [true, true, true])
+        _ = recorded.takeAll()
+
+        let deepLinkLog = driver.handle(.deepLink(Self.three))
+
+        #expect(recorded.elements == ["RootFlow:three", "ChildFlowA:three", "ChildFlowB:three"])
+        #expect(
+            deepLinkLog == [
+                "will navigate flow=RootFlow step=three",
+                "did navigate flow=RootFlow step=three",
+                "will navigate flow=ChildFlowA step=three",
+                "did navigate flow=ChildFlowA step=three",
+                "will navigate flow=ChildFlowB step=three",
+                "did navigate flow=ChildFlowB step=three",
+            ]
+        )
+    }
+
+    // MARK: - #7
+
+    @Test("RxFlow #7 testStepIsReceivedAfterDismissed: allowStepWhenDismissed keeps the root flow after its dismissal")
+    func stepIsReceivedAfterDismissed() throws {
+        let driver = MachineDriver()
+        let flow = TestFlow("TestFlow")
+        try driver.coordinate(flow: flow, with: OneStepper(withSingleStep: Self.one), allowStepWhenDismissed: true)
+
+        #expect(driver.handle(.dismissed(flow.presentableID)) == [])
+        #expect(driver.machine.isDismissed(flow.presentableID))
+        let log = driver.handle(.deepLink(Self.two)) + driver.handle(.deepLink(Self.three))
+
+        #expect(flow.navigatedSteps == [Self.one, Self.two, Self.three])
+        #expect(
+            log == [
+                "will navigate flow=TestFlow step=two",
+                "did navigate flow=TestFlow step=two",
+                "will navigate flow=TestFlow step=three",
+                "did navigate flow=TestFlow step=three",
+            ]
+        )
+    }
+
+    @Test("RxFlow #7 counterpart: without allowStepWhenDismissed the dismissed root flow ends and gets no step")
+    func stepIsNotReceivedAfterDismissedWithoutTheFlag() throws {
+        let driver = MachineDriver()
+        let flow = TestFlow("TestFlow")
+        try driver.coordinate(flow: flow, with: OneStepper(withSingleStep: Self.one))
+
+        let log = driver.handle(.dismissed(flow.presentableID)) + driver.handle(.deepLink(Self.two))
+
+        #expect(flow.navigatedSteps == [Self.one])
+        #expect(
+            log == [
+                "detach att#1 (flowEnded)",
+                "end flow#1 (rootDismissed)",
+                "drop two reason=noRootFlow",
+            ]
+        )
+    }
+
+    // MARK: - #8, #9
+
+    @Test("RxFlow #8 testFlowIsNotLeakingWhenHasOneStep: the machine releases a flow once its root is dismissed")
+    func flowIsNotLeakingWhenHasOneStep() throws {
+        let driver = MachineDriver()
+        weak var weakFlow: TestFlow?
+        weak var weakContributedStepper: DefaultStepper?
+        do {
+            let flow = TestFlow("TestFlow") { _, _ in
+                let stepper = DefaultStepper()
+                weakContributedStepper = stepper
+                return .one(
+                    flowContributor: .contribute(
+                        withNextPresentable: Screen.view("screen", type: "Screen"), withNextStepper: stepper
+                    )
+                )
+            }
+            weakFlow = flow
+            try driver.coordinate(flow: flow)
+        }
+        // Alive while coordinated: the machine owns the flow and the contributed stepper.
+        #expect(weakFlow != nil)
+        #expect(weakContributedStepper != nil)
+
+        let log = driver.handle(.dismissed("TestFlow.root"))
+
+        #expect(
+            log == [
+                "detach att#1 (flowEnded)",
+                "detach att#2 (flowEnded)",
+                "end flow#1 (rootDismissed)",
+            ]
+        )
+        #expect(weakFlow == nil)
+        #expect(weakContributedStepper == nil)
+        // The machine (RxFlow: the coordinator object) still exists.
+        #expect(driver.machine.hasRoot)
+    }
+
+    @Test(
+        "RxFlow #9 testChildViewControllerIsNotLeakingWhenParentFlowAllowsStepWhenDismissed: stepper released"
+    )
+    func childViewControllerIsNotLeakingWhenParentFlowAllowsStepWhenDismissed() throws {
+        let driver = MachineDriver()
+        let child = Screen.view("child", type: "Child")
+        weak var weakChildStepper: TestStepper?
+        let flow = TestFlow("ParentFlow") { _, _ in
+            let stepper = TestStepper("ChildStepper")
+            weakChildStepper = stepper
+            return .one(flowContributor: .contribute(withNextPresentable: child, withNextStepper: stepper))
+        }
+        try driver.coordinate(flow: flow, allowStepWhenDismissed: true)
+        #expect(weakChildStepper != nil)
+
+        let log = driver.handle(.dismissed(child.id))
+
+        #expect(log == ["detach att#2 (presentableDismissed)"])
+        #expect(weakChildStepper == nil)
+        #expect(driver.machine.coordinatorIDs == [FlowCoordinatorID(1)])
+        #expect(driver.machine.liveAttachments.map(\.id) == [AttachmentID(1)])
+    }
+
+    // MARK: - #10
+
+    /// Completes with `step` from a serial dispatch queue (RxFlow's test adapts on a background serial queue).
+    private static func completeInBackground(_ step: Step, on queue: DispatchQueue) async -> Step {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: step) }
+        }
+    }
+
+    /// The flows of #10: `AppFlow` adapts `home` to `dashboard` in the background, then contributes `ChildFlow`
+    /// (which adapts in the background too) and registers a `Flows.use(.ready)` block on it. Both check that
+    /// `navigate` runs in `coordinator`'s isolation.
+    private static func backgroundAdaptingFlows(
+        coordinator: FlowCoordinator,
+        background: DispatchQueue,
+        navigatedInIsolation: LockedLog<String>
+    ) -> TestFlow {
+        let childFlow = TestFlow(
+            "ChildFlow",
+            adapt: { step in .later { await Self.completeInBackground(step, on: background) } },
+            navigate: { step, _ in
+                // Traps (fails the run) if `navigate` is called outside the coordinator's isolation.
+                coordinator.preconditionIsolated("ChildFlow.navigate outside the FlowCoordinator")
+                navigatedInIsolation.append("ChildFlow:\(step)")
+                return .none
+            }
+        )
+        let childRoot = childFlow.root
+        let appFlow = TestFlow(
+            "AppFlow",
+            adapt: { step in
+                let adapted = step == FlowStep.home ? Step("dashboard") : step
+                return .later { await Self.completeInBackground(adapted, on: background) }
+            },
+            navigate: { [childFlow] step, navigator in
+                coordinator.preconditionIsolated("AppFlow.navigate outside the FlowCoordinator")
+                navigatedInIsolation.append("AppFlow:\(step)")
+                Flows.use(childFlow, when: .ready, in: navigator) { navigator in
+                    navigator.showDetail("AppFlow.root", childRoot)
+                }
+                return .one(
+                    flowContributor: .contribute(
+                        withNextPresentable: childFlow,
+                        withNextStepper: OneStepper(withSingleStep: Step("childHome"))
+                    )
+                )
+            }
+        )
+        return appFlow
+    }
+
+    /// RxFlow checks that `navigate` runs on the main thread although `adapt` emits on a background queue. Flowd's
+    /// equivalent of the main thread is the ``FlowCoordinator`` actor: the adaptations complete on a dispatch queue,
+    /// their results come back through `run()`, and both flows' `navigate` must run in the actor's isolation
+    /// (`preconditionIsolated` traps otherwise); the `Flows.use(.ready)` block must then fire. The test waits on the
+    /// action stream for the root's readiness, never on time.
+    @Test(
+        "RxFlow #10 testNavigate_executes_on_mainThread: navigate in the actor after a background adapt; .ready fires",
+        .timeLimit(.minutes(1))
+    )
+    func navigateExecutesInTheCoordinatorIsolation() async throws {
+        let coordinator = FlowCoordinator(logger: Logger(label: "RxFlowTests"))
+        let background = DispatchQueue(label: "RxFlowTests.adapt")
+        let navigatedInIsolation = LockedLog<String>()
+        let actions = await coordinator.actions()
+
+        var log: [String] = []
+        await withDiscardingTaskGroup { group in
+            group.addTask { await coordinator.run() }
+            do {
+                try await coordinator.coordinate(
+                    flow: Self.backgroundAdaptingFlows(
+                        coordinator: coordinator, background: background, navigatedInIsolation: navigatedInIsolation
+                    )
+                )
+            } catch {
+                Issue.record(error)
+            }
+            // Wait for the `Flows.use(.ready)` block's command, then for the root's readiness.
+            for await action in actions {
+                log.append(action.description)
+                if case .flowReady(FlowCoordinatorID(1)) = action { break }
+            }
+            await coordinator.finish()
+        }
+
+        #expect(navigatedInIsolation.elements == ["AppFlow:dashboard", "ChildFlow:childHome"])
+        #expect(
+            log == [
+                "start AppFlow flow#1",
+                "command setRoot AppFlow.root (flow#1)",
+                "attach att#1 DefaultStepper on AppFlow.root (flow)",
+                "adapt adapt#1 flow#1 home",
+                "will navigate flow=AppFlow step=dashboard",
+                "did navigate flow=AppFlow step=dashboard",
+                "start ChildFlow flow#2 parent=flow#1",
+                "attach att#2 OneStepper(childHome) on ChildFlow.root (flow)",
+                "adapt adapt#2 flow#2 childHome",
+                "will navigate flow=ChildFlow step=childHome",
+                "did navigate flow=ChildFlow step=childHome",
+                "ready flow#2",
+                "command showDetail AppFlow.root ChildFlow.root (flow#1)",
+                "ready flow#1",
+            ]
+        )
+    }
+}
