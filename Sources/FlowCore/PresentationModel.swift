@@ -1,0 +1,480 @@
+/// A presenter as a pure value: it carries out ``NavigationCommand``s on a model of the UI and says what a truthful
+/// presenter would report back to the coordinator.
+///
+/// The model is a window root and the tree under it:
+/// - a navigation **stack** (``Screen/Kind/stack``) has ordered children, bottom to top; the top one is shown;
+/// - a **tab bar** (``Screen/Kind/tabs``) has ordered tabs and shows the selected one;
+/// - a **split view** (``Screen/Kind/split``) has a master and a detail, both shown;
+/// - anything can **present** one modal (an ``Screen/Kind/alert`` is a modal too), which covers its presenter and
+///   everything under it.
+///
+/// A presentable is *visible* when it is on screen: its container is visible, it is the shown child of that
+/// container (top of the stack, selected tab, master or detail), and nothing is presented over it or over one of
+/// its ancestors (containers and presenters, up to the window root). A modal is visible when its presenter would be
+/// visible without it and nothing is presented over the modal.
+///
+/// A presentable is *dismissed* when it leaves the UI: popped, replaced (``NavigationCommand/setStack(_:_:)``,
+/// ``NavigationCommand/setTabs(_:_:selected:)``, master/detail, window root) or, as a modal, dismissed. Its whole
+/// subtree (children and modals presented over them) leaves with it. A flow's root is a ``Screen`` like any other, so
+/// a child flow pushed, presented or set as a tab is just a screen here.
+///
+/// ## Reports
+/// Every change returns the reports to give the coordinator (``FlowCoordinatorStateMachine/handle(_:)``), in this
+/// order:
+/// 1. ``CoordinatorInput/dismissed(_:)`` for every presentable that left the UI, in the order they left, each
+///    subtree parent first (children in container order, then the modal presented over it);
+/// 2. ``CoordinatorInput/visibilityChanged(_:visible:)`` `false` for every presentable that was visible and still is
+///    in the UI but no longer visible, in tree order (pre-order: a presentable, its children, then its modal);
+/// 3. ``CoordinatorInput/visibilityChanged(_:visible:)`` `true` for every presentable that is now visible and was not,
+///    in tree order.
+///
+/// A batch (`apply(_ commands:)`) reports the net change over the whole batch, as a presenter that
+/// runs the commands in one UI turn would: a screen pushed and covered in the same batch is never reported visible.
+/// A dismissed presentable gets no `visible: false` report (dismissal implies it). A presentable that left the UI and
+/// came back in the same batch is reported dismissed, then visible if it is.
+///
+/// ## Mistakes
+/// A command that cannot be carried out is ignored: the model does not change and no report is made for it. Single
+/// commands and user operations throw a ``PresentationError``; a batch skips the command and lists it in
+/// ``PresentationUpdate/rejected``. Nothing traps. The mistakes are: a target (stack, tab bar, split view, presenter)
+/// that is not in the UI (``PresentationError/unknownTarget(_:)``), a target of the wrong kind, a screen whose ID is
+/// already in the UI somewhere else (IDs are identities), presenting over a presentable that already presents
+/// something (UIKit refuses too), and a tab index out of range.
+///
+/// Some commands are valid but change nothing, as in UIKit: `pop` or `popToRoot` on a stack with one child or none,
+/// `dismiss(presentedOver:)` with nothing presented, `setRoot` with the current root, `showMaster`/`showDetail` with
+/// the screen already there. A screen already shown at the place a command puts it (the current root, a child kept by
+/// `setStack`/`setTabs`) keeps its subtree.
+///
+/// `Sendable`: a value made of values.
+public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
+    /// Where a presentable sits in the UI.
+    public enum Placement: Hashable, Sendable {
+        /// The window's root.
+        case window
+        /// A child of a container: a stack entry, a tab, a master or a detail.
+        case child(of: PresentableID)
+        /// Presented modally over a presentable.
+        case presented(over: PresentableID)
+    }
+
+    private struct Node: Hashable, Sendable {
+        var screen: Screen
+        var placement: Placement
+        /// Stack entries (bottom to top) or tabs (in order).
+        var children: [PresentableID] = []
+        var selectedTab = 0
+        var master: PresentableID?
+        var detail: PresentableID?
+        /// The modal presented over this presentable.
+        var presented: PresentableID?
+    }
+
+    /// How a presentable hangs off its parent, for the rendering.
+    private enum Role {
+        case window
+        case stackEntry
+        case tab(index: Int, selected: Bool)
+        case master
+        case detail
+        case modal
+    }
+
+    private var nodes: [PresentableID: Node] = [:]
+    /// The window's root, `nil` before the first ``NavigationCommand/setRoot(_:)``.
+    public private(set) var rootID: PresentableID?
+
+    /// An empty window.
+    public init() {}
+
+    // MARK: - Commands
+
+    /// Carries out one command and returns the reports, in the order described in the type's documentation.
+    ///
+    /// - Throws: a ``PresentationError`` when the command cannot be carried out; the model is then unchanged.
+    public mutating func apply(_ command: NavigationCommand) throws(PresentationError) -> [CoordinatorInput] {
+        let before = visibleSet()
+        let removed = try perform(command)
+        return reports(visibleBefore: before, removed: removed)
+    }
+
+    /// Carries out commands in order, as one UI turn, and returns the net reports.
+    ///
+    /// A command that cannot be carried out is skipped and listed in ``PresentationUpdate/rejected``; the others are
+    /// carried out.
+    public mutating func apply(_ commands: [NavigationCommand]) -> PresentationUpdate {
+        let before = visibleSet()
+        var removed: [PresentableID] = []
+        var rejected: [PresentationUpdate.Rejection] = []
+        for command in commands {
+            do {
+                removed += try perform(command)
+            } catch {
+                rejected.append(PresentationUpdate.Rejection(command: command, error: error))
+            }
+        }
+        return PresentationUpdate(reports: reports(visibleBefore: before, removed: removed), rejected: rejected)
+    }
+
+    // MARK: - User operations
+
+    /// The user taps the back button of `stack`: its top child is popped.
+    ///
+    /// - Throws: ``PresentationError/unknownTarget(_:)``, ``PresentationError/wrongKind(_:expected:found:)``,
+    ///   ``PresentationError/notVisible(_:)`` when the stack is not on screen, and
+    ///   ``PresentationError/nothingToGoBackTo(_:)`` when it has one child or none (no back button).
+    public mutating func userTapsBack(in stack: PresentableID) throws(PresentationError) -> [CoordinatorInput] {
+        let node = try container(stack, .stack)
+        guard isVisible(stack) else { throw .notVisible(stack) }
+        guard node.children.count > 1 else { throw .nothingToGoBackTo(stack) }
+        return try apply(.pop(stack: stack))
+    }
+
+    /// The user selects the tab at `index` of `tabs`.
+    ///
+    /// - Throws: ``PresentationError/unknownTarget(_:)``, ``PresentationError/wrongKind(_:expected:found:)``,
+    ///   ``PresentationError/notVisible(_:)`` when the tab bar is not on screen, and
+    ///   ``PresentationError/tabOutOfRange(_:index:count:)``.
+    public mutating func userSelectsTab(_ index: Int, in tabs: PresentableID) throws(PresentationError)
+        -> [CoordinatorInput]
+    {
+        _ = try container(tabs, .tabs)
+        guard isVisible(tabs) else { throw .notVisible(tabs) }
+        return try apply(.selectTab(tabs, index: index))
+    }
+
+    /// The user dismisses a modal (closes a sheet, taps an alert's button): it leaves with its subtree.
+    ///
+    /// - Throws: ``PresentationError/unknownTarget(_:)``, ``PresentationError/notPresented(_:)`` when `modal` is not
+    ///   presented modally, and ``PresentationError/notVisible(_:)`` when it is covered or under a hidden presenter.
+    public mutating func userDismisses(_ modal: PresentableID) throws(PresentationError) -> [CoordinatorInput] {
+        guard let node = nodes[modal] else { throw .unknownTarget(modal) }
+        guard case .presented(let presenter) = node.placement else { throw .notPresented(modal) }
+        guard isVisible(modal) else { throw .notVisible(modal) }
+        return try apply(.dismiss(presentedOver: presenter))
+    }
+
+    // MARK: - Queries
+
+    /// The visible presentables, in tree order.
+    public var visiblePresentables: [PresentableID] {
+        var visible: [PresentableID] = []
+        walk { id, _, _, isVisible, _ in if isVisible { visible.append(id) } }
+        return visible
+    }
+
+    /// Every presentable in the UI, in tree order.
+    public var presentables: [PresentableID] {
+        var all: [PresentableID] = []
+        walk { id, _, _, _, _ in all.append(id) }
+        return all
+    }
+
+    /// Whether `id` is on screen.
+    public func isVisible(_ id: PresentableID) -> Bool { visibleSet().contains(id) }
+
+    /// Whether `id` is in the UI, visible or not.
+    public func contains(_ id: PresentableID) -> Bool { nodes[id] != nil }
+
+    /// The screen shown as `id`, while it is in the UI.
+    public func screen(_ id: PresentableID) -> Screen? { nodes[id]?.screen }
+
+    /// Where `id` sits, while it is in the UI.
+    public func placement(of id: PresentableID) -> Placement? { nodes[id]?.placement }
+
+    /// The children of a container: stack entries bottom to top, tabs in order, master then detail.
+    public func children(of id: PresentableID) -> [PresentableID] {
+        guard let node = nodes[id] else { return [] }
+        return containedChildren(of: node).map(\.id)
+    }
+
+    /// What is presented modally over `id`.
+    public func presented(over id: PresentableID) -> PresentableID? { nodes[id]?.presented }
+
+    /// The selected tab's index, for a tab bar.
+    public func selectedTab(of tabs: PresentableID) -> Int? {
+        guard let node = nodes[tabs], node.screen.kind == .tabs else { return nil }
+        return node.selectedTab
+    }
+
+    /// The screens as an indented tree, one line per presentable: `*` marks a visible one, `-` one that is not;
+    /// tabs, master, detail and modals are labelled; a screen shows its type and its data.
+    ///
+    /// ```
+    /// - app.stack (stack)
+    ///   - dashboard.tabs (tabs)
+    ///     - [tab 0, selected] wishlist.stack (stack)
+    ///       - wishlist.list (WishlistList)
+    ///   * [modal] onboarding.stack (stack)
+    ///     * onboarding.login (Login)
+    /// ```
+    public var description: String {
+        guard rootID != nil else { return "(no window root)\n" }
+        var lines: [String] = []
+        walk { id, node, depth, isVisible, role in
+            var line = String(repeating: "  ", count: depth) + (isVisible ? "* " : "- ")
+            switch role {
+            case .window, .stackEntry: break
+            case .tab(let index, let selected): line += selected ? "[tab \(index), selected] " : "[tab \(index)] "
+            case .master: line += "[master] "
+            case .detail: line += "[detail] "
+            case .modal: line += "[modal] "
+            }
+            line += "\(id) (\(node.screen.type)"
+            if node.screen.data != .null { line += " \(node.screen.data)" }
+            lines.append(line + ")")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - Carrying out commands
+
+    /// Validates, then changes the model; returns the presentables that left the UI, in order.
+    private mutating func perform(_ command: NavigationCommand) throws(PresentationError) -> [PresentableID] {
+        switch command {
+        case .setRoot(let screen):
+            if rootID == screen.id { return [] }
+            guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
+            let removed = rootID.map { removeSubtree($0) } ?? []
+            nodes[screen.id] = Node(screen: screen, placement: .window)
+            rootID = screen.id
+            return removed
+
+        case .push(let screen, let stack):
+            _ = try container(stack, .stack)
+            guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
+            nodes[screen.id] = Node(screen: screen, placement: .child(of: stack))
+            nodes[stack]?.children.append(screen.id)
+            return []
+
+        case .pop(let stack):
+            let node = try container(stack, .stack)
+            guard node.children.count > 1, let top = node.children.last else { return [] }
+            return removeSubtree(top)
+
+        case .popToRoot(let stack):
+            let node = try container(stack, .stack)
+            return node.children.dropFirst().flatMap { removeSubtree($0) }
+
+        case .setStack(let stack, let screens):
+            _ = try container(stack, .stack)
+            return try replaceChildren(of: stack, with: screens)
+
+        case .present(let screen, let presenter):
+            guard let node = nodes[presenter] else { throw .unknownTarget(presenter) }
+            if let presented = node.presented { throw .alreadyPresenting(presenter, presented: presented) }
+            guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
+            nodes[screen.id] = Node(screen: screen, placement: .presented(over: presenter))
+            nodes[presenter]?.presented = screen.id
+            return []
+
+        case .dismiss(let presenter):
+            guard let node = nodes[presenter] else { throw .unknownTarget(presenter) }
+            return node.presented.map { removeSubtree($0) } ?? []
+
+        case .setTabs(let tabs, let screens, let selected):
+            _ = try container(tabs, .tabs)
+            guard screens.isEmpty || screens.indices.contains(selected) else {
+                throw .tabOutOfRange(tabs, index: selected, count: screens.count)
+            }
+            let removed = try replaceChildren(of: tabs, with: screens)
+            nodes[tabs]?.selectedTab = screens.isEmpty ? 0 : selected
+            return removed
+
+        case .selectTab(let tabs, let index):
+            let node = try container(tabs, .tabs)
+            guard node.children.indices.contains(index) else {
+                throw .tabOutOfRange(tabs, index: index, count: node.children.count)
+            }
+            nodes[tabs]?.selectedTab = index
+            return []
+
+        case .showMaster(let split, let screen):
+            return try show(screen, in: split, asMaster: true)
+
+        case .showDetail(let split, let screen):
+            return try show(screen, in: split, asMaster: false)
+        }
+    }
+
+    private func container(_ id: PresentableID, _ kind: Screen.Kind) throws(PresentationError) -> Node {
+        guard let node = nodes[id] else { throw .unknownTarget(id) }
+        guard node.screen.kind == kind else { throw .wrongKind(id, expected: kind, found: node.screen.kind) }
+        return node
+    }
+
+    /// `setStack` / `setTabs`: children already in `container` stay with their subtrees, the others leave.
+    private mutating func replaceChildren(
+        of container: PresentableID,
+        with screens: [Screen]
+    ) throws(PresentationError) -> [PresentableID] {
+        var seen: Set<PresentableID> = []
+        for screen in screens {
+            guard seen.insert(screen.id).inserted else { throw .alreadyShown(screen.id) }
+            if let existing = nodes[screen.id], existing.placement != .child(of: container) {
+                throw .alreadyShown(screen.id)
+            }
+        }
+        let old = nodes[container]?.children ?? []
+        let removed = old.filter { !seen.contains($0) }.flatMap { removeSubtree($0) }
+        for screen in screens where nodes[screen.id] == nil {
+            nodes[screen.id] = Node(screen: screen, placement: .child(of: container))
+        }
+        nodes[container]?.children = screens.map(\.id)
+        return removed
+    }
+
+    private mutating func show(
+        _ screen: Screen,
+        in split: PresentableID,
+        asMaster: Bool
+    ) throws(PresentationError) -> [PresentableID] {
+        let node = try container(split, .split)
+        let current = asMaster ? node.master : node.detail
+        if current == screen.id { return [] }
+        guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
+        let removed = current.map { removeSubtree($0) } ?? []
+        nodes[screen.id] = Node(screen: screen, placement: .child(of: split))
+        if asMaster { nodes[split]?.master = screen.id } else { nodes[split]?.detail = screen.id }
+        return removed
+    }
+
+    /// Takes `id` and everything under it out of the UI; returns their IDs, parent first.
+    private mutating func removeSubtree(_ id: PresentableID) -> [PresentableID] {
+        guard let node = nodes[id] else { return [] }
+        switch node.placement {
+        case .window:
+            rootID = nil
+        case .child(let parent):
+            nodes[parent]?.children.removeAll { $0 == id }
+            if nodes[parent]?.master == id { nodes[parent]?.master = nil }
+            if nodes[parent]?.detail == id { nodes[parent]?.detail = nil }
+            if let count = nodes[parent]?.children.count, let selected = nodes[parent]?.selectedTab, selected >= count {
+                nodes[parent]?.selectedTab = max(0, count - 1)
+            }
+        case .presented(let presenter):
+            nodes[presenter]?.presented = nil
+        }
+        let removed = subtree(id)
+        for removedID in removed { nodes[removedID] = nil }
+        return removed
+    }
+
+    private func subtree(_ id: PresentableID) -> [PresentableID] {
+        guard let node = nodes[id] else { return [] }
+        var ids = [id]
+        for child in containedChildren(of: node) { ids += subtree(child.id) }
+        if let presented = node.presented { ids += subtree(presented) }
+        return ids
+    }
+
+    // MARK: - Visibility
+
+    private func containedChildren(of node: Node) -> [(id: PresentableID, shown: Bool, role: Role)] {
+        switch node.screen.kind {
+        case .stack:
+            return node.children.enumerated().map { index, id in
+                (id, index == node.children.count - 1, Role.stackEntry)
+            }
+        case .tabs:
+            return node.children.enumerated().map { index, id in
+                (id, index == node.selectedTab, Role.tab(index: index, selected: index == node.selectedTab))
+            }
+        case .split:
+            return [node.master.map { ($0, true, Role.master) }, node.detail.map { ($0, true, Role.detail) }]
+                .compactMap { $0 }
+        default:
+            return []
+        }
+    }
+
+    /// Visits the tree in pre-order (a presentable, its children, then its modal) with each one's visibility.
+    private func walk(_ visit: (PresentableID, Node, Int, Bool, Role) -> Void) {
+        func visitNode(_ id: PresentableID, onScreen: Bool, depth: Int, role: Role) {
+            guard let node = nodes[id] else { return }
+            let visible = onScreen && node.presented == nil
+            visit(id, node, depth, visible, role)
+            for child in containedChildren(of: node) {
+                visitNode(child.id, onScreen: visible && child.shown, depth: depth + 1, role: child.role)
+            }
+            if let presented = node.presented {
+                visitNode(presented, onScreen: onScreen, depth: depth + 1, role: .modal)
+            }
+        }
+        if let rootID { visitNode(rootID, onScreen: true, depth: 0, role: .window) }
+    }
+
+    private func visibleSet() -> Set<PresentableID> { Set(visiblePresentables) }
+
+    private func reports(visibleBefore: Set<PresentableID>, removed: [PresentableID]) -> [CoordinatorInput] {
+        let removedSet = Set(removed)
+        var hidden: [CoordinatorInput] = []
+        var shown: [CoordinatorInput] = []
+        walk { id, _, _, isVisible, _ in
+            let wasVisible = visibleBefore.contains(id) && !removedSet.contains(id)
+            if wasVisible, !isVisible { hidden.append(.visibilityChanged(id, visible: false)) }
+            if !wasVisible, isVisible { shown.append(.visibilityChanged(id, visible: true)) }
+        }
+        return removed.map { .dismissed($0) } + hidden + shown
+    }
+}
+
+/// What a batch of commands did to a ``PresentationModel``.
+public struct PresentationUpdate: Hashable, Sendable {
+    /// A command that was ignored, with why.
+    public struct Rejection: Hashable, Sendable, CustomStringConvertible {
+        public var command: NavigationCommand
+        public var error: PresentationError
+
+        public init(command: NavigationCommand, error: PresentationError) {
+            self.command = command
+            self.error = error
+        }
+
+        /// `push x onto y: unknown target y`.
+        public var description: String { "\(command): \(error)" }
+    }
+
+    /// The reports for the coordinator, in order.
+    public var reports: [CoordinatorInput]
+    /// The commands that were ignored, in order.
+    public var rejected: [Rejection]
+
+    public init(reports: [CoordinatorInput], rejected: [Rejection] = []) {
+        self.reports = reports
+        self.rejected = rejected
+    }
+}
+
+/// Why a ``PresentationModel`` could not carry out a command or a user operation. The model is left unchanged.
+public enum PresentationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The container, presenter or modal is not in the UI.
+    case unknownTarget(PresentableID)
+    /// The target is not the kind of container the command needs.
+    case wrongKind(PresentableID, expected: Screen.Kind, found: Screen.Kind)
+    /// The screen's ID is already in the UI at another place, or twice in one command.
+    case alreadyShown(PresentableID)
+    /// The presenter already presents something.
+    case alreadyPresenting(PresentableID, presented: PresentableID)
+    /// The tab index is not one of the tab bar's.
+    case tabOutOfRange(PresentableID, index: Int, count: Int)
+    /// A user operation on something that is not on screen.
+    case notVisible(PresentableID)
+    /// A back tap on a stack with one child or none.
+    case nothingToGoBackTo(PresentableID)
+    /// A user dismissal of something that is not presented modally.
+    case notPresented(PresentableID)
+
+    public var description: String {
+        switch self {
+        case .unknownTarget(let id): return "unknown target \(id)"
+        case .wrongKind(let id, let expected, let found): return "\(id) is a \(found), not a \(expected)"
+        case .alreadyShown(let id): return "\(id) is already shown"
+        case .alreadyPresenting(let id, let presented): return "\(id) already presents \(presented)"
+        case .tabOutOfRange(let id, let index, let count): return "\(id) has no tab \(index) (\(count) tabs)"
+        case .notVisible(let id): return "\(id) is not visible"
+        case .nothingToGoBackTo(let id): return "\(id) has nothing to go back to"
+        case .notPresented(let id): return "\(id) is not presented modally"
+        }
+    }
+}
