@@ -265,6 +265,11 @@ public struct FlowCoordinatorStateMachine {
             drop(step, .flowEnded, coordinator: pending.coordinator, attachment: nil)
             return
         }
+        if step.isNone {
+            // Report the step that was adapted away, not NoneStep (`docs/SEMANTICS.md` D1, D13).
+            drop(pending.step, .adaptedToNone, coordinator: pending.coordinator, attachment: nil)
+            return
+        }
         navigate(pending.coordinator, to: step)
     }
 
@@ -362,6 +367,9 @@ public struct FlowCoordinatorStateMachine {
         case .multiple(let contributors):
             list = contributors
         case .end(let step):
+            // A navigation that ends the flow is still a navigation: a parent waiting for this child's readiness
+            // is not left waiting (RxFlow sets readiness after `.end` too; `docs/SEMANTICS.md` D6).
+            markReady(coordinator)
             end(coordinator, forwarding: step)
             return
         }
