@@ -191,6 +191,12 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     /// What is presented modally over `id`.
     public func presented(over id: PresentableID) -> PresentableID? { nodes[id]?.presented }
 
+    /// The master of a split view.
+    public func master(of split: PresentableID) -> PresentableID? { nodes[split]?.master }
+
+    /// The detail of a split view.
+    public func detail(of split: PresentableID) -> PresentableID? { nodes[split]?.detail }
+
     /// The selected tab's index, for a tab bar.
     public func selectedTab(of tabs: PresentableID) -> Int? {
         guard let node = nodes[tabs], node.screen.kind == .tabs else { return nil }

@@ -51,6 +51,27 @@ public struct Screen: Presentable, Hashable, Sendable, Codable {
 
     public var presentableID: PresentableID { id }
 
+    private enum CodingKeys: String, CodingKey { case id, kind, type, data }
+
+    /// Decodes a screen; a missing `type` is the kind's name, a missing `data` is `null`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let id = try container.decode(PresentableID.self, forKey: .id)
+        let kind = try container.decodeIfPresent(Kind.self, forKey: .kind) ?? .view
+        self.init(
+            id: id, kind: kind, type: try container.decodeIfPresent(String.self, forKey: .type),
+            data: try container.decodeIfPresent(StepPayload.self, forKey: .data) ?? .null
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(type, forKey: .type)
+        try container.encode(data, forKey: .data)
+    }
+
     /// A content view.
     public static func view(_ id: PresentableID, type: String, data: StepPayload = .null) -> Screen {
         Screen(id: id, kind: .view, type: type, data: data)

@@ -32,6 +32,23 @@ public struct Step: Hashable, Sendable, Codable {
     public var isNone: Bool { name.isEmpty }
 }
 
+extension Step {
+    private enum CodingKeys: String, CodingKey { case name, payload }
+
+    /// Decodes `{"name": …, "payload": …}`; a missing payload is ``StepPayload/null``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        payload = try container.decodeIfPresent(StepPayload.self, forKey: .payload) ?? .null
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(payload, forKey: .payload)
+    }
+}
+
 extension Step: CustomStringConvertible {
     /// `name` for a step without payload, `name(payload)` otherwise: `movieIsPicked(23452)`, `alert("Hi")`.
     public var description: String {

@@ -1,0 +1,30 @@
+/// The type of a message: frame 1 (`docs/PROTOCOL.md`).
+public enum MessageType: String, Sendable, Hashable, Codable, CaseIterable {
+    // Handshake and liveness (§3)
+    case hello = "HELLO"
+    case welcome = "WELCOME"
+    case heartbeat = "HEARTBEAT"
+    case bye = "BYE"
+    case ok = "OK"
+    case error = "ERROR"
+    // Steppers (§5)
+    case attach = "ATTACH"
+    case detach = "DETACH"
+    case step = "STEP"
+    case action = "ACTION"
+    // Presenters (§6)
+    case sync = "SYNC"
+    case snapshot = "SNAPSHOT"
+    case command = "COMMAND"
+    case ack = "ACK"
+    case report = "REPORT"
+    case userAction = "USER_ACTION"
+    // Operators (§7)
+    case sessions = "SESSIONS"
+    case tree = "TREE"
+    case deepLink = "DEEPLINK"
+    case createSession = "CREATE_SESSION"
+    case health = "HEALTH"
+    // Events (§9)
+    case event = "EVENT"
+}

@@ -1,0 +1,301 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FlowCore
+
+/// Every message of the protocol, decoded (`docs/PROTOCOL.md`).
+public enum WireMessage: Sendable, Hashable {
+    case hello(Hello)
+    case welcome(Welcome)
+    case heartbeat(Heartbeat)
+    case bye
+    case ok(OKReply)
+    case error(ErrorReply)
+    case attach(Attach)
+    case detach(Detach)
+    case step(StepMessage)
+    case action(ActionMessage)
+    case sync(Sync)
+    case snapshot(SnapshotMessage)
+    case command(CommandMessage)
+    case ack(Ack)
+    case report(Report)
+    case userAction(UserAction)
+    case sessions(PlainRequest)
+    case tree(SessionRequest)
+    case deepLink(DeepLinkRequest)
+    case createSession(SessionRequest)
+    case health(PlainRequest)
+    case event(EventMessage)
+
+    /// The message's type (frame 1).
+    public var type: MessageType {
+        switch self {
+        case .hello: return .hello
+        case .welcome: return .welcome
+        case .heartbeat: return .heartbeat
+        case .bye: return .bye
+        case .ok: return .ok
+        case .error: return .error
+        case .attach: return .attach
+        case .detach: return .detach
+        case .step: return .step
+        case .action: return .action
+        case .sync: return .sync
+        case .snapshot: return .snapshot
+        case .command: return .command
+        case .ack: return .ack
+        case .report: return .report
+        case .userAction: return .userAction
+        case .sessions: return .sessions
+        case .tree: return .tree
+        case .deepLink: return .deepLink
+        case .createSession: return .createSession
+        case .health: return .health
+        case .event: return .event
+        }
+    }
+
+    /// The request number the message carries, if it is a request or a reply.
+    public var req: UInt64? {
+        switch self {
+        case .hello(let body): return body.req
+        case .welcome(let body): return body.req
+        case .ok(let body): return body.req
+        case .error(let body): return body.req
+        case .step(let body): return body.req
+        case .sync(let body): return body.req
+        case .report(let body): return body.req
+        case .userAction(let body): return body.req
+        case .sessions(let body), .health(let body): return body.req
+        case .tree(let body), .createSession(let body): return body.req
+        case .deepLink(let body): return body.req
+        case .heartbeat, .bye, .attach, .detach, .action, .snapshot, .command, .ack, .event: return nil
+        }
+    }
+}
+
+/// Encodes and decodes messages as frames (`docs/PROTOCOL.md` §2).
+///
+/// `Sendable`: its configuration is immutable; every call makes its own JSON coder.
+public struct WireCodec: Sendable {
+    /// The largest body accepted.
+    public let maxBodyBytes: Int
+
+    public init(maxBodyBytes: Int = WireProtocol.defaultMaxBodyBytes) {
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    // MARK: Encoding
+
+    /// The three frames of a control message.
+    public func encode(_ message: WireMessage) -> [[UInt8]] {
+        [WireProtocol.signature, Array(message.type.rawValue.utf8), encodeBody(message)]
+    }
+
+    /// The four frames of an event on the events socket.
+    public func encodeEvent(_ event: EventMessage) -> [[UInt8]] {
+        [WireProtocol.eventTopic(session: event.session)] + encode(.event(event))
+    }
+
+    /// The JSON body of a message.
+    public func encodeBody(_ message: WireMessage) -> [UInt8] {
+        do {
+            switch message {
+            case .hello(let body): return try json(body)
+            case .welcome(let body): return try json(body)
+            case .heartbeat(let body): return try json(body)
+            case .bye: return Array("{}".utf8)
+            case .ok(let body): return try json(body)
+            case .error(let body): return try json(body)
+            case .attach(let body): return try json(body)
+            case .detach(let body): return try json(body)
+            case .step(let body): return try json(body)
+            case .action(let body): return try json(body)
+            case .sync(let body): return try json(body)
+            case .snapshot(let body): return try json(body)
+            case .command(let body): return try json(body)
+            case .ack(let body): return try json(body)
+            case .report(let body): return try json(body)
+            case .userAction(let body): return try json(body)
+            case .sessions(let body), .health(let body): return try json(body)
+            case .tree(let body), .createSession(let body): return try json(body)
+            case .deepLink(let body): return try json(body)
+            case .event(let body): return try json(body)
+            }
+        } catch {
+            // Every body is made of strings, numbers and JSON values: encoding cannot fail short of a non-finite
+            // double in a payload, which JSON cannot carry. Send it as null rather than trap.
+            return Array("{}".utf8)
+        }
+    }
+
+    private func json(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(value))
+    }
+
+    // MARK: Decoding
+
+    /// Decodes a control message's frames (without a routing id).
+    ///
+    /// - Throws: a ``WireError`` with the code to answer with, and the `req` and type when they could be read.
+    public func decode(_ frames: [[UInt8]]) throws(WireError) -> WireMessage {
+        guard frames.count == 3 else {
+            throw WireError(.malformedFrame, "expected 3 frames, got \(frames.count)")
+        }
+        let signature = frames[0]
+        if signature != WireProtocol.signature {
+            if signature.starts(with: WireProtocol.signaturePrefix) {
+                let version = String(decoding: signature.dropFirst(WireProtocol.signaturePrefix.count), as: UTF8.self)
+                throw WireError(.unsupportedVersion, "protocol version '\(version)' is not supported; this is 1")
+            }
+            throw WireError(.malformedFrame, "frame 0 is not the FLOWD1 signature")
+        }
+        let typeName = String(decoding: frames[1], as: UTF8.self)
+        guard let type = MessageType(rawValue: typeName) else {
+            throw WireError(.unknownType, "unknown message type '\(typeName.prefix(32))'")
+        }
+        let body = frames[2]
+        let req = Self.peekReq(body)
+        guard body.count <= maxBodyBytes else {
+            throw WireError(
+                .messageTooLarge, "body of \(body.count) bytes exceeds the limit of \(maxBodyBytes)", req: req,
+                type: type
+            )
+        }
+        let message: WireMessage
+        do {
+            message = try decodeBody(type, Data(body))
+        } catch let error as WireError {
+            var error = error
+            error.req = error.req ?? req
+            error.type = type
+            throw error
+        } catch {
+            throw WireError(.malformedBody, "\(type.rawValue) body: \(Self.describe(error))", req: req, type: type)
+        }
+        try validate(message, req: req)
+        return message
+    }
+
+    /// Decodes an event's four frames (topic first).
+    public func decodeEvent(_ frames: [[UInt8]]) throws(WireError) -> EventMessage {
+        guard frames.count == 4 else { throw WireError(.malformedFrame, "expected 4 frames, got \(frames.count)") }
+        guard case .event(let event) = try decode(Array(frames.dropFirst())) else {
+            throw WireError(.unknownType, "not an EVENT")
+        }
+        return event
+    }
+
+    private func decodeBody(_ type: MessageType, _ data: Data) throws -> WireMessage {
+        let decoder = JSONDecoder()
+        func body<T: Decodable>(_: T.Type) throws -> T { try decoder.decode(T.self, from: data) }
+        switch type {
+        case .hello: return .hello(try body(Hello.self))
+        case .welcome: return .welcome(try body(Welcome.self))
+        case .heartbeat: return .heartbeat(try body(Heartbeat.self))
+        case .bye:
+            _ = try body(JSONValue.self)
+            return .bye
+        case .ok: return .ok(try body(OKReply.self))
+        case .error: return .error(try body(ErrorReply.self))
+        case .attach: return .attach(try body(Attach.self))
+        case .detach: return .detach(try body(Detach.self))
+        case .step: return .step(try body(StepMessage.self))
+        case .action: return .action(try body(ActionMessage.self))
+        case .sync: return .sync(try body(Sync.self))
+        case .snapshot: return .snapshot(try body(SnapshotMessage.self))
+        case .command: return .command(try body(CommandMessage.self))
+        case .ack: return .ack(try body(Ack.self))
+        case .report: return .report(try body(Report.self))
+        case .userAction: return .userAction(try body(UserAction.self))
+        case .sessions: return .sessions(try body(PlainRequest.self))
+        case .tree: return .tree(try body(SessionRequest.self))
+        case .deepLink: return .deepLink(try body(DeepLinkRequest.self))
+        case .createSession: return .createSession(try body(SessionRequest.self))
+        case .health: return .health(try body(PlainRequest.self))
+        case .event: return .event(try body(EventMessage.self))
+        }
+    }
+
+    /// Checks the patterns and ranges JSON decoding does not.
+    private func validate(_ message: WireMessage, req: UInt64?) throws(WireError) {
+        let type = message.type
+        func name(_ value: String, _ what: String) throws(WireError) {
+            guard WireProtocol.isValidName(value) else {
+                throw WireError(.invalidName, "\(what) '\(value.prefix(80))' is not [A-Za-z0-9._-]{1,64}", req: req, type: type)
+            }
+        }
+        func step(_ value: Step, _ what: String = "step name") throws(WireError) {
+            guard WireProtocol.isValidStepName(value.name) else {
+                throw WireError(.invalidName, "\(what) '\(value.name.prefix(80))' is not [A-Za-z0-9._:-]{1,128}", req: req, type: type)
+            }
+        }
+        func presentable(_ value: String) throws(WireError) {
+            guard WireProtocol.isValidPresentableID(value) else {
+                throw WireError(.malformedBody, "presentable ID must be 1 to 256 bytes", req: req, type: type)
+            }
+        }
+        switch message {
+        case .hello(let hello):
+            try name(hello.name, "client name")
+            guard (100...60_000).contains(hello.heartbeatMs) else {
+                throw WireError(.malformedBody, "heartbeat_ms must be 100...60000", req: req, type: type)
+            }
+            for kind in hello.serves where !WireProtocol.isValidKind(kind) {
+                throw WireError(.invalidName, "stepper kind '\(kind.prefix(80))' is not valid", req: req, type: type)
+            }
+        case .step(let body):
+            try name(body.session, "session")
+            try step(body.step)
+        case .sync(let body):
+            try name(body.session, "session")
+        case .ack(let body):
+            try name(body.session, "session")
+        case .report(let body):
+            try name(body.session, "session")
+            for report in body.reports { try presentable(report.presentable) }
+        case .userAction(let body):
+            try name(body.session, "session")
+            try presentable(body.presentable)
+            try step(body.action, "action name")
+        case .tree(let body), .createSession(let body):
+            try name(body.session, "session")
+        case .deepLink(let body):
+            try name(body.session, "session")
+            try step(body.step)
+        case .attach, .detach, .action, .command, .snapshot, .welcome, .heartbeat, .bye, .ok, .error, .sessions,
+            .health, .event:
+            break
+        }
+    }
+
+    /// Reads `req` from a body that may not decode as its type, for the error reply.
+    private static func peekReq(_ body: [UInt8]) -> UInt64? {
+        struct ReqOnly: Decodable { let req: UInt64? }
+        guard body.count <= 1 << 20 else { return nil }
+        return (try? JSONDecoder().decode(ReqOnly.self, from: Data(body)))?.req ?? nil
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let decodingError = error as? DecodingError else { return "not valid JSON" }
+        switch decodingError {
+        case .keyNotFound(let key, let context):
+            return "missing field '\(path(context.codingPath + [key]))'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "field '\(path(context.codingPath))' has the wrong type"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not a JSON object" : "field '\(path(context.codingPath))': \(context.debugDescription)"
+        @unknown default:
+            return "cannot be decoded"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+}

@@ -1,0 +1,46 @@
+/// Constants and validation rules of the Flowd wire protocol (`docs/PROTOCOL.md`).
+public enum WireProtocol: Sendable {
+    /// The major version this codec speaks.
+    public static let version = 1
+    /// Frame 0 of every message: `FLOWD` and the major version.
+    public static let signature: [UInt8] = Array("FLOWD1".utf8)
+    /// The prefix every version's signature starts with.
+    public static let signaturePrefix: [UInt8] = Array("FLOWD".utf8)
+    /// The default limit on a body's size.
+    public static let defaultMaxBodyBytes = 256 * 1024
+    /// The topic prefix of events: `nav/<session>`.
+    public static let eventTopicPrefix = "nav/"
+
+    /// The topic of a session's events.
+    public static func eventTopic(session: String) -> [UInt8] { Array((eventTopicPrefix + session).utf8) }
+
+    /// Whether `name` is a valid session or client name: `[A-Za-z0-9._-]{1,64}`.
+    public static func isValidName(_ name: String) -> Bool {
+        matches(name, maxLength: 64, extra: "._-")
+    }
+
+    /// Whether `name` is a valid stepper kind: `[A-Za-z0-9._:-]{1,128}`.
+    public static func isValidKind(_ name: String) -> Bool {
+        matches(name, maxLength: 128, extra: "._:-")
+    }
+
+    /// Whether `name` is a valid step name: `[A-Za-z0-9._:-]{1,128}` (the empty name is `NoneStep`, not valid here).
+    public static func isValidStepName(_ name: String) -> Bool {
+        matches(name, maxLength: 128, extra: "._:-")
+    }
+
+    /// Whether `id` is a valid presentable ID: 1 to 256 bytes.
+    public static func isValidPresentableID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 256
+    }
+
+    private static func matches(_ text: String, maxLength: Int, extra: String) -> Bool {
+        let extra = Set(extra.utf8)
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= maxLength else { return false }
+        return bytes.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || extra.contains(byte)
+        }
+    }
+}
