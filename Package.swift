@@ -26,7 +26,10 @@ let package = Package(
         .target(name: "FlowCore", dependencies: [swiftLog], swiftSettings: swiftSettings),
 
         // MARK: - Examples
-        .target(name: "MovieDemo", dependencies: ["FlowCore"], path: "Examples/MovieDemo", swiftSettings: swiftSettings),
+        .target(
+            name: "MovieDemo", dependencies: ["FlowCore", swiftLog], path: "Examples/MovieDemo",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "flowd-demo",
             dependencies: ["FlowCore", "MovieDemo", swiftLog],

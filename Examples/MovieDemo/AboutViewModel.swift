@@ -1,0 +1,17 @@
+import FlowCore
+
+/// The About screen, presentable and stepper at once (RxFlowDemo's `SettingsAboutViewController`): its Done button
+/// emits `aboutIsComplete`.
+public final class AboutViewModel: Stepper, Presentable, CustomStringConvertible {
+    public let steps = StepRelay()
+    public let presentableID: PresentableID
+
+    public init(presentableID: PresentableID) {
+        self.presentableID = presentableID
+    }
+
+    /// The Done button: `aboutIsComplete`.
+    public func done() { steps.accept(DemoStep.aboutIsComplete) }
+
+    public var description: String { "AboutViewModel" }
+}

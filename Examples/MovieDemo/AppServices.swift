@@ -1,0 +1,12 @@
+/// The services the flows and view models share, injected by constructor: RxFlowDemo's `AppServices`.
+public struct AppServices: Sendable {
+    /// The movie and cast catalogue.
+    public let moviesService: MoviesService
+    /// The onboarding flag.
+    public let preferencesService: PreferencesService
+
+    public init(moviesService: MoviesService = MoviesService(), preferencesService: PreferencesService) {
+        self.moviesService = moviesService
+        self.preferencesService = preferencesService
+    }
+}

@@ -1,0 +1,41 @@
+import FlowCore
+
+/// The Trending tab: a page host whose two pages are nested flows, TrendingMovieFlow and CastListFlow.
+///
+/// - `trendingsAreRequired`: pushes the page host, creates the two page flows, sets them as the host's pages once
+///   both are ready (`Flows.use(.ready)`), and returns `.multiple` with both, each with a `OneStepper` and
+///   `allowStepWhenDismissed: true` (pages may be "dismissed" when swiped away, RxFlow S14).
+public final class TrendingFlow: Flow {
+    public let root = DemoScreens.trending
+    private let services: AppServices
+
+    public init(services: AppServices) {
+        self.services = services
+    }
+
+    public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
+        guard DemoStep(step: step) == .trendingsAreRequired else { return .none }
+        let pages = DemoScreens.trendingPages
+        navigator.push(pages, onto: root.id)
+        let trendingMovieFlow = TrendingMovieFlow(services: services, navigationStack: root.id)
+        let castListFlow = CastListFlow(services: services, navigationStack: root.id)
+        Flows.use(trendingMovieFlow, castListFlow, when: .ready, in: navigator) { navigator in
+            navigator.setTabs(pages.id, [trendingMovieFlow.root, castListFlow.root], selected: 0)
+        }
+        return .multiple(
+            .contribute(
+                withNextPresentable: trendingMovieFlow,
+                withNextStepper: OneStepper(withSingleStep: DemoStep.moviesAreRequired),
+                allowStepWhenDismissed: true
+            ),
+            .contribute(
+                withNextPresentable: castListFlow,
+                withNextStepper: OneStepper(withSingleStep: DemoStep.castListAreRequired),
+                allowStepWhenDismissed: true
+            )
+        )
+    }
+}
+
+@available(*, unavailable)
+extension TrendingFlow: Sendable {}

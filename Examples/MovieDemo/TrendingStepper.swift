@@ -1,0 +1,12 @@
+import FlowCore
+
+/// TrendingFlow's flow stepper: only its initial step, `trendingsAreRequired`.
+public final class TrendingStepper: Stepper, CustomStringConvertible {
+    public let steps = StepRelay()
+
+    public init() {}
+
+    public var initialStep: Step { DemoStep.trendingsAreRequired.step }
+
+    public var description: String { "TrendingStepper" }
+}

@@ -1,0 +1,13 @@
+import FlowCore
+
+/// Part of WishlistFlow's flow stepper: the settings (gear) button of the wishlist's navigation bar.
+public final class WishlistStepper: Stepper, CustomStringConvertible {
+    public let steps = StepRelay()
+
+    public init() {}
+
+    /// The gear button: `settingsAreRequired`.
+    public func settingsAreRequired() { steps.accept(DemoStep.settingsAreRequired) }
+
+    public var description: String { "WishlistStepper" }
+}
