@@ -149,6 +149,11 @@ public struct FlowCoordinatorStateMachine {
     /// Whether a presentable was last reported visible (a flow's visibility is its root's).
     public func isVisible(_ id: PresentableID) -> Bool { presentables[id]?.isVisible ?? false }
 
+    /// The presentables last reported visible, sorted.
+    public var visiblePresentables: [PresentableID] {
+        presentables.filter { $0.value.isVisible }.keys.sorted()
+    }
+
     /// Whether a presentable was reported dismissed (and not contributed again since).
     public func isDismissed(_ id: PresentableID) -> Bool { presentables[id]?.isDismissed ?? false }
 

@@ -154,6 +154,13 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         return try apply(.dismiss(presentedOver: presenter))
     }
 
+    /// Takes `id` and everything under it out of the UI without reports: the presenter removed it on its own and
+    /// reported so already. Returns the IDs removed, parent first (none when `id` is not in the UI).
+    @discardableResult
+    public mutating func remove(_ id: PresentableID) -> [PresentableID] {
+        removeSubtree(id)
+    }
+
     // MARK: - Queries
 
     /// The visible presentables, in tree order.

@@ -1,0 +1,39 @@
+/// The daemon's limits and timings; every field has a default that needs no config file.
+public struct DaemonConfiguration: Sendable, Hashable, Codable {
+    /// The interval of the daemon's heartbeats to each client, in milliseconds.
+    public var heartbeatMs: Int = 1000
+    /// How many of a peer's heartbeat intervals may pass in silence before the peer counts as dead.
+    public var livenessIntervals: Int = 3
+    /// The most sessions the daemon holds at once (`sessionLimit` beyond).
+    public var maxSessions: Int = 64
+    /// The largest message body accepted (`messageTooLarge` beyond).
+    public var maxBodyBytes: Int = 256 * 1024
+    /// How many sent commands a session keeps for a presenter's replay; older ones are served by a snapshot.
+    public var outboxLimit: Int = 1024
+    /// The session that exists from the start.
+    public var defaultSession: String = "default"
+
+    public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case heartbeatMs = "heartbeat_ms"
+        case livenessIntervals = "liveness_intervals"
+        case maxSessions = "max_sessions"
+        case maxBodyBytes = "max_body_bytes"
+        case outboxLimit = "outbox_limit"
+        case defaultSession = "default_session"
+    }
+
+    /// Reads a configuration; missing fields keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = DaemonConfiguration()
+        heartbeatMs = try container.decodeIfPresent(Int.self, forKey: .heartbeatMs) ?? defaults.heartbeatMs
+        livenessIntervals =
+            try container.decodeIfPresent(Int.self, forKey: .livenessIntervals) ?? defaults.livenessIntervals
+        maxSessions = try container.decodeIfPresent(Int.self, forKey: .maxSessions) ?? defaults.maxSessions
+        maxBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? defaults.maxBodyBytes
+        outboxLimit = try container.decodeIfPresent(Int.self, forKey: .outboxLimit) ?? defaults.outboxLimit
+        defaultSession = try container.decodeIfPresent(String.self, forKey: .defaultSession) ?? defaults.defaultSession
+    }
+}

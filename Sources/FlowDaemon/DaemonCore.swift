@@ -1,0 +1,644 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import FlowCore
+public import FlowWire
+public import Logging
+
+/// The daemon with no I/O: sessions, peers and the protocol, as a state machine.
+///
+/// ``DaemonInput``s go in (a message from a peer, a tick of time, a step from a stepper inside the daemon, an
+/// adaptation result); ``DaemonOutput``s come out in order (messages to send, events to publish, steppers to listen
+/// to). A transport drives it: the ZeroMQ server (``DaemonServer``) on its I/O thread, or a test feeding it directly
+/// (the in-memory transport: no sockets, no threads, no clocks — `now` is an input).
+///
+/// Not `Sendable`: it owns the sessions' flows. Keep it on one thread.
+public struct DaemonCore {
+    private struct Peer {
+        let address: PeerAddress
+        let id: String
+        let hello: Hello
+        var lastHeard: UInt64
+        var nextHeartbeat: UInt64
+        var role: PeerRole { hello.role }
+    }
+
+    private let application: any FlowApplication
+    public let configuration: DaemonConfiguration
+    /// This daemon run's identity (`WELCOME.daemon`).
+    public let daemonID: String
+    private let codec: WireCodec
+    private let logger: Logger
+    private let startedAt: UInt64
+
+    private var sessions: [String: Session] = [:]
+    private var peers: [PeerAddress: Peer] = [:]
+    private var lastPeerNumber = 0
+    private var outputs: [DaemonOutput] = []
+    /// What the daemon counted: messages, errors by code, steps, commands, drops by reason.
+    public private(set) var counters = DaemonCounters()
+
+    /// Makes a daemon core; ``start(now:)`` creates the default session.
+    public init(
+        application: any FlowApplication,
+        configuration: DaemonConfiguration = DaemonConfiguration(),
+        daemonID: String,
+        logger: Logger,
+        now: UInt64
+    ) {
+        self.application = application
+        self.configuration = configuration
+        self.daemonID = daemonID
+        self.codec = WireCodec(maxBodyBytes: configuration.maxBodyBytes)
+        self.logger = logger
+        self.startedAt = now
+    }
+
+    // MARK: - Inputs
+
+    /// Creates the default session.
+    public mutating func start(now: UInt64) -> [DaemonOutput] {
+        _ = createSession(configuration.defaultSession)
+        return takeOutputs()
+    }
+
+    /// Handles one input and returns what to do, in order.
+    public mutating func handle(_ input: DaemonInput, now: UInt64) -> [DaemonOutput] {
+        switch input {
+        case .message(let address, let frames):
+            receive(frames, from: address, now: now)
+        case .tick:
+            tick(now: now)
+        case .localStep(let sessionID, let attachment, let step):
+            guard let session = sessions[sessionID] else { break }
+            if session.localAttachments[attachment] != nil {
+                run(session, .stepperEmitted(attachment, step))
+            }
+        case .adaptCompleted(let sessionID, let request, let step):
+            if let session = sessions[sessionID] { run(session, .adaptCompleted(request, step)) }
+        case .peerUnreachable(let address):
+            if peers[address] != nil {
+                logger.notice("peer unreachable", metadata: ["peer": "\(peers[address]!.id)"])
+                peerLost(address)
+            }
+        }
+        return takeOutputs()
+    }
+
+    /// When the next ``DaemonInput/tick`` is due, at the latest.
+    public func nextDeadline(now: UInt64) -> UInt64 {
+        var deadline = now + UInt64(configuration.heartbeatMs)
+        for peer in peers.values {
+            deadline = min(deadline, peer.nextHeartbeat, expiry(of: peer))
+        }
+        return max(deadline, now)
+    }
+
+    // MARK: - Queries
+
+    /// The IDs of the sessions, sorted.
+    public var sessionIDs: [String] { sessions.keys.sorted() }
+
+    /// A session's flow tree.
+    public func tree(of session: String) -> FlowTreeSnapshot? { sessions[session]?.machine.snapshot() }
+
+    /// A session's UI as its commands built it.
+    public func ui(of session: String) -> PresentationModel? { sessions[session]?.ui }
+
+    /// A session's last command sequence number.
+    public func seq(of session: String) -> UInt64? { sessions[session]?.seq }
+
+    /// How many peers of each role are connected.
+    public var peerCounts: [PeerRole: Int] {
+        Dictionary(grouping: peers.values, by: \.role).mapValues(\.count)
+    }
+
+    // MARK: - Messages
+
+    private mutating func receive(_ frames: [[UInt8]], from address: PeerAddress, now: UInt64) {
+        counters.messagesIn += 1
+        let message: WireMessage
+        do {
+            message = try codec.decode(frames)
+        } catch {
+            reject(error, to: address)
+            return
+        }
+        if case .hello(let hello) = message {
+            welcome(hello, from: address, now: now)
+            return
+        }
+        guard peers[address] != nil else {
+            reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
+            return
+        }
+        peers[address]!.lastHeard = now
+        let peer = peers[address]!
+        guard Self.allowed(message.type, for: peer.role) else {
+            reject(
+                WireError(
+                    .forbidden, "a \(peer.role.rawValue) may not send \(message.type.rawValue)", req: message.req,
+                    type: message.type
+                ),
+                to: address
+            )
+            return
+        }
+        switch message {
+        case .heartbeat:
+            break
+        case .bye:
+            logger.info("peer left", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
+            peerLost(address)
+        case .step(let body):
+            step(body, from: peer)
+        case .sync(let body):
+            sync(body, from: peer)
+        case .ack(let body):
+            ack(body, from: peer)
+        case .report(let body):
+            report(body, from: peer)
+        case .userAction(let body):
+            userAction(body, from: peer)
+        case .sessions(let body):
+            reply(to: address, req: body.req, result: sessionsResult())
+        case .tree(let body):
+            tree(body, from: peer)
+        case .deepLink(let body):
+            deepLink(body, from: peer)
+        case .createSession(let body):
+            createSessionRequest(body, from: peer)
+        case .health(let body):
+            reply(to: address, req: body.req, result: healthResult(now: now))
+        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event:
+            break  // refused by `allowed` above
+        }
+    }
+
+    private static func allowed(_ type: MessageType, for role: PeerRole) -> Bool {
+        switch type {
+        case .heartbeat, .bye: return true
+        case .step: return role == .stepper
+        case .sync, .ack, .report, .userAction: return role == .presenter
+        case .sessions, .tree, .deepLink, .createSession, .health: return role == .operator
+        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event: return false
+        }
+    }
+
+    private mutating func welcome(_ hello: Hello, from address: PeerAddress, now: UInt64) {
+        // The same client restarted (same role and name, new connection): the old connection is gone.
+        let replaced = peers.values.filter {
+            $0.address != address && $0.role == hello.role && $0.hello.name == hello.name
+        }
+        for old in replaced.map(\.address).sorted(by: { $0.routingID.lexicographicallyPrecedes($1.routingID) }) {
+            logger.info("peer replaced by its restart", metadata: ["peer": "\(peers[old]!.id)", "name": "\(hello.name)"])
+            peerLost(old)
+        }
+        let id: String
+        if let existing = peers[address] {
+            id = existing.id
+        } else {
+            lastPeerNumber += 1
+            id = "p\(lastPeerNumber)"
+        }
+        peers[address] = Peer(
+            address: address, id: id, hello: hello, lastHeard: now,
+            nextHeartbeat: now + UInt64(configuration.heartbeatMs)
+        )
+        logger.info(
+            "peer joined",
+            metadata: ["peer": "\(id)", "role": "\(hello.role.rawValue)", "name": "\(hello.name)"]
+        )
+        send(.welcome(Welcome(req: hello.req, peer: id, daemon: daemonID, heartbeatMs: configuration.heartbeatMs)), to: address)
+        if hello.role == .stepper {
+            for session in sortedSessions() { assignOrphans(in: session) }
+        }
+    }
+
+    // MARK: Steppers
+
+    private mutating func step(_ body: StepMessage, from peer: Peer) {
+        guard let session = sessions[body.session] else {
+            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .step, to: peer)
+        }
+        if let names = application.stepNames, !names.contains(body.step.name) {
+            return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .step, to: peer)
+        }
+        let attachment = AttachmentID(body.attachment)
+        guard session.remoteAttachments[attachment]?.assignedTo == peer.address else {
+            return reject(
+                .unknownAttachment, "attachment \(body.attachment) is not assigned to this stepper", req: body.req,
+                type: .step, to: peer
+            )
+        }
+        let actions = session.machine.handle(.stepperEmitted(attachment, body.step))
+        var result: JSONValue = ["accepted": true]
+        if case .stepDropped(let drop)? = actions.first, drop.attachment == attachment {
+            result = ["accepted": false, "reason": .string(drop.reason.rawValue)]
+        } else {
+            counters.stepsAccepted += 1
+        }
+        apply(actions, in: session)
+        reply(to: peer.address, req: body.req, result: result)
+    }
+
+    /// Hands unassigned remote attachments to live stepper processes serving their kind.
+    private mutating func assignOrphans(in session: Session) {
+        for id in session.remoteAttachments.keys.sorted() where session.remoteAttachments[id]!.assignedTo == nil {
+            assign(id, in: session)
+        }
+    }
+
+    private mutating func assign(_ id: AttachmentID, in session: Session) {
+        guard let attachment = session.remoteAttachments[id] else { return }
+        let candidates = peers.values
+            .filter { $0.role == .stepper && $0.hello.serves.contains(attachment.kind) }
+            .sorted { ($0.hello.name, $0.id) < ($1.hello.name, $1.id) }
+        guard let peer = candidates.first else {
+            logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])
+            return
+        }
+        session.remoteAttachments[id]!.assignedTo = peer.address
+        let info = attachment.info
+        send(
+            .attach(
+                Attach(
+                    session: session.id, attachment: info.id.rawValue, kind: attachment.kind,
+                    presentable: info.presentable.rawValue, role: info.role.rawValue, context: attachment.context
+                )
+            ),
+            to: peer.address
+        )
+    }
+
+    // MARK: Presenters
+
+    private mutating func sync(_ body: Sync, from peer: Peer) {
+        var session = sessions[body.session]
+        if session == nil, body.create {
+            guard WireProtocol.isValidName(body.session) else {
+                return reject(.invalidName, "invalid session name", req: body.req, type: .sync, to: peer)
+            }
+            guard sessions.count < configuration.maxSessions else {
+                return reject(
+                    .sessionLimit, "the daemon holds \(configuration.maxSessions) sessions already", req: body.req,
+                    type: .sync, to: peer
+                )
+            }
+            session = createSession(body.session)
+        }
+        guard let session else {
+            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .sync, to: peer)
+        }
+        if let host = session.host, host != peer.address, let current = peers[host], current.hello.name != peer.hello.name {
+            return reject(
+                .sessionHosted, "session '\(session.id)' is hosted by '\(current.hello.name)'", req: body.req,
+                type: .sync, to: peer
+            )
+        }
+        session.host = peer.address
+        session.ackedSeq = min(body.lastSeq, session.seq)
+        // Nothing counts as visible until the presenter reports again after the sync.
+        run(session, .presentablesLost(session.machine.visiblePresentables))
+        let replay = body.lastSeq == 0 ? nil : session.replay(after: body.lastSeq)
+        reply(
+            to: peer.address, req: body.req,
+            result: ["seq": .int(Int(session.seq)), "mode": .string(replay == nil ? "snapshot" : "replay")]
+        )
+        if let replay {
+            for message in replay { sendCommand(message, to: peer.address) }
+        } else {
+            send(.snapshot(SnapshotMessage(session: session.id, seq: session.seq, ui: UISnapshot(session.ui))), to: peer.address)
+        }
+        logger.info(
+            "presenter synced",
+            metadata: [
+                "peer": "\(peer.id)", "session": "\(session.id)", "last_seq": "\(body.lastSeq)",
+                "mode": "\(replay == nil ? "snapshot" : "replay")",
+            ]
+        )
+    }
+
+    private mutating func ack(_ body: Ack, from peer: Peer) {
+        guard let session = sessions[body.session], session.host == peer.address else { return }
+        let acked = min(body.seq, session.seq)
+        if acked > session.ackedSeq {
+            counters.commandsAcked += Int(acked - session.ackedSeq)
+            session.ackedSeq = acked
+        }
+    }
+
+    private mutating func report(_ body: Report, from peer: Peer) {
+        guard let session = hostedSession(body.session, req: body.req, type: .report, peer: peer) else { return }
+        for entry in body.reports {
+            let id = PresentableID(entry.presentable)
+            if entry.state == .dismissed, session.ui.contains(id) {
+                // The presenter removed it on its own (a person went back): the snapshot must not bring it back.
+                session.ui.remove(id)
+            }
+            if entry.state == .visible, case .child(let parent)? = session.ui.placement(of: id),
+                session.ui.screen(parent)?.kind == .tabs,
+                let index = session.ui.children(of: parent).firstIndex(of: id), session.ui.selectedTab(of: parent) != index
+            {
+                // A person selected another tab: the snapshot shows the tab they chose.
+                _ = try? session.ui.apply(.selectTab(parent, index: index))
+            }
+            run(session, entry.input)
+        }
+        counters.reports += body.reports.count
+        reply(to: peer.address, req: body.req, result: [:])
+    }
+
+    private mutating func userAction(_ body: UserAction, from peer: Peer) {
+        guard let session = hostedSession(body.session, req: body.req, type: .userAction, peer: peer) else { return }
+        let presentable = PresentableID(body.presentable)
+        var delivered = 0
+        for attachment in session.machine.attachments(on: presentable) {
+            if let remote = session.remoteAttachments[attachment.id], let stepper = remote.assignedTo {
+                send(
+                    .action(
+                        ActionMessage(
+                            session: session.id, attachment: attachment.id.rawValue, presentable: body.presentable,
+                            action: body.action
+                        )
+                    ),
+                    to: stepper
+                )
+                delivered += 1
+            } else if let handler = attachment.stepper as? any ActionHandlingStepper {
+                handler.handle(action: body.action)
+                delivered += 1
+            }
+        }
+        counters.userActions += 1
+        reply(to: peer.address, req: body.req, result: ["delivered": .int(delivered)])
+    }
+
+    private mutating func hostedSession(_ id: String, req: UInt64, type: MessageType, peer: Peer) -> Session? {
+        guard let session = sessions[id] else {
+            reject(.unknownSession, "no session '\(id)'", req: req, type: type, to: peer)
+            return nil
+        }
+        guard session.host == peer.address else {
+            reject(.notHost, "this presenter does not host session '\(id)': SYNC first", req: req, type: type, to: peer)
+            return nil
+        }
+        return session
+    }
+
+    // MARK: Operators
+
+    private func sessionsResult() -> JSONValue {
+        .object([
+            "sessions": .array(
+                sortedSessions().map { session in
+                    .object([
+                        "id": .string(session.id),
+                        "flows": .int(session.machine.coordinatorIDs.count),
+                        "presenter": session.host.flatMap { peers[$0] }.map { .string($0.hello.name) } ?? .null,
+                        "seq": .int(Int(session.seq)),
+                        "steppers": .int(session.machine.liveAttachments.count),
+                    ])
+                }
+            )
+        ])
+    }
+
+    private mutating func tree(_ body: SessionRequest, from peer: Peer) {
+        guard let session = sessions[body.session] else {
+            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .tree, to: peer)
+        }
+        let snapshot = session.machine.snapshot()
+        let tree = (try? StepPayload(encoding: snapshot)) ?? .null
+        reply(to: peer.address, req: body.req, result: ["tree": tree, "text": .string(snapshot.description)])
+    }
+
+    private mutating func deepLink(_ body: DeepLinkRequest, from peer: Peer) {
+        guard let session = sessions[body.session] else {
+            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .deepLink, to: peer)
+        }
+        if let names = application.stepNames, !names.contains(body.step.name) {
+            return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .deepLink, to: peer)
+        }
+        let actions = session.machine.handle(.deepLink(body.step))
+        let navigations = actions.filter { if case .didNavigate = $0 { return true } else { return false } }.count
+        apply(actions, in: session)
+        reply(to: peer.address, req: body.req, result: ["navigations": .int(navigations)])
+    }
+
+    private mutating func createSessionRequest(_ body: SessionRequest, from peer: Peer) {
+        if sessions[body.session] != nil {
+            return reply(to: peer.address, req: body.req, result: ["created": false])
+        }
+        guard sessions.count < configuration.maxSessions else {
+            return reject(
+                .sessionLimit, "the daemon holds \(configuration.maxSessions) sessions already", req: body.req,
+                type: .createSession, to: peer
+            )
+        }
+        _ = createSession(body.session)
+        reply(to: peer.address, req: body.req, result: ["created": true])
+    }
+
+    private func healthResult(now: UInt64) -> JSONValue {
+        let counts = peerCounts
+        return .object([
+            "status": "ok",
+            "daemon": .string(daemonID),
+            "uptime_s": .double(Double(now - startedAt) / 1000),
+            "sessions": .int(sessions.count),
+            "peers": .object(Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
+            "counters": counters.json,
+        ])
+    }
+
+    // MARK: - Sessions
+
+    private mutating func createSession(_ id: String) -> Session {
+        let session = Session(id: id, outboxLimit: configuration.outboxLimit)
+        sessions[id] = session
+        let root = application.makeRoot(session: id)
+        do {
+            let actions = try session.machine.coordinate(
+                flow: root.flow, with: root.stepper, allowStepWhenDismissed: root.allowStepWhenDismissed
+            )
+            apply(actions, in: session)
+        } catch {
+            logger.error("session root could not be coordinated", metadata: ["session": "\(id)", "error": "\(error)"])
+        }
+        logger.info("session created", metadata: ["session": "\(id)"])
+        return session
+    }
+
+    private func sortedSessions() -> [Session] { sessions.keys.sorted().map { sessions[$0]! } }
+
+    /// Feeds the session's tree and carries out what it asks.
+    private mutating func run(_ session: Session, _ input: CoordinatorInput) {
+        apply(session.machine.handle(input), in: session)
+    }
+
+    private mutating func apply(_ actions: [CoordinatorAction], in session: Session) {
+        for action in actions {
+            switch action {
+            case .willNavigate(let event):
+                publish(event, kind: "will", in: session)
+            case .didNavigate(let event):
+                counters.navigations += 1
+                publish(event, kind: "did", in: session)
+            case .command(let command, _):
+                let (message, rejection) = session.sequence(command)
+                if let rejection {
+                    logger.warning(
+                        "command does not fit the session's UI",
+                        metadata: ["session": "\(session.id)", "command": "\(command)", "error": "\(rejection)"]
+                    )
+                }
+                counters.commandsSequenced += 1
+                if let host = session.host { sendCommand(message, to: host) }
+            case .attach(let attachment):
+                if let remote = attachment.stepper as? RemoteStepper {
+                    let context = remote.context ?? session.ui.screen(attachment.presentable)?.data ?? .null
+                    session.remoteAttachments[attachment.id] = Session.RemoteAttachment(
+                        info: attachment, kind: remote.kind, context: context, assignedTo: nil
+                    )
+                    assign(attachment.id, in: session)
+                } else {
+                    session.localAttachments[attachment.id] = attachment
+                    outputs.append(.attachLocal(session: session.id, attachment: attachment))
+                }
+            case .detach(let id, let reason):
+                if let remote = session.remoteAttachments.removeValue(forKey: id) {
+                    if let stepper = remote.assignedTo {
+                        send(.detach(Detach(session: session.id, attachment: id.rawValue, reason: reason.rawValue)), to: stepper)
+                    }
+                } else if session.localAttachments.removeValue(forKey: id) != nil {
+                    outputs.append(.detachLocal(session: session.id, attachment: id))
+                }
+            case .runAdapt(let request):
+                outputs.append(.runAdapt(session: session.id, request: request))
+            case .stepDropped(let drop):
+                counters.stepsDropped[drop.reason.rawValue, default: 0] += 1
+                logger.debug(
+                    "step dropped",
+                    metadata: ["session": "\(session.id)", "step": "\(drop.step)", "reason": "\(drop.reason)"]
+                )
+                let flow = drop.coordinator.flatMap { session.machine.flow(of: $0)?.flowName }
+                outputs.append(
+                    .publish(
+                        EventMessage(
+                            event: "drop", session: session.id, flow: flow, coordinator: drop.coordinator?.rawValue,
+                            step: drop.step, reason: drop.reason.rawValue,
+                            text: "dropped step=\(drop.step) reason=\(drop.reason)"
+                        )
+                    )
+                )
+            case .flowStarted(let id, let flow, _):
+                logger.debug("flow started", metadata: ["session": "\(session.id)", "flow": "\(flow)", "id": "\(id)"])
+            case .flowEnded(let id, let reason):
+                logger.debug("flow ended", metadata: ["session": "\(session.id)", "id": "\(id)", "reason": "\(reason)"])
+            case .flowReady:
+                break
+            }
+        }
+    }
+
+    private mutating func publish(_ event: NavigationEvent, kind: String, in session: Session) {
+        outputs.append(
+            .publish(
+                EventMessage(
+                    event: kind, session: session.id, flow: event.flow, coordinator: event.coordinator.rawValue,
+                    step: event.step, text: "\(kind) navigate \(event)"
+                )
+            )
+        )
+    }
+
+    // MARK: - Liveness
+
+    private func expiry(of peer: Peer) -> UInt64 {
+        peer.lastHeard + UInt64(configuration.livenessIntervals * peer.hello.heartbeatMs)
+    }
+
+    private mutating func tick(now: UInt64) {
+        let ordered = peers.values.sorted { $0.id.count != $1.id.count ? $0.id.count < $1.id.count : $0.id < $1.id }
+        for peer in ordered where now > expiry(of: peer) {
+            logger.notice("peer silent, counted dead", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
+            counters.peersLost += 1
+            peerLost(peer.address)
+        }
+        for peer in ordered where peers[peer.address] != nil && now >= peer.nextHeartbeat {
+            var hosted: [String: UInt64] = [:]
+            for session in sessions.values where session.host == peer.address { hosted[session.id] = session.seq }
+            send(.heartbeat(Heartbeat(sessions: hosted)), to: peer.address)
+            peers[peer.address]!.nextHeartbeat = now + UInt64(configuration.heartbeatMs)
+        }
+    }
+
+    private mutating func peerLost(_ address: PeerAddress) {
+        guard let peer = peers.removeValue(forKey: address) else { return }
+        for session in sortedSessions() {
+            if session.host == address {
+                session.host = nil
+                run(session, .presentablesLost(session.machine.visiblePresentables))
+            }
+            let orphaned = session.remoteAttachments.keys.sorted().filter {
+                session.remoteAttachments[$0]!.assignedTo == address
+            }
+            for id in orphaned {
+                session.remoteAttachments[id]!.assignedTo = nil
+                assign(id, in: session)
+            }
+        }
+        logger.info("peer gone", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
+    }
+
+    // MARK: - Output
+
+    private mutating func send(_ message: WireMessage, to address: PeerAddress) {
+        counters.messagesOut += 1
+        outputs.append(.send(address, message))
+    }
+
+    private mutating func sendCommand(_ message: CommandMessage, to address: PeerAddress) {
+        counters.commandsSent += 1
+        send(.command(message), to: address)
+    }
+
+    private mutating func reply(to address: PeerAddress, req: UInt64, result: JSONValue) {
+        send(.ok(OKReply(req: req, result: result)), to: address)
+    }
+
+    private mutating func reject(
+        _ code: WireError.Code, _ text: String, req: UInt64?, type: MessageType, to peer: Peer
+    ) {
+        reject(WireError(code, text, req: req, type: type), to: peer.address)
+    }
+
+    private mutating func reject(_ error: WireError, to address: PeerAddress) {
+        counters.errors[error.code.rawValue, default: 0] += 1
+        logger.notice(
+            "message refused",
+            metadata: [
+                "peer": "\(peers[address]?.id ?? address.description)", "code": "\(error.code)",
+                "error": "\(error.message)",
+            ]
+        )
+        send(.error(ErrorReply(error)), to: address)
+    }
+
+    private mutating func takeOutputs() -> [DaemonOutput] {
+        defer { outputs = [] }
+        return outputs
+    }
+}
+
+@available(*, unavailable)
+extension DaemonCore: Sendable {}
+
+/// A stepper inside the daemon that handles a person's actions on its screen (`USER_ACTION`), as a view model does.
+public protocol ActionHandlingStepper: Stepper {
+    /// A person did `action` on the screen this stepper is attached to.
+    func handle(action: Step)
+}

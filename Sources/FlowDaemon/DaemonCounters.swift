@@ -1,0 +1,39 @@
+import FlowWire
+
+/// What the daemon counted since it started (`flowctl health`).
+public struct DaemonCounters: Sendable, Hashable {
+    public var messagesIn = 0
+    public var messagesOut = 0
+    /// Refused messages, by error code.
+    public var errors: [String: Int] = [:]
+    public var stepsAccepted = 0
+    /// Dropped steps, by reason.
+    public var stepsDropped: [String: Int] = [:]
+    public var navigations = 0
+    public var commandsSequenced = 0
+    public var commandsSent = 0
+    public var commandsAcked = 0
+    public var reports = 0
+    public var userActions = 0
+    public var peersLost = 0
+
+    public init() {}
+
+    /// The counters as JSON for `HEALTH`.
+    public var json: JSONValue {
+        .object([
+            "messages_in": .int(messagesIn),
+            "messages_out": .int(messagesOut),
+            "errors": .object(errors.mapValues { .int($0) }),
+            "steps_accepted": .int(stepsAccepted),
+            "steps_dropped": .object(stepsDropped.mapValues { .int($0) }),
+            "navigations": .int(navigations),
+            "commands_sequenced": .int(commandsSequenced),
+            "commands_sent": .int(commandsSent),
+            "commands_acked": .int(commandsAcked),
+            "reports": .int(reports),
+            "user_actions": .int(userActions),
+            "peers_lost": .int(peersLost),
+        ])
+    }
+}

@@ -1,0 +1,40 @@
+public import FlowCore
+public import FlowWire
+
+/// A client connection as the control socket knows it: its ROUTER routing ID.
+public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
+    public let routingID: [UInt8]
+
+    public init(_ routingID: [UInt8]) { self.routingID = routingID }
+
+    public var description: String { routingID.map { String($0, radix: 16) }.joined() }
+}
+
+/// What happens to the daemon: the inputs of ``DaemonCore``.
+public enum DaemonInput: Sendable {
+    /// A message arrived on the control socket (frames after the routing ID).
+    case message(from: PeerAddress, frames: [[UInt8]])
+    /// Time passed: send heartbeats that are due, notice dead peers.
+    case tick
+    /// A stepper inside the daemon (a flow's `OneStepper`, say) emitted a step.
+    case localStep(session: String, attachment: AttachmentID, step: Step)
+    /// An asynchronous adaptation finished.
+    case adaptCompleted(session: String, request: AdaptRequestID, step: Step?)
+    /// The control socket could not route a message to this peer: it is gone.
+    case peerUnreachable(PeerAddress)
+}
+
+/// What ``DaemonCore`` asks its transport to do, in order.
+public enum DaemonOutput: Sendable {
+    /// Send a message on the control socket.
+    case send(PeerAddress, WireMessage)
+    /// Publish an event on the events socket.
+    case publish(EventMessage)
+    /// Listen to a stepper inside the daemon: subscribe to its steps, then call its `readyToEmitSteps()`; feed what
+    /// it emits back as ``DaemonInput/localStep(session:attachment:step:)``.
+    case attachLocal(session: String, attachment: StepperAttachment)
+    /// Stop listening to a stepper inside the daemon.
+    case detachLocal(session: String, attachment: AttachmentID)
+    /// Run an adaptation and feed its result back as ``DaemonInput/adaptCompleted(session:request:step:)``.
+    case runAdapt(session: String, request: AdaptRequest)
+}

@@ -1,0 +1,36 @@
+public import FlowCore
+
+/// What an application gives the daemon: its flows.
+///
+/// The daemon is a library; an application builds its own daemon by handing it a `FlowApplication` (the movie demo
+/// ships one). `makeRoot(session:)` is called once per session, on the daemon's I/O thread, and the flows it returns
+/// stay there.
+public protocol FlowApplication: Sendable {
+    /// The root flow of a new session, with its stepper.
+    func makeRoot(session: String) -> FlowRoot
+
+    /// The step names the application's flows understand, to refuse others with `unknownStep`; `nil` accepts any.
+    var stepNames: Set<String>? { get }
+}
+
+extension FlowApplication {
+    public var stepNames: Set<String>? { nil }
+}
+
+/// A session's root flow and what to coordinate it with.
+///
+/// Not `Sendable`: it holds a flow, made and used on the daemon's I/O thread.
+public struct FlowRoot {
+    public var flow: any Flow
+    public var stepper: any Stepper
+    public var allowStepWhenDismissed: Bool
+
+    public init(flow: any Flow, stepper: any Stepper = DefaultStepper(), allowStepWhenDismissed: Bool = false) {
+        self.flow = flow
+        self.stepper = stepper
+        self.allowStepWhenDismissed = allowStepWhenDismissed
+    }
+}
+
+@available(*, unavailable)
+extension FlowRoot: Sendable {}
