@@ -6,6 +6,7 @@ public final class ApiKeyViewModel: Stepper, CustomStringConvertible {
     public let steps = StepRelay()
     private let preferencesService: PreferencesService
 
+    /// An API key screen that sets the onboarding flag of `services`.
     public init(services: AppServices) {
         preferencesService = services.preferencesService
     }

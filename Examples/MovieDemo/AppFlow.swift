@@ -11,6 +11,7 @@ public final class AppFlow: Flow {
     public let root = DemoScreens.app
     private let services: AppServices
 
+    /// The root flow, sharing `services` with the flows it creates.
     public init(services: AppServices) {
         self.services = services
     }

@@ -5,6 +5,7 @@ public struct AppServices: Sendable {
     /// The onboarding flag.
     public let preferencesService: PreferencesService
 
+    /// The services, with the demo catalogue by default.
     public init(moviesService: MoviesService = MoviesService(), preferencesService: PreferencesService) {
         self.moviesService = moviesService
         self.preferencesService = preferencesService

@@ -13,6 +13,7 @@ public final class AppStepper: Stepper, CustomStringConvertible {
     private let preferencesService: PreferencesService
     private let observation = Mutex<PreferencesService.Observation?>(nil)
 
+    /// A stepper following the onboarding flag of `preferencesService`.
     public init(preferencesService: PreferencesService) {
         self.preferencesService = preferencesService
     }

@@ -9,6 +9,7 @@ public final class DashboardFlow: Flow {
     public let root = DemoScreens.dashboard
     private let services: AppServices
 
+    /// The dashboard, sharing `services` with its tab flows.
     public init(services: AppServices) {
         self.services = services
     }

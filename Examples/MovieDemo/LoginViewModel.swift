@@ -6,6 +6,7 @@ public final class LoginViewModel: Stepper, Presentable, CustomStringConvertible
     public let steps = StepRelay()
     public let presentableID: PresentableID
 
+    /// The login screen shown as `presentableID`.
     public init(presentableID: PresentableID) {
         self.presentableID = presentableID
     }

@@ -10,6 +10,7 @@ public final class OnboardingFlow: Flow {
     public let root = DemoScreens.onboarding
     private let services: AppServices
 
+    /// The onboarding, sharing `services` with its screens.
     public init(services: AppServices) {
         self.services = services
     }

@@ -17,9 +17,11 @@ public protocol CastPicker: Stepper {
 }
 
 extension MoviePicker {
+    /// Emits `movieIsPicked(withId: movieId)`.
     public func pick(movieId: Int) { steps.accept(DemoStep.movieIsPicked(withId: movieId)) }
 }
 
 extension CastPicker {
+    /// Emits `castIsPicked(withId: castId)`.
     public func pick(castId: Int) { steps.accept(DemoStep.castIsPicked(withId: castId)) }
 }

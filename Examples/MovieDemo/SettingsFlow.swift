@@ -17,6 +17,7 @@ public final class SettingsFlow: Flow {
     /// The message of the alert forwarded by `settingsAreRequired`.
     public static let multipleContributorsMessage = "Demo of multiple Flow Contributor"
 
+    /// The settings, sharing `services` with their screens.
     public init(services: AppServices) {
         self.services = services
     }

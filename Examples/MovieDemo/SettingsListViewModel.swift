@@ -22,6 +22,7 @@ public final class SettingsListViewModel: Stepper, Presentable, CustomStringConv
     public let steps = StepRelay()
     public let presentableID: PresentableID
 
+    /// The settings list shown as `presentableID`.
     public init(presentableID: PresentableID = DemoScreens.settingsList.id) {
         self.presentableID = presentableID
     }

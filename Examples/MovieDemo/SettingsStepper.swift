@@ -4,6 +4,7 @@ import FlowCore
 public final class SettingsStepper: Stepper, CustomStringConvertible {
     public let steps = StepRelay()
 
+    /// A settings stepper.
     public init() {}
 
     public var initialStep: Step { DemoStep.settingsAreRequired.step }

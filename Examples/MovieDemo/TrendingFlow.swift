@@ -9,6 +9,7 @@ public final class TrendingFlow: Flow {
     public let root = DemoScreens.trending
     private let services: AppServices
 
+    /// The Trending tab, sharing `services` with its page flows.
     public init(services: AppServices) {
         self.services = services
     }

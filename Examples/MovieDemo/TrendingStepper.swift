@@ -4,6 +4,7 @@ import FlowCore
 public final class TrendingStepper: Stepper, CustomStringConvertible {
     public let steps = StepRelay()
 
+    /// A trending stepper.
     public init() {}
 
     public var initialStep: Step { DemoStep.trendingsAreRequired.step }

@@ -9,6 +9,7 @@ public final class WatchedFlow: Flow {
     public let root = DemoScreens.watched
     private let services: AppServices
 
+    /// The Watched tab, sharing `services` with its screens.
     public init(services: AppServices) {
         self.services = services
     }

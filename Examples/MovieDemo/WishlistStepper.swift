@@ -4,6 +4,7 @@ import FlowCore
 public final class WishlistStepper: Stepper, CustomStringConvertible {
     public let steps = StepRelay()
 
+    /// A gear button stepper.
     public init() {}
 
     /// The gear button: `settingsAreRequired`.

@@ -6,9 +6,11 @@ import FlowCore
 /// Logout bar button (which only calls `setNotOnboarded()`); here they are the actions of the one screen.
 public final class WishlistViewModel: MoviePicker, CustomStringConvertible {
     public let steps = StepRelay()
+    /// The movies not watched yet.
     public let movies: [Movie]
     private let preferencesService: PreferencesService
 
+    /// The wishlist of the catalogue of `services`; Logout acts on its preferences.
     public init(services: AppServices) {
         movies = services.moviesService.wishlistMovies()
         preferencesService = services.preferencesService

@@ -436,9 +436,12 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
 public struct PresentationUpdate: Hashable, Sendable {
     /// A command that was ignored, with why.
     public struct Rejection: Hashable, Sendable, CustomStringConvertible {
+        /// The command ignored.
         public var command: NavigationCommand
+        /// Why.
         public var error: PresentationError
 
+        /// A rejection of `command` for `error`.
         public init(command: NavigationCommand, error: PresentationError) {
             self.command = command
             self.error = error
@@ -453,6 +456,7 @@ public struct PresentationUpdate: Hashable, Sendable {
     /// The commands that were ignored, in order.
     public var rejected: [Rejection]
 
+    /// An update with `reports` and `rejected` commands.
     public init(reports: [CoordinatorInput], rejected: [Rejection] = []) {
         self.reports = reports
         self.rejected = rejected
