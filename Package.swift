@@ -15,6 +15,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "FlowCore", targets: ["FlowCore"]),
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "MovieDemo", targets: ["MovieDemo"]),
         .executable(name: "flowd-demo", targets: ["flowd-demo"]),
     ],
@@ -24,6 +25,10 @@ let package = Package(
     targets: [
         // MARK: - Core
         .target(name: "FlowCore", dependencies: [swiftLog], swiftSettings: swiftSettings),
+
+        // MARK: - ZeroMQ (the only targets that touch libzmq)
+        .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", swiftLog], swiftSettings: swiftSettings),
 
         // MARK: - Examples
         .target(
@@ -39,6 +44,7 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", swiftLog], swiftSettings: swiftSettings),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", swiftLog], swiftSettings: swiftSettings),
         .testTarget(name: "MovieDemoTests", dependencies: ["MovieDemo", "FlowCore"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,357 @@
+import Logging
+import Synchronization
+
+/// The state only the loop's thread touches: its sockets, their send queues and the poller.
+///
+/// Created on the loop thread and never shared; every method runs there.
+final class LoopThread {
+    /// A socket and what the thread keeps for it.
+    private final class Entry {
+        let socket: ZMQSocket
+        let handle: ZMQSocketHandle
+        /// Sends waiting for the socket to become writable, oldest first.
+        var outbox = FIFO<PendingSend>()
+        /// Whether reading stopped because the inbox is full.
+        var paused = false
+
+        init(socket: ZMQSocket, handle: ZMQSocketHandle) {
+            self.socket = socket
+            self.handle = handle
+        }
+    }
+
+    private let core: LoopCore
+    private let wake: ZMQSocket
+    private var entries: [UInt64: Entry] = [:]
+    /// Socket ids in creation order, so polling and reading go round in a stable order.
+    private var order: [UInt64] = []
+    private let poller = ZMQPoller()
+    private var logger: Logger { core.logger }
+
+    init(core: LoopCore, wake: ZMQSocket) {
+        self.core = core
+        self.wake = wake
+    }
+
+    // MARK: - Running
+
+    /// Polls and runs commands until shutdown, then tears down.
+    func run() {
+        var polled: [Entry] = []
+        while true {
+            drainWakeUps()
+            let (commands, stopping) = core.takeCommands()
+            for command in commands { command(self) }
+            if stopping { break }
+
+            poller.removeAll()
+            poller.register(wake, for: .pollIn)
+            polled.removeAll(keepingCapacity: true)
+            var nearestDeadline: ContinuousClock.Instant?
+            for id in order {
+                guard let entry = entries[id] else { continue }
+                if entry.socket.isClosed {
+                    // Closed behind the loop's back (in a `withSocket` body): forget it rather than fail every poll.
+                    closeSocket(id)
+                    continue
+                }
+                var events: ZMQEvents = []
+                if !entry.paused { events.insert(.pollIn) }
+                if !entry.outbox.isEmpty {
+                    events.insert(.pollOut)
+                    entry.outbox.forEach { pending in
+                        guard let deadline = pending.deadline else { return }
+                        nearestDeadline = nearestDeadline.map { min($0, deadline) } ?? deadline
+                    }
+                }
+                guard !events.isEmpty else { continue }
+                poller.register(entry.socket, for: events)
+                polled.append(entry)
+            }
+
+            let ready: [ZMQEvents]
+            do {
+                let timeout = nearestDeadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) }
+                ready = try poller.poll(timeout: timeout)
+            } catch {
+                if error.code != .terminated {
+                    logger.error("zmq_poll failed, shutting the event loop down", metadata: ["zmq.error": "\(error)"])
+                }
+                core.stopFromLoop()
+                continue  // The next turn takes the remaining commands and stops.
+            }
+            for (index, entry) in polled.enumerated() where entries[entry.handle.id] === entry {
+                let events = ready[index + 1]
+                if events.contains(.pollIn) { receive(from: entry) }
+                if events.contains(.pollOut) { flush(entry) }
+            }
+            if nearestDeadline != nil { expireSends() }
+        }
+        tearDown()
+    }
+
+    private func drainWakeUps() {
+        ZMQWakeUp.drain(wake)
+    }
+
+    /// Reads up to a batch of messages from `entry` into its inbox.
+    private func receive(from entry: Entry) {
+        for _ in 0..<max(1, core.configuration.receiveBatch) {
+            let message: ZMQMessage?
+            do {
+                message = try entry.socket.tryReceive()
+            } catch {
+                logger.warning("receive failed", metadata: ["zmq.socket": "\(entry.handle)", "zmq.error": "\(error)"])
+                return
+            }
+            guard let message else { return }
+            if !entry.handle.messages.push(message) {
+                entry.paused = true
+                return
+            }
+        }
+    }
+
+    // MARK: - Commands
+
+    func makeSocket(_ type: ZMQSocketType, options: ZMQSocketOptions) throws(ZMQError) -> ZMQSocketHandle {
+        let socket = try ZMQSocket(type, context: core.context, options: options)
+        let id = nextSocketID.add(1, ordering: .relaxed).newValue
+        let core = core
+        let inbox = ZMQInbox(capacity: core.configuration.inboxCapacity) {
+            _ = core.enqueue { loop in loop.resumeReading(id) }
+        }
+        let handle = ZMQSocketHandle(id: id, type: type, messages: inbox)
+        entries[id] = Entry(socket: socket, handle: handle)
+        order.append(id)
+        logger.trace("socket made", metadata: ["zmq.socket": "\(handle)"])
+        return handle
+    }
+
+    func socket(_ id: UInt64) throws(ZMQError) -> ZMQSocket {
+        guard let entry = entries[id] else {
+            throw ZMQError(.notSocket, call: "socket #\(id) (closed, or not made by this loop)")
+        }
+        return entry.socket
+    }
+
+    func closeSocket(_ id: UInt64) {
+        guard let entry = entries.removeValue(forKey: id) else { return }
+        order.removeAll { $0 == id }
+        close(entry, failingSendsWith: .notSocket)
+    }
+
+    func startMonitor(_ id: UInt64, events: ZMQMonitorEvent.Kind) throws(ZMQError) -> ZMQSocketHandle {
+        let monitored = try socket(id)
+        let endpoint = "inproc://flowd.zmq-monitor.\(id).\(nextSocketID.add(1, ordering: .relaxed).newValue)"
+        try monitored.startMonitor(at: endpoint, events: events)
+        let monitorOptions = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
+        let monitor = try makeSocket(.pair, options: monitorOptions)
+        do throws(ZMQError) {
+            try socket(monitor.id).connect(endpoint)
+        } catch {
+            closeSocket(monitor.id)
+            try? monitored.stopMonitor()
+            throw error
+        }
+        return monitor
+    }
+
+    func resumeReading(_ id: UInt64) {
+        entries[id]?.paused = false
+    }
+
+    // MARK: - Sending
+
+    func enqueueSend(_ pending: PendingSend, on id: UInt64) {
+        guard let entry = entries[id] else {
+            pending.ticket.complete(.failure(ZMQError(.notSocket, call: pending.ticket.call + " (socket closed)")))
+            return
+        }
+        entry.outbox.append(pending)
+        // A send queued behind others waits its turn; otherwise it is tried at once.
+        if entry.outbox.count == 1 { flush(entry) }
+    }
+
+    func pendingSendCount(on id: UInt64) throws(ZMQError) -> Int {
+        guard let entry = entries[id] else {
+            throw ZMQError(.notSocket, call: "socket #\(id) (closed, or not made by this loop)")
+        }
+        var count = 0
+        entry.outbox.forEach { if !$0.ticket.isCompleted { count += 1 } }
+        return count
+    }
+
+    func purgeCancelledSends(on id: UInt64) {
+        entries[id]?.outbox.removeAll { $0.ticket.isCompleted }
+    }
+
+    /// Sends queued messages, oldest first, until one would block.
+    private func flush(_ entry: Entry) {
+        while let pending = entry.outbox.first {
+            guard pending.ticket.claim() else {
+                _ = entry.outbox.popFirst()  // Cancelled or timed out meanwhile.
+                continue
+            }
+            do throws(ZMQError) {
+                try entry.socket.send(pending.message, nonBlocking: true)
+                _ = entry.outbox.popFirst()
+                pending.ticket.complete(.success(()))
+            } catch where error.code == .wouldBlock && entry.socket.type != .router {
+                if pending.ticket.unclaim() { _ = entry.outbox.popFirst() }
+                return
+            } catch {
+                _ = entry.outbox.popFirst()
+                pending.ticket.complete(.failure(ZMQError(error.code, call: pending.ticket.call)))
+            }
+        }
+    }
+
+    /// Fails the sends whose deadline has passed.
+    private func expireSends() {
+        let now = ContinuousClock.now
+        for entry in entries.values where !entry.outbox.isEmpty {
+            entry.outbox.removeAll { pending in
+                if pending.ticket.isCompleted { return true }
+                guard let deadline = pending.deadline, deadline <= now else { return false }
+                pending.ticket.complete(.failure(ZMQError(.wouldBlock, call: pending.ticket.call + " (timed out)")))
+                return true
+            }
+        }
+    }
+
+    // MARK: - Shutdown
+
+    private func close(_ entry: Entry, failingSendsWith code: ZMQError.Code) {
+        for pending in entry.outbox.removeAll() {
+            pending.ticket.complete(.failure(ZMQError(code, call: pending.ticket.call)))
+        }
+        entry.handle.messages.finish()
+        // Never let a socket block context termination: bound a linger set to "forever".
+        if let linger = try? entry.socket.option(.linger), linger < 0 {
+            try? entry.socket.setOption(.linger, to: core.configuration.socketOptions.lingerMilliseconds)
+        }
+        entry.socket.close()
+        logger.trace("socket closed", metadata: ["zmq.socket": "\(entry.handle)"])
+    }
+
+    private func tearDown() {
+        for id in order {
+            if let entry = entries[id] { close(entry, failingSendsWith: .terminated) }
+        }
+        entries.removeAll()
+        order.removeAll()
+        poller.removeAll()
+        wake.close()
+        core.closeWaker()
+        if core.ownsContext {
+            do throws(ZMQError) {
+                try core.context.terminate()
+            } catch {
+                // Sockets made on loop.context elsewhere are open; the context ends when the last one closes.
+                logger.debug("zmq context left to its remaining sockets", metadata: ["zmq.error": "\(error)"])
+            }
+        }
+        logger.debug("zmq event loop stopped")
+        core.markTerminated()
+    }
+}
+
+/// Ids for the sockets of every loop, so a handle never names another loop's socket.
+private let nextSocketID = Atomic<UInt64>(0)
+
+// MARK: - Sends
+
+/// A message waiting to be queued by libzmq, with the caller waiting for the outcome.
+struct PendingSend: Sendable {
+    let message: ZMQMessage
+    let ticket: SendTicket
+    let deadline: ContinuousClock.Instant?
+}
+
+/// The caller's side of one send: resumed exactly once, by the loop (sent, failed, timed out, shut down) or by the
+/// caller's cancellation, whichever comes first. While the loop is handing the message to libzmq ("claimed"), a
+/// cancellation only takes effect if the message turns out not to be sendable now.
+final class SendTicket: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Result<Void, ZMQError>, Never>?
+        var completed = false
+        var claimed = false
+        var cancelRequested = false
+    }
+
+    let call: String
+    private let state = Mutex(State())
+
+    init(call: String) {
+        self.call = call
+    }
+
+    var isCompleted: Bool { state.withLock { $0.completed } }
+
+    /// Stores the caller's continuation.
+    ///
+    /// - Returns: `false` when the send was cancelled already (the continuation has been resumed).
+    func arm(_ continuation: CheckedContinuation<Result<Void, ZMQError>, Never>) -> Bool {
+        let cancelled = state.withLock { state in
+            if state.cancelRequested {
+                state.completed = true
+                return true
+            }
+            state.continuation = continuation
+            return false
+        }
+        if cancelled { continuation.resume(returning: .failure(ZMQError(.cancelled, call: call))) }
+        return !cancelled
+    }
+
+    /// The loop is about to hand the message to libzmq.
+    ///
+    /// - Returns: `false` when the send is completed already (cancelled or timed out): skip it.
+    func claim() -> Bool {
+        state.withLock { state in
+            guard !state.completed else { return false }
+            state.claimed = true
+            return true
+        }
+    }
+
+    /// libzmq could not take the message now; it stays queued unless it was cancelled meanwhile.
+    ///
+    /// - Returns: `true` when it was cancelled (and is now completed): remove it.
+    func unclaim() -> Bool {
+        let cancelled = state.withLock { state in
+            state.claimed = false
+            return state.cancelRequested
+        }
+        if cancelled { complete(.failure(ZMQError(.cancelled, call: call))) }
+        return cancelled
+    }
+
+    /// The caller's task was cancelled.
+    ///
+    /// - Returns: whether the send is completed now (the loop may drop it from its queue).
+    func cancel() -> Bool {
+        let continuation = state.withLock { state -> CheckedContinuation<Result<Void, ZMQError>, Never>? in
+            state.cancelRequested = true
+            guard !state.claimed, !state.completed else { return nil }
+            state.completed = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: .failure(ZMQError(.cancelled, call: call)))
+        return continuation != nil
+    }
+
+    /// Resumes the caller with `result`, unless it was resumed already.
+    func complete(_ result: Result<Void, ZMQError>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Result<Void, ZMQError>, Never>? in
+            guard !state.completed else { return nil }
+            state.completed = true
+            state.claimed = false
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: result)
+    }
+}

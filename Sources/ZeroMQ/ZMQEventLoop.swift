@@ -1,0 +1,435 @@
+public import Logging
+import Synchronization
+
+/// One dedicated I/O thread that owns a set of libzmq sockets, driven from async code.
+///
+/// ## Threading model
+///
+/// libzmq sockets must not be used from more than one thread, and blocking in `zmq_poll` or `zmq_recv` on Swift's
+/// cooperative pool (two threads on a two-core machine) would stall every task. So each loop starts one OS thread
+/// (not a `Task`) that is the only code ever touching its sockets:
+///
+/// - The thread sleeps in `zmq_poll` over its sockets plus an `inproc://` PAIR wake-up socket. The poll's timeout is
+///   the nearest pending-send deadline, or none.
+/// - Async callers never touch a socket. Each call (``makeSocket(_:options:)``, ``bind(_:to:)``,
+///   ``setOption(_:to:on:)``, ``send(_:on:timeout:)``, …) appends a command to a `Mutex`-protected queue and, unless
+///   a wake-up is already pending, signals the thread through the wake-up PAIR (a ``ZMQWakeSignal``, whose socket is
+///   only used under its own mutex). The thread drains the wake-up socket, takes the queue, runs the commands in order
+///   and resumes each caller's continuation with the result. Callers therefore see their own calls carried out in the
+///   order they made them.
+/// - What a socket receives is read on the thread and handed to that socket's ``ZMQSocketHandle/messages``
+///   (a bounded ``ZMQInbox``; when it is full the thread stops reading that socket, so libzmq's high-water marks
+///   push back on the senders).
+/// - A send that cannot be queued now (high-water mark, or no completed connection on a `ZMQ_IMMEDIATE` DEALER) waits,
+///   in order, until the socket is writable, its timeout runs out, its task is cancelled, or the loop shuts down. A
+///   ROUTER cannot tell which peer is writable, so on a ROUTER it fails at once with ``ZMQError/Code/wouldBlock``.
+///
+/// ## Lifecycle
+///
+/// The thread starts in `init`. ``shutdown()`` (or cancelling ``run()``, or dropping the last reference to the loop)
+/// stops it: pending sends fail with ``ZMQError/Code/terminated``, every inbox ends after its buffered messages,
+/// every socket is closed with a bounded linger (``ZMQSocketOptions/linger``, applied even to a socket whose linger
+/// was set to -1), and a context the loop made itself is terminated. Shutdown therefore never waits longer than the
+/// linger for unsent messages. Calls made after shutdown began fail with ``ZMQError/Code/terminated``.
+///
+/// ```swift
+/// let loop = try ZMQEventLoop(logger: logger)
+/// let router = try await loop.makeSocket(.router)
+/// let endpoint = try await loop.bind(router, to: "tcp://127.0.0.1:*")
+/// for await message in router.messages {
+///     try await loop.send(ZMQMessage([message[0], Array("ok".utf8)]), on: router)
+/// }
+/// await loop.shutdown()
+/// ```
+public final class ZMQEventLoop: Sendable {
+    /// How a loop behaves.
+    public struct Configuration: Sendable {
+        /// Options applied to every socket the loop makes, unless ``makeSocket(_:options:)`` is given others.
+        public var socketOptions: ZMQSocketOptions
+        /// Unread messages buffered per socket before the loop stops reading it (see ``ZMQInbox``).
+        public var inboxCapacity: Int
+        /// Messages read from one socket per wake-up before the others get their turn.
+        public var receiveBatch: Int
+        /// The I/O thread's name.
+        public var threadName: String
+
+        /// A configuration; every parameter has a default.
+        public init(
+            socketOptions: ZMQSocketOptions = ZMQSocketOptions(),
+            inboxCapacity: Int = 1000,
+            receiveBatch: Int = 64,
+            threadName: String = "zmq-loop"
+        ) {
+            self.socketOptions = socketOptions
+            self.inboxCapacity = inboxCapacity
+            self.receiveBatch = receiveBatch
+            self.threadName = threadName
+        }
+    }
+
+    /// The context of the loop's sockets; make `inproc://` peers of them in this context.
+    public let context: ZMQContext
+    /// The loop's settings.
+    public let configuration: Configuration
+    private let core: LoopCore
+
+    /// Starts a loop and its thread.
+    ///
+    /// - Parameters:
+    ///   - context: the context for the loop's sockets; `nil` makes one that the loop terminates when it shuts down
+    ///     (or, if sockets made on it elsewhere are still open then, when the last of them is closed).
+    ///   - configuration: socket defaults and buffering.
+    ///   - logger: where the loop logs its lifecycle and unexpected libzmq failures.
+    /// - Throws: ``ZMQError`` when libzmq cannot make the context or the wake-up sockets, or the thread cannot start.
+    public init(
+        context: ZMQContext? = nil,
+        configuration: Configuration = Configuration(),
+        logger: Logger
+    ) throws(ZMQError) {
+        let ownsContext = context == nil
+        let context = if let context { context } else { try ZMQContext() }
+        self.context = context
+        self.configuration = configuration
+        let loopID = nextLoopID.add(1, ordering: .relaxed).newValue
+        let (receiver, signal) = try ZMQWakeUp.make(context: context, name: "flowd.zmq-loop.\(loopID)")
+        var logger = logger
+        logger[metadataKey: "zmq.loop"] = "\(loopID)"
+        let core = LoopCore(
+            context: context,
+            ownsContext: ownsContext,
+            configuration: configuration,
+            logger: logger,
+            signal: signal
+        )
+        self.core = core
+        let transferred = TransferredSocket(receiver)
+        do throws(ZMQError) {
+            try ZMQThread.start(name: configuration.threadName) {
+                LoopThread(core: core, wake: transferred.socket).run()
+            }
+        } catch {
+            signal.close()
+            throw error
+        }
+        logger.debug("zmq event loop started", metadata: ["zmq.thread": "\(configuration.threadName)"])
+    }
+
+    deinit {
+        core.requestShutdown()
+    }
+
+    // MARK: - Lifecycle
+
+    /// Shuts the loop down (see the type's documentation) and waits until its thread has finished.
+    ///
+    /// Safe to call more than once and from several tasks; every caller waits for the end.
+    public func shutdown() async {
+        core.requestShutdown()
+        await core.waitUntilTerminated()
+    }
+
+    /// Waits until the loop is shut down: by ``shutdown()``, or by cancelling the task running this, which then shuts
+    /// the loop down. Fits `ServiceLifecycle`'s `Service.run()`.
+    public func run() async {
+        await withTaskCancellationHandler {
+            await core.waitUntilTerminated()
+        } onCancel: {
+            core.requestShutdown()
+        }
+    }
+
+    /// Whether shutdown has begun.
+    public var isShuttingDown: Bool { core.isShuttingDown }
+
+    // MARK: - Sockets
+
+    /// Makes a socket owned by the loop's thread.
+    ///
+    /// - Parameter options: the options to apply; `nil` uses ``Configuration/socketOptions``.
+    /// - Returns: the socket's handle; what it receives arrives in ``ZMQSocketHandle/messages``.
+    public func makeSocket(
+        _ type: ZMQSocketType,
+        options: ZMQSocketOptions? = nil
+    ) async throws(ZMQError) -> ZMQSocketHandle {
+        let options = options ?? configuration.socketOptions
+        return try await core.perform("makeSocket(\(type))") { loop throws(ZMQError) in
+            try loop.makeSocket(type, options: options)
+        }
+    }
+
+    /// Closes a socket: its pending sends fail with ``ZMQError/Code/notSocket``, its inbox ends after the buffered
+    /// messages, and unsent messages linger as its ``ZMQSocketOption/linger`` allows. Closing a closed socket, or
+    /// after shutdown, does nothing.
+    public func close(_ socket: ZMQSocketHandle) async {
+        _ = try? await core.perform("close(\(socket))") { loop in loop.closeSocket(socket.id) }
+    }
+
+    /// Binds `socket` to `endpoint`.
+    ///
+    /// - Returns: the bound endpoint with any wildcard resolved (`tcp://127.0.0.1:*` gives the chosen port).
+    @discardableResult
+    public func bind(_ socket: ZMQSocketHandle, to endpoint: String) async throws(ZMQError) -> String {
+        try await withSocket(socket) { socket throws(ZMQError) in
+            try socket.bind(endpoint)
+            return try socket.option(.lastEndpoint)
+        }
+    }
+
+    /// Connects `socket` to `endpoint`; the connection is made (and remade) in the background.
+    public func connect(_ socket: ZMQSocketHandle, to endpoint: String) async throws(ZMQError) {
+        try await withSocket(socket) { socket throws(ZMQError) in try socket.connect(endpoint) }
+    }
+
+    /// Stops `socket` listening on `endpoint` (the resolved form ``bind(_:to:)`` returned).
+    public func unbind(_ socket: ZMQSocketHandle, from endpoint: String) async throws(ZMQError) {
+        try await withSocket(socket) { socket throws(ZMQError) in try socket.unbind(endpoint) }
+    }
+
+    /// Drops `socket`'s connection to `endpoint`.
+    public func disconnect(_ socket: ZMQSocketHandle, from endpoint: String) async throws(ZMQError) {
+        try await withSocket(socket) { socket throws(ZMQError) in try socket.disconnect(endpoint) }
+    }
+
+    /// Sets an option on `socket`.
+    public func setOption<Value>(
+        _ option: ZMQSocketOption<Value>,
+        to value: Value,
+        on socket: ZMQSocketHandle
+    ) async throws(ZMQError) {
+        try await withSocket(socket) { socket throws(ZMQError) in try socket.setOption(option, to: value) }
+    }
+
+    /// Reads an option of `socket`.
+    public func option<Value>(
+        _ option: ZMQSocketOption<Value>,
+        of socket: ZMQSocketHandle
+    ) async throws(ZMQError) -> Value {
+        try await withSocket(socket) { socket throws(ZMQError) in try socket.option(option) }
+    }
+
+    /// Starts monitoring `socket`'s connections.
+    ///
+    /// - Returns: a PAIR socket whose ``ZMQSocketHandle/messages`` are monitor events: parse them with
+    ///   ``ZMQMonitorEvent/init(_:)``. Close it with ``close(_:)`` when done.
+    public func startMonitor(
+        _ socket: ZMQSocketHandle,
+        events: ZMQMonitorEvent.Kind = .all
+    ) async throws(ZMQError) -> ZMQSocketHandle {
+        try await core.perform("startMonitor(\(socket))") { loop throws(ZMQError) in
+            try loop.startMonitor(socket.id, events: events)
+        }
+    }
+
+    /// Runs `body` with the socket itself, on the loop's thread: for what this API does not wrap.
+    ///
+    /// `body` must not block (the whole loop waits for it), keep the socket, or close it (use ``close(_:)``).
+    public func withSocket<Result: Sendable>(
+        _ socket: ZMQSocketHandle,
+        _ body: @escaping @Sendable (ZMQSocket) throws(ZMQError) -> Result
+    ) async throws(ZMQError) -> Result {
+        try await core.perform("\(socket)") { loop throws(ZMQError) in
+            try body(loop.socket(socket.id))
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Sends `message` on `socket`, waiting until libzmq has queued it.
+    ///
+    /// Sends on one socket leave in the order they were made. A send waits while the message cannot be queued
+    /// (high-water mark reached, or no completed connection on a `ZMQ_IMMEDIATE` DEALER).
+    ///
+    /// - Parameters:
+    ///   - timeout: how long it may wait; `nil` without limit, `.zero` not at all.
+    /// - Throws: ``ZMQError``: ``ZMQError/Code/wouldBlock`` when the timeout ran out (or at once on a ROUTER whose
+    ///   peer is full), ``ZMQError/Code/hostUnreachable`` from a ROUTER for an unknown routing id,
+    ///   ``ZMQError/Code/cancelled`` when the task was cancelled before the message was queued,
+    ///   ``ZMQError/Code/notSocket`` when the socket is closed, ``ZMQError/Code/terminated`` after shutdown.
+    public func send(
+        _ message: ZMQMessage,
+        on socket: ZMQSocketHandle,
+        timeout: Duration? = nil
+    ) async throws(ZMQError) {
+        guard !message.isEmpty else {
+            throw ZMQError(.invalidArgument, call: "send(message without frames) on \(socket)")
+        }
+        let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
+        let ticket = SendTicket(call: "send on \(socket)")
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard ticket.arm(continuation) else { return }
+                let accepted = core.enqueue { loop in
+                    loop.enqueueSend(PendingSend(message: message, ticket: ticket, deadline: deadline), on: socket.id)
+                }
+                if !accepted { ticket.complete(.failure(ZMQError(.terminated, call: ticket.call))) }
+            }
+        } onCancel: {
+            if ticket.cancel() {
+                // Drop the cancelled entry from the socket's queue now rather than when the socket becomes writable.
+                _ = core.enqueue { loop in loop.purgeCancelledSends(on: socket.id) }
+            }
+        }
+        try result.get()
+    }
+
+    /// The number of sends waiting in the loop for `socket` to become writable (a backlog gauge).
+    public func pendingSendCount(on socket: ZMQSocketHandle) async throws(ZMQError) -> Int {
+        try await core.perform("pendingSendCount(on: \(socket))") { loop throws(ZMQError) in
+            try loop.pendingSendCount(on: socket.id)
+        }
+    }
+}
+
+/// Ids for loops, so each loop's wake-up endpoint is unique in the process.
+private let nextLoopID = Atomic<UInt64>(0)
+
+/// Moves the receiving end of the wake-up pair to the loop thread, which is its only user from then on.
+///
+/// - Note: `@unchecked Sendable` because thread creation is the full memory barrier libzmq asks for when a socket
+///   changes threads, and the creating thread never touches the socket again.
+private struct TransferredSocket: @unchecked Sendable {
+    let socket: ZMQSocket
+
+    init(_ socket: ZMQSocket) { self.socket = socket }
+}
+
+// MARK: - Shared state
+
+/// What callers and the loop thread share: the command queue and the lifecycle phase behind one mutex, and the
+/// wake-up signal.
+final class LoopCore: Sendable {
+    typealias Command = @Sendable (LoopThread) -> Void
+
+    private enum Phase {
+        case running
+        case shuttingDown
+        case terminated
+    }
+
+    private struct Shared {
+        var commands: [Command] = []
+        var wakePending = false
+        var phase = Phase.running
+        var terminationWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let context: ZMQContext
+    let ownsContext: Bool
+    let configuration: ZMQEventLoop.Configuration
+    let logger: Logger
+    private let shared = Mutex(Shared())
+    private let signal: ZMQWakeSignal
+
+    init(
+        context: ZMQContext,
+        ownsContext: Bool,
+        configuration: ZMQEventLoop.Configuration,
+        logger: Logger,
+        signal: ZMQWakeSignal
+    ) {
+        self.context = context
+        self.ownsContext = ownsContext
+        self.configuration = configuration
+        self.logger = logger
+        self.signal = signal
+    }
+
+    var isShuttingDown: Bool { shared.withLock { $0.phase != .running } }
+
+    /// Queues `command` for the loop thread and wakes it.
+    ///
+    /// - Returns: `false` when shutdown has begun (the command is dropped).
+    func enqueue(_ command: @escaping Command) -> Bool {
+        shared.withLock { shared in
+            guard case .running = shared.phase else { return false }
+            shared.commands.append(command)
+            wakeIfNeeded(&shared)
+            return true
+        }
+    }
+
+    /// Runs `body` on the loop thread and returns its result.
+    func perform<Result: Sendable>(
+        _ call: String,
+        _ body: @escaping @Sendable (LoopThread) throws(ZMQError) -> Result
+    ) async throws(ZMQError) -> Result {
+        typealias Outcome = Swift.Result<Result, ZMQError>
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            let accepted = enqueue { loop in
+                continuation.resume(returning: Swift.Result { () throws(ZMQError) -> Result in try body(loop) })
+            }
+            if !accepted { continuation.resume(returning: .failure(ZMQError(.terminated, call: call))) }
+        }
+        return try result.get()
+    }
+
+    /// Begins shutdown; the loop thread finishes it.
+    func requestShutdown() {
+        shared.withLock { shared in
+            guard case .running = shared.phase else { return }
+            shared.phase = .shuttingDown
+            wakeIfNeeded(&shared)
+        }
+    }
+
+    /// Waits until the loop thread has finished.
+    func waitUntilTerminated() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let terminated = shared.withLock { shared in
+                if case .terminated = shared.phase { return true }
+                shared.terminationWaiters.append(continuation)
+                return false
+            }
+            if terminated { continuation.resume() }
+        }
+    }
+
+    // MARK: Loop thread side
+
+    /// Takes the queued commands; called by the loop thread after draining the wake-up socket.
+    ///
+    /// - Returns: the commands, and whether shutdown was requested (the last batch then holds every command that was
+    ///   accepted).
+    func takeCommands() -> (commands: [Command], stopping: Bool) {
+        shared.withLock { shared in
+            let commands = shared.commands
+            shared.commands.removeAll(keepingCapacity: true)
+            shared.wakePending = false
+            if case .running = shared.phase { return (commands, false) }
+            return (commands, true)
+        }
+    }
+
+    /// Begins shutdown from the loop thread (after a fatal poll error).
+    func stopFromLoop() {
+        shared.withLock { shared in
+            if case .running = shared.phase { shared.phase = .shuttingDown }
+        }
+    }
+
+    /// Closes the sending end of the wake-up pair; nothing can wake the loop afterwards.
+    func closeWaker() {
+        signal.close()
+    }
+
+    /// Marks the loop terminated and resumes everyone waiting for it.
+    func markTerminated() {
+        let waiters = shared.withLock { shared in
+            shared.phase = .terminated
+            defer { shared.terminationWaiters.removeAll() }
+            return shared.terminationWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Signals the loop unless a signal is pending since it last took the commands.
+    ///
+    /// Called with the mutex held, so the signal cannot be overtaken by the loop taking the commands: the loop drains
+    /// its wake-up socket before it takes them (and clears `wakePending`), so every command queued after that comes
+    /// with a new signal.
+    private func wakeIfNeeded(_ shared: inout Shared) {
+        guard !shared.wakePending else { return }
+        shared.wakePending = true
+        signal.signal()
+    }
+}

@@ -1,0 +1,80 @@
+internal import CZeroMQ
+
+/// Waits until any of a set of sockets is ready (`zmq_poll`), on the thread that owns them.
+///
+/// ```swift
+/// let poller = ZMQPoller()
+/// poller.register(router, for: .pollIn)
+/// poller.register(wakeUp, for: .pollIn)
+/// let ready = try poller.poll(timeout: .seconds(1))   // ready[i] belongs to the i-th registration
+/// ```
+///
+/// Readiness is level-triggered (read from `ZMQ_EVENTS` on every poll), so a socket left with messages is reported
+/// again by the next poll. A closed socket in the set makes ``poll(timeout:)`` throw ``ZMQError/Code/notSocket``.
+///
+/// - Important: Not `Sendable`, like the sockets it polls.
+public final class ZMQPoller {
+    private var sockets: [ZMQSocket] = []
+    private var items: [zmq_pollitem_t] = []
+
+    /// An empty poller.
+    public init() {}
+
+    /// The number of registered sockets.
+    public var count: Int { sockets.count }
+
+    /// Adds `socket`, waiting for `events`; registering a socket again replaces its events.
+    ///
+    /// - Returns: the socket's index in the array ``poll(timeout:)`` returns.
+    @discardableResult
+    public func register(_ socket: ZMQSocket, for events: ZMQEvents) -> Int {
+        if let index = sockets.firstIndex(where: { $0 === socket }) {
+            items[index].events = events.rawValue
+            return index
+        }
+        sockets.append(socket)
+        items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: events.rawValue, revents: 0))
+        return sockets.count - 1
+    }
+
+    /// Removes `socket`; later sockets move down one index.
+    public func unregister(_ socket: ZMQSocket) {
+        guard let index = sockets.firstIndex(where: { $0 === socket }) else { return }
+        sockets.remove(at: index)
+        items.remove(at: index)
+    }
+
+    /// Removes every socket.
+    public func removeAll() {
+        sockets.removeAll(keepingCapacity: true)
+        items.removeAll(keepingCapacity: true)
+    }
+
+    /// Waits until a registered socket is ready or `timeout` runs out.
+    ///
+    /// - Parameter timeout: `nil` waits without limit; `.zero` only checks.
+    /// - Returns: the ready events of each socket, in registration order (empty sets when the timeout ran out).
+    public func poll(timeout: Duration?) throws(ZMQError) -> [ZMQEvents] {
+        let clock = ContinuousClock()
+        let deadline = timeout.map { clock.now.advanced(by: $0) }
+        for index in items.indices {
+            guard let handle = sockets[index].handle else {
+                throw ZMQError(.notSocket, call: "zmq_poll (socket \(index) is closed)")
+            }
+            items[index].socket = handle
+            items[index].revents = 0
+        }
+        while true {
+            let waitMilliseconds = deadline.map { Int(milliseconds(clock.now.duration(to: $0))) } ?? -1
+            let result = items.withUnsafeMutableBufferPointer { buffer in
+                zmq_poll(buffer.baseAddress, Int32(buffer.count), waitMilliseconds)
+            }
+            if result >= 0 { break }
+            guard zmq_errno() == EINTR else { throw ZMQError.last("zmq_poll") }
+        }
+        return items.map { ZMQEvents(rawValue: $0.revents) }
+    }
+}
+
+@available(*, unavailable, message: "it holds libzmq sockets, which are not thread-safe")
+extension ZMQPoller: Sendable {}

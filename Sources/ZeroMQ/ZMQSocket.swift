@@ -1,0 +1,212 @@
+internal import CZeroMQ
+
+/// A libzmq socket, used from one thread at a time.
+///
+/// Made with the ``ZMQSocketOptions`` defaults applied (bounded linger, message size limit, heartbeats,
+/// `ZMQ_ROUTER_MANDATORY` on ROUTERs, `ZMQ_IMMEDIATE` on DEALERs). Closed by ``close()`` or when the last reference
+/// goes away. A socket keeps its ``ZMQContext`` alive. Operations on a closed socket throw
+/// ``ZMQError/Code/notSocket``.
+///
+/// Async code should not call the blocking operations here: use a ``ZMQEventLoop``, whose thread owns its sockets.
+///
+/// - Important: Not `Sendable`: libzmq sockets are not thread-safe (`zmq_socket(3)`: "MUST NOT" be used from multiple
+///   threads). Hand one to another thread only with a full memory barrier, as thread creation gives.
+public final class ZMQSocket {
+    /// The socket's type.
+    public let type: ZMQSocketType
+    /// The context the socket belongs to.
+    public let context: ZMQContext
+    /// The `void *` from `zmq_socket`; `nil` once closed.
+    private(set) var handle: UnsafeMutableRawPointer?
+    /// A reusable `zmq_msg_t` for receiving, at a stable address (small messages are stored inside it).
+    private let message: UnsafeMutablePointer<zmq_msg_t>
+
+    /// Makes a socket of `type` in `context` and applies `options`.
+    ///
+    /// - Throws: ``ZMQError`` when the context is terminated (``ZMQError/Code/terminated``), libzmq runs out of
+    ///   sockets, or an option is rejected.
+    public init(
+        _ type: ZMQSocketType,
+        context: ZMQContext,
+        options: ZMQSocketOptions = ZMQSocketOptions()
+    ) throws(ZMQError) {
+        try context.socketOpened("zmq_socket(\(type))")
+        guard let handle = zmq_socket(context.handle, type.rawValue) else {
+            let error = ZMQError.last("zmq_socket(\(type))")
+            context.socketClosed()
+            throw error
+        }
+        self.type = type
+        self.context = context
+        self.handle = handle
+        self.message = .allocate(capacity: 1)
+        do throws(ZMQError) {
+            try options.apply(to: self)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+        message.deallocate()
+    }
+
+    /// Whether ``close()`` has run.
+    public var isClosed: Bool { handle == nil }
+
+    /// Closes the socket (`zmq_close`); queued outgoing messages are kept for at most the linger. A second call does
+    /// nothing.
+    public func close() {
+        guard let handle else { return }
+        self.handle = nil
+        zmq_close(handle)
+        context.socketClosed()
+    }
+
+    // MARK: - Endpoints
+
+    /// Binds to `endpoint` (`tcp://127.0.0.1:*` picks a free port: read it with ``ZMQSocketOption/lastEndpoint``).
+    public func bind(_ endpoint: String) throws(ZMQError) {
+        let handle = try open("zmq_bind(\(endpoint))")
+        try retryingOnInterrupt("zmq_bind(\(endpoint))") { zmq_bind(handle, endpoint) }
+    }
+
+    /// Connects to `endpoint`; the connection is made (and remade) in the background.
+    public func connect(_ endpoint: String) throws(ZMQError) {
+        let handle = try open("zmq_connect(\(endpoint))")
+        try retryingOnInterrupt("zmq_connect(\(endpoint))") { zmq_connect(handle, endpoint) }
+    }
+
+    /// Stops listening on `endpoint`, which must be the resolved form (as ``ZMQSocketOption/lastEndpoint`` gives).
+    public func unbind(_ endpoint: String) throws(ZMQError) {
+        let handle = try open("zmq_unbind(\(endpoint))")
+        try retryingOnInterrupt("zmq_unbind(\(endpoint))") { zmq_unbind(handle, endpoint) }
+    }
+
+    /// Drops the connection to `endpoint`.
+    public func disconnect(_ endpoint: String) throws(ZMQError) {
+        let handle = try open("zmq_disconnect(\(endpoint))")
+        try retryingOnInterrupt("zmq_disconnect(\(endpoint))") { zmq_disconnect(handle, endpoint) }
+    }
+
+    // MARK: - Options
+
+    /// Sets a socket option.
+    public func setOption<Value>(_ option: ZMQSocketOption<Value>, to value: Value) throws(ZMQError) {
+        let handle = try open("zmq_setsockopt(\(option))")
+        let bytes = try option.encode(value)
+        try retryingOnInterrupt("zmq_setsockopt(\(option))") {
+            bytes.withUnsafeBytes { zmq_setsockopt(handle, option.name, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// Reads a socket option.
+    public func option<Value>(_ option: ZMQSocketOption<Value>) throws(ZMQError) -> Value {
+        let handle = try open("zmq_getsockopt(\(option))")
+        var bytes = [UInt8](repeating: 0, count: option.capacity)
+        var size = option.capacity
+        try retryingOnInterrupt("zmq_getsockopt(\(option))") {
+            bytes.withUnsafeMutableBytes { zmq_getsockopt(handle, option.name, $0.baseAddress, &size) }
+        }
+        return try option.decode(Array(bytes.prefix(size)))
+    }
+
+    // MARK: - Messages
+
+    /// Sends every frame of `message` as one atomic multipart message.
+    ///
+    /// - Parameter nonBlocking: fail with ``ZMQError/Code/wouldBlock`` instead of waiting when the message cannot be
+    ///   queued now (high-water mark reached, or no completed connection with `ZMQ_IMMEDIATE`).
+    /// - Throws: ``ZMQError``; ``ZMQError/Code/invalidArgument`` for a message without frames,
+    ///   ``ZMQError/Code/hostUnreachable`` from a ROUTER with ``ZMQSocketOption/routerMandatory`` for an unknown
+    ///   routing id.
+    public func send(_ message: ZMQMessage, nonBlocking: Bool = false) throws(ZMQError) {
+        let handle = try open("zmq_send")
+        guard !message.isEmpty else { throw ZMQError(.invalidArgument, call: "zmq_send(message without frames)") }
+        let last = message.frames.count - 1
+        for (index, frame) in message.frames.enumerated() {
+            var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
+            if index < last { flags |= ZMQ_SNDMORE }
+            try retryingOnInterrupt("zmq_send(frame \(index + 1) of \(last + 1))") {
+                frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+            }
+        }
+    }
+
+    /// Sends `message` if it can be queued now.
+    ///
+    /// - Returns: `false` when it would block (nothing was sent).
+    public func trySend(_ message: ZMQMessage) throws(ZMQError) -> Bool {
+        do throws(ZMQError) {
+            try send(message, nonBlocking: true)
+            return true
+        } catch where error.code == .wouldBlock {
+            return false
+        }
+    }
+
+    /// Receives one whole multipart message.
+    ///
+    /// - Parameter nonBlocking: fail with ``ZMQError/Code/wouldBlock`` instead of waiting when no message is queued.
+    ///   A blocking receive also fails that way when ``ZMQSocketOption/receiveTimeout`` runs out.
+    public func receive(nonBlocking: Bool = false) throws(ZMQError) -> ZMQMessage {
+        let handle = try open("zmq_msg_recv")
+        var frames: [[UInt8]] = []
+        var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
+        zmq_msg_init(message)
+        defer { zmq_msg_close(message) }
+        repeat {
+            try retryingOnInterrupt("zmq_msg_recv") { zmq_msg_recv(message, handle, flags) }
+            let size = zmq_msg_size(message)
+            if size == 0 {
+                frames.append([])
+            } else {
+                let data = zmq_msg_data(message)!.assumingMemoryBound(to: UInt8.self)
+                frames.append(Array(UnsafeBufferPointer(start: data, count: size)))
+            }
+            // The remaining frames of a multipart message are delivered together with the first.
+            flags = 0
+        } while zmq_msg_more(message) != 0
+        return ZMQMessage(frames)
+    }
+
+    /// Receives a message if one is queued.
+    ///
+    /// - Returns: `nil` when none is (it would block).
+    public func tryReceive() throws(ZMQError) -> ZMQMessage? {
+        do throws(ZMQError) {
+            return try receive(nonBlocking: true)
+        } catch where error.code == .wouldBlock {
+            return nil
+        }
+    }
+
+    // MARK: - Monitoring
+
+    /// Publishes this socket's connection events (``ZMQMonitorEvent``) on a PAIR socket bound at `endpoint`
+    /// (an `inproc://` address in this socket's context); connect a ``ZMQSocketType/pair`` socket there to read them.
+    public func startMonitor(at endpoint: String, events: ZMQMonitorEvent.Kind = .all) throws(ZMQError) {
+        let handle = try open("zmq_socket_monitor(\(endpoint))")
+        try retryingOnInterrupt("zmq_socket_monitor(\(endpoint))") {
+            zmq_socket_monitor(handle, endpoint, Int32(events.rawValue))
+        }
+    }
+
+    /// Stops publishing connection events.
+    public func stopMonitor() throws(ZMQError) {
+        let handle = try open("zmq_socket_monitor(nil)")
+        try retryingOnInterrupt("zmq_socket_monitor(nil)") { zmq_socket_monitor(handle, nil, 0) }
+    }
+
+    // MARK: - Private
+
+    private func open(_ call: @autoclosure () -> String) throws(ZMQError) -> UnsafeMutableRawPointer {
+        guard let handle else { throw ZMQError(.notSocket, call: call() + " on a closed socket") }
+        return handle
+    }
+}
+
+@available(*, unavailable, message: "libzmq sockets are not thread-safe; use ZMQEventLoop from async code")
+extension ZMQSocket: Sendable {}
