@@ -1,4 +1,5 @@
 public import Logging
+import Synchronization
 
 /// RxFlow's `FlowCoordinator` for one process: a ``FlowCoordinatorStateMachine`` driven by an actor.
 ///
@@ -25,14 +26,27 @@ public actor FlowCoordinator {
     private let logger: Logger
     private let inbox: AsyncStream<InboxItem>
     private let inboxContinuation: AsyncStream<InboxItem>.Continuation
-    private var subscriptions: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)] = [:]
+    private let subscriptions = Subscriptions()
     private var observers: [@Sendable (CoordinatorAction) -> Void] = []
     private var actionStreams: [AsyncStream<CoordinatorAction>.Continuation] = []
+    private var eventStreams: [AsyncStream<NavigationEvent>.Continuation] = []
 
     /// Makes a coordinator with no flow yet.
     public init(logger: Logger) {
         self.logger = logger
-        (inbox, inboxContinuation) = AsyncStream.makeStream(of: InboxItem.self)
+        let (inbox, inboxContinuation) = AsyncStream.makeStream(of: InboxItem.self)
+        self.inbox = inbox
+        self.inboxContinuation = inboxContinuation
+        // Subscribe the moment a stepper is attached, as RxFlow does: what it emits during the rest of the cascade
+        // waits in the inbox instead of being lost.
+        let subscriptions = self.subscriptions
+        machine.attachmentObserver = { attachment in
+            let id = attachment.id
+            let subscription = attachment.stepper.steps.subscribe { step in
+                inboxContinuation.yield(.input(.stepperEmitted(id, step)))
+            }
+            subscriptions.add(id, relay: attachment.stepper.steps, subscription: subscription)
+        }
     }
 
     // MARK: - Feeding
@@ -96,10 +110,11 @@ public actor FlowCoordinator {
     /// Ends ``run()`` once the work queued so far is handled; detaches every stepper and ends the action streams.
     public func finish() {
         inboxContinuation.finish()
-        for (_, entry) in subscriptions { entry.relay.cancel(entry.subscription) }
-        subscriptions = [:]
+        subscriptions.cancelAll()
         for continuation in actionStreams { continuation.finish() }
         actionStreams = []
+        for continuation in eventStreams { continuation.finish() }
+        eventStreams = []
     }
 
     // MARK: - Observing
@@ -119,9 +134,7 @@ public actor FlowCoordinator {
     /// RxFlow's `rx.didNavigate` for the whole tree, from now on (buffered without limit).
     public func didNavigate() -> AsyncStream<NavigationEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: NavigationEvent.self)
-        observe { action in
-            if case .didNavigate(let event) = action { continuation.yield(event) }
-        }
+        eventStreams.append(continuation)
         return stream
     }
 
@@ -141,21 +154,15 @@ public actor FlowCoordinator {
     private func perform(_ actions: [CoordinatorAction]) {
         for action in actions {
             switch action {
-            case .attach(let attachment):
-                let inbox = inboxContinuation
-                let id = attachment.id
-                let subscription = attachment.stepper.steps.subscribe { step in
-                    inbox.yield(.input(.stepperEmitted(id, step)))
-                }
-                subscriptions[id] = (attachment.stepper.steps, subscription)
             case .detach(let id, _):
-                if let entry = subscriptions.removeValue(forKey: id) { entry.relay.cancel(entry.subscription) }
+                subscriptions.cancel(id)
             case .runAdapt(let request):
                 inboxContinuation.yield(.adapt(request))
             case .stepDropped(let drop):
                 logger.debug("step dropped", metadata: ["step": "\(drop.step)", "reason": "\(drop.reason)"])
             case .didNavigate(let event):
                 logger.trace("did navigate", metadata: ["flow": "\(event.flow)", "step": "\(event.step)"])
+                for continuation in eventStreams { continuation.yield(event) }
             default:
                 break
             }
@@ -165,9 +172,35 @@ public actor FlowCoordinator {
         // RxFlow subscribes to a stepper, then calls `readyToEmitSteps()`; steps it emits there are queued behind the
         // current cascade.
         for action in actions {
-            if case .attach(let attachment) = action, subscriptions[attachment.id] != nil {
+            if case .attach(let attachment) = action, subscriptions.contains(attachment.id) {
                 attachment.stepper.readyToEmitSteps()
             }
         }
+    }
+}
+
+/// The relay subscriptions of a coordinator's attached steppers.
+///
+/// `Sendable`: behind a `Mutex`, because the state machine's attachment observer fills it in the middle of a call.
+private final class Subscriptions: Sendable {
+    private let entries = Mutex<[AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]>([:])
+
+    func add(_ id: AttachmentID, relay: StepRelay, subscription: StepRelay.Subscription) {
+        entries.withLock { $0[id] = (relay, subscription) }
+    }
+
+    func contains(_ id: AttachmentID) -> Bool { entries.withLock { $0[id] != nil } }
+
+    func cancel(_ id: AttachmentID) {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return }
+        entry.relay.cancel(entry.subscription)
+    }
+
+    func cancelAll() {
+        let all = entries.withLock { entries in
+            defer { entries = [:] }
+            return Array(entries.values)
+        }
+        for entry in all { entry.relay.cancel(entry.subscription) }
     }
 }

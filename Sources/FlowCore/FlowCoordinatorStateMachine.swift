@@ -39,6 +39,8 @@ public struct FlowCoordinatorStateMachine {
         var children: [FlowCoordinatorID] = []
         var attachments: [AttachmentID] = []
         var isReady = false
+        /// Whether the flow has navigated once: readiness is decided by its first navigation only (D6).
+        var hasNavigated = false
         /// Child flows this flow's readiness waits for (RxFlow's `zip` of child readiness).
         var awaitedChildren: [FlowCoordinatorID] = []
     }
@@ -83,6 +85,12 @@ public struct FlowCoordinatorStateMachine {
     /// RxFlow's next main-queue turns: `forwardToCurrentFlow` steps.
     private var laterQueue: [WorkItem] = []
     private var actions: [CoordinatorAction] = []
+
+    /// Called the moment a stepper is attached, before its initial step is handled: RxFlow subscribes to a
+    /// stepper right then, so a driver that listens to steppers itself (``FlowCoordinator``) subscribes here and
+    /// loses nothing the stepper emits while the cascade that attached it goes on. The ``CoordinatorAction/attach(_:)``
+    /// action still follows in the returned actions.
+    public var attachmentObserver: ((StepperAttachment) -> Void)?
 
     /// Makes an empty machine; ``coordinate(flow:with:allowStepWhenDismissed:)`` starts the tree.
     public init() {}
@@ -409,9 +417,13 @@ public struct FlowCoordinatorStateMachine {
             }
         }
 
+        // Readiness is decided by the first navigation alone: ready now, or once the child flows it started are
+        // ready; later navigations do not move the goal (D6).
+        guard nodes[coordinator]?.hasNavigated == false else { return }
+        nodes[coordinator]?.hasNavigated = true
         if childFlows.isEmpty {
             markReady(coordinator)
-        } else if nodes[coordinator]?.isReady == false {
+        } else {
             nodes[coordinator]?.awaitedChildren = childFlows
         }
     }
@@ -467,6 +479,7 @@ public struct FlowCoordinatorStateMachine {
         attachments[attachment.id] = Attachment(info: attachment, pendingInitialStep: nil)
         nodes[id]?.attachments.append(attachment.id)
         actions.append(.attach(attachment))
+        attachmentObserver?(attachment)
         let initialStep = stepper.initialStep
         if !initialStep.isNone {
             enqueue(WorkItem(coordinator: id, step: initialStep, source: .stepper(attachment.id)))
@@ -494,6 +507,7 @@ public struct FlowCoordinatorStateMachine {
         nodes[coordinator]?.attachments.append(attachment.id)
         presentables[presentable, default: PresentableState()].attachments.append(attachment.id)
         actions.append(.attach(attachment))
+        attachmentObserver?(attachment)
         if !initialStep.isNone, deliverNow {
             enqueue(WorkItem(coordinator: coordinator, step: initialStep, source: .stepper(attachment.id)))
         }

@@ -119,6 +119,8 @@ public struct DaemonCore {
 
     private mutating func receive(_ frames: [[UInt8]], from address: PeerAddress, now: UInt64) {
         counters.messagesIn += 1
+        // Any message is a sign of life, even one that is refused (§3).
+        peers[address]?.lastHeard = now
         let message: WireMessage
         do {
             message = try codec.decode(frames)
@@ -198,7 +200,10 @@ public struct DaemonCore {
         }
         let id: String
         if let existing = peers[address] {
+            // HELLO again on a known connection: the client started over (§3), so what the connection held is
+            // released first; a stepper gets its attachments again below (§5.1), a presenter syncs again.
             id = existing.id
+            peerLost(address)
         } else {
             lastPeerNumber += 1
             id = "p\(lastPeerNumber)"
@@ -299,10 +304,11 @@ public struct DaemonCore {
             )
         }
         session.host = peer.address
-        session.ackedSeq = min(body.lastSeq, session.seq)
         // Nothing counts as visible until the presenter reports again after the sync.
         run(session, .presentablesLost(session.machine.visiblePresentables))
         let replay = body.lastSeq == 0 ? nil : session.replay(after: body.lastSeq)
+        // The snapshot's seq counts as applied (§6.1): only commands sent from here on are acknowledged.
+        session.ackedSeq = replay == nil ? session.seq : min(body.lastSeq, session.seq)
         reply(
             to: peer.address, req: body.req,
             result: ["seq": .int(Int(session.seq)), "mode": .string(replay == nil ? "snapshot" : "replay")]
@@ -354,6 +360,12 @@ public struct DaemonCore {
     private mutating func userAction(_ body: UserAction, from peer: Peer) {
         guard let session = hostedSession(body.session, req: body.req, type: .userAction, peer: peer) else { return }
         let presentable = PresentableID(body.presentable)
+        guard session.ui.contains(presentable) else {
+            return reject(
+                .unknownPresentable, "'\(body.presentable)' is not in the UI of session '\(session.id)'", req: body.req,
+                type: .userAction, to: peer
+            )
+        }
         var delivered = 0
         for attachment in session.machine.attachments(on: presentable) {
             if let remote = session.remoteAttachments[attachment.id], let stepper = remote.assignedTo {
@@ -636,9 +648,3 @@ public struct DaemonCore {
 
 @available(*, unavailable)
 extension DaemonCore: Sendable {}
-
-/// A stepper inside the daemon that handles a person's actions on its screen (`USER_ACTION`), as a view model does.
-public protocol ActionHandlingStepper: Stepper {
-    /// A person did `action` on the screen this stepper is attached to.
-    func handle(action: Step)
-}
