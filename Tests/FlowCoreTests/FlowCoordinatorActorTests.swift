@@ -9,14 +9,14 @@ struct FlowCoordinatorActorTests {
     @Test("A step emitted while the flow navigates its stepper's initial step is handled after it")
     func stepEmittedDuringTheCascadeIsNotLost() async throws {
         let stepper = TestStepper(initialStep: Step("a"))
-        let flow = TestFlow("F") { step, _ in
-            if step.name == "a" { stepper.emit(Step("b")) }
-            return .none
-        }
         let coordinator = FlowCoordinator(logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let events = await coordinator.didNavigate()
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await coordinator.run() }
+            let flow = TestFlow("F") { step, _ in
+                if step.name == "a" { stepper.emit(Step("b")) }
+                return .none
+            }
             try await coordinator.coordinate(flow: flow, with: stepper)
             var steps: [String] = []
             for await event in events {

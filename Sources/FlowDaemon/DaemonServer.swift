@@ -1,0 +1,339 @@
+import FlowCore
+import FlowWire
+public import Logging
+public import ServiceLifecycle
+import Synchronization
+public import ZeroMQ
+
+/// The endpoints a running daemon is bound to (with the ports a `tcp://…:*` endpoint was given).
+public struct BoundEndpoints: Sendable, Hashable {
+    public var control: String
+    public var events: String
+}
+
+/// `flowd` over ZeroMQ: a ``DaemonCore`` driven by one I/O thread that owns the sockets.
+///
+/// ## Threading model
+/// One dedicated OS thread (not a task) owns the control ROUTER, the events PUB and a wake-up PAIR, and runs the
+/// ``DaemonCore`` itself: it sleeps in `zmq_poll` until a message arrives, a wake-up comes or the next heartbeat is
+/// due, hands each message to the core and sends what the core returns, all on that thread. A step therefore goes
+/// from the stepper's message to the presenter's command with no thread hop. Other threads reach the core only
+/// through a `Mutex`-protected input queue plus a wake-up: steppers inside the daemon (their relays call back on any
+/// thread) and asynchronous adaptations, which ``run()`` executes in its task group.
+///
+/// ## Lifecycle
+/// ``run()`` starts the thread and returns when it has stopped: on graceful shutdown (a `ServiceGroup` receiving
+/// SIGTERM), on cancellation, or on a fatal socket error (then it throws). Stopping closes every socket with a
+/// bounded linger and terminates the context.
+public final class DaemonServer: Service, Sendable {
+    /// Where the daemon listens and how its sockets behave.
+    public struct Configuration: Sendable {
+        /// The control ROUTER's endpoint.
+        public var controlEndpoint: String
+        /// The events PUB's endpoint.
+        public var eventsEndpoint: String
+        /// The core's limits and timings.
+        public var daemon: DaemonConfiguration
+        /// Options of the control and events sockets (linger, hard message size limit, ZMTP heartbeats, …).
+        public var socketOptions: ZMQSocketOptions
+
+        public init(
+            controlEndpoint: String,
+            eventsEndpoint: String,
+            daemon: DaemonConfiguration = DaemonConfiguration(),
+            socketOptions: ZMQSocketOptions = ZMQSocketOptions()
+        ) {
+            self.controlEndpoint = controlEndpoint
+            self.eventsEndpoint = eventsEndpoint
+            self.daemon = daemon
+            self.socketOptions = socketOptions
+        }
+    }
+
+    private struct Shared {
+        var inputs: [DaemonInput] = []
+        var stopRequested = false
+        var signal: ZMQWakeSignal?
+        var bound: BoundEndpoints?
+        var readyWaiters: [CheckedContinuation<BoundEndpoints, any Error>] = []
+        var failure: (any Error)?
+        var started = false
+    }
+
+    private let application: any FlowApplication
+    private let configuration: Configuration
+    private let logger: Logger
+    private let daemonID: String
+    private let shared = Mutex(Shared())
+    private let adaptRequests: AsyncStream<(session: String, request: AdaptRequest)>
+    private let adaptContinuation: AsyncStream<(session: String, request: AdaptRequest)>.Continuation
+
+    /// Makes a daemon for `application`; nothing is bound until ``run()``.
+    public init(application: any FlowApplication, configuration: Configuration, logger: Logger) {
+        self.application = application
+        self.configuration = configuration
+        self.logger = logger
+        self.daemonID = Self.makeDaemonID()
+        (adaptRequests, adaptContinuation) = AsyncStream.makeStream()
+    }
+
+    /// Runs the daemon until graceful shutdown or cancellation.
+    ///
+    /// - Throws: ``ZMQError`` when an endpoint cannot be bound, or the I/O thread fails.
+    public func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await withTaskCancellationHandler {
+                try await runUntilStopped()
+            } onCancel: {
+                self.stop()
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+    }
+
+    /// Waits until the sockets are bound and the default session exists; returns the bound endpoints.
+    ///
+    /// - Throws: the error that stopped the daemon before it was ready.
+    public func waitUntilReady() async throws -> BoundEndpoints {
+        try await withCheckedThrowingContinuation { continuation in
+            let result: Result<BoundEndpoints, any Error>? = shared.withLock { shared in
+                if let bound = shared.bound { return .success(bound) }
+                if let failure = shared.failure { return .failure(failure) }
+                shared.readyWaiters.append(continuation)
+                return nil
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+
+    /// Asks the I/O thread to stop.
+    public func stop() {
+        let signal = shared.withLock { shared in
+            shared.stopRequested = true
+            return shared.signal
+        }
+        signal?.signal()
+        adaptContinuation.finish()
+    }
+
+    // MARK: - Async side
+
+    private func runUntilStopped() async throws {
+        let alreadyStarted = shared.withLock { shared in
+            defer { shared.started = true }
+            return shared.started
+        }
+        guard !alreadyStarted else { return }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                await withDiscardingTaskGroup { adapts in
+                    for await item in self.adaptRequests {
+                        adapts.addTask {
+                            let step = try? await item.request.operation.run()
+                            self.enqueue(.adaptCompleted(session: item.session, request: item.request.id, step: step))
+                        }
+                    }
+                }
+            }
+            try await self.runIOThread()
+            self.adaptContinuation.finish()
+        }
+    }
+
+    private func runIOThread() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            do {
+                try ZMQThread.start(name: "flowd-io") {
+                    let result = Result { () throws(any Error) in try self.ioThreadMain() }
+                    self.finishStartup(with: result)
+                    continuation.resume(with: result)
+                }
+            } catch {
+                finishStartup(with: .failure(error))
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    private func finishStartup(with result: Result<Void, any Error>) {
+        let waiters = shared.withLock { shared in
+            if case .failure(let error) = result { shared.failure = error } else if shared.bound == nil {
+                shared.failure = ZMQError(.terminated, call: "flowd stopped before it was ready")
+            }
+            defer { shared.readyWaiters = [] }
+            return shared.readyWaiters
+        }
+        let failure: any Error = shared.withLock { $0.failure } ?? ZMQError(.terminated, call: "flowd stopped")
+        for waiter in waiters { waiter.resume(throwing: failure) }
+    }
+
+    /// Queues an input for the core from any thread and wakes the I/O thread.
+    private func enqueue(_ input: DaemonInput) {
+        let signal = shared.withLock { shared in
+            shared.inputs.append(input)
+            return shared.signal
+        }
+        signal?.signal()
+    }
+
+    // MARK: - The I/O thread
+
+    private func ioThreadMain() throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let router = try ZMQSocket(.router, context: context, options: configuration.socketOptions)
+        defer { router.close() }
+        var publisherOptions = configuration.socketOptions
+        publisherOptions.heartbeat = nil
+        let publisher = try ZMQSocket(.pub, context: context, options: publisherOptions)
+        defer { publisher.close() }
+        try router.bind(configuration.controlEndpoint)
+        try publisher.bind(configuration.eventsEndpoint)
+        let bound = BoundEndpoints(
+            control: try router.option(.lastEndpoint), events: try publisher.option(.lastEndpoint)
+        )
+        let (wakeReceiver, signal) = try ZMQWakeUp.make(context: context, name: "flowd-\(daemonID)")
+        defer {
+            signal.close()
+            wakeReceiver.close()
+        }
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        func now() -> UInt64 {
+            let elapsed = start.duration(to: clock.now)
+            return UInt64(elapsed.components.seconds) * 1000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000_000)
+        }
+
+        var driver = Driver(
+            router: router, publisher: publisher, codec: WireCodec(maxBodyBytes: configuration.daemon.maxBodyBytes),
+            server: self, logger: logger
+        )
+        var core = DaemonCore(
+            application: application, configuration: configuration.daemon, daemonID: daemonID, logger: logger,
+            now: now()
+        )
+        driver.perform(core.start(now: now()), on: &core, now: now())
+
+        let waiters = shared.withLock { shared in
+            shared.signal = signal
+            shared.bound = bound
+            defer { shared.readyWaiters = [] }
+            return shared.readyWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: bound) }
+        logger.info(
+            "flowd ready",
+            metadata: ["control": "\(bound.control)", "events": "\(bound.events)", "daemon": "\(daemonID)"]
+        )
+
+        let poller = ZMQPoller()
+        let routerIndex = poller.register(router, for: .pollIn)
+        let wakeIndex = poller.register(wakeReceiver, for: .pollIn)
+        var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
+
+        while true {
+            let inputs: [DaemonInput]? = shared.withLock { shared in
+                if shared.stopRequested { return nil }
+                defer { shared.inputs = [] }
+                return shared.inputs
+            }
+            guard let inputs else { break }
+            for input in inputs { driver.perform(core.handle(input, now: now()), on: &core, now: now()) }
+
+            let current = now()
+            let wait = nextTick > current ? nextTick - current : 0
+            let ready = try poller.poll(timeout: .milliseconds(Int64(min(wait, 1000))))
+            if ready[wakeIndex].contains(.pollIn) { ZMQWakeUp.drain(wakeReceiver) }
+            if ready[routerIndex].contains(.pollIn) {
+                for _ in 0..<256 {
+                    guard let message = try router.tryReceive() else { break }
+                    guard message.count >= 2 else { continue }
+                    let address = PeerAddress(message.frames[0])
+                    let input = DaemonInput.message(from: address, frames: Array(message.frames.dropFirst()))
+                    let time = now()
+                    driver.perform(core.handle(input, now: time), on: &core, now: time)
+                }
+            }
+            let time = now()
+            if time >= nextTick {
+                driver.perform(core.handle(.tick, now: time), on: &core, now: time)
+                nextTick = core.nextDeadline(now: time)
+                if nextTick <= time { nextTick = time + 1 }
+            } else {
+                nextTick = min(nextTick, core.nextDeadline(now: time))
+            }
+        }
+        driver.detachAll()
+        logger.info("flowd stopping", metadata: ["daemon": "\(daemonID)"])
+    }
+
+    /// Carries out the core's outputs on the I/O thread.
+    private struct Driver {
+        let router: ZMQSocket
+        let publisher: ZMQSocket
+        let codec: WireCodec
+        let server: DaemonServer
+        let logger: Logger
+        var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
+
+        mutating func perform(_ outputs: [DaemonOutput], on core: inout DaemonCore, now: UInt64) {
+            var unreachable: [PeerAddress] = []
+            var attached: [any Stepper] = []
+            for output in outputs {
+                switch output {
+                case .send(let address, let message):
+                    let frames = [address.routingID] + codec.encode(message)
+                    do {
+                        if try !router.trySend(ZMQMessage(frames)) {
+                            logger.warning(
+                                "peer's queue is full, message dropped",
+                                metadata: ["type": "\(message.type.rawValue)"]
+                            )
+                        }
+                    } catch {
+                        if error.code == .hostUnreachable {
+                            unreachable.append(address)
+                        } else {
+                            logger.error("send failed", metadata: ["error": "\(error)"])
+                        }
+                    }
+                case .publish(let event):
+                    _ = try? publisher.trySend(ZMQMessage(codec.encodeEvent(event)))
+                case .attachLocal(let session, let attachment):
+                    let server = self.server
+                    let id = attachment.id
+                    let subscription = attachment.stepper.steps.subscribe { step in
+                        server.enqueue(.localStep(session: session, attachment: id, step: step))
+                    }
+                    localSubscriptions[session, default: [:]][id] = (attachment.stepper.steps, subscription)
+                    attached.append(attachment.stepper)
+                case .detachLocal(let session, let id):
+                    if let entry = localSubscriptions[session]?.removeValue(forKey: id) {
+                        entry.relay.cancel(entry.subscription)
+                    }
+                case .runAdapt(let session, let request):
+                    server.adaptContinuation.yield((session, request))
+                }
+            }
+            // RxFlow subscribes, then calls `readyToEmitSteps()`; what the steppers emit there is queued.
+            for stepper in attached { stepper.readyToEmitSteps() }
+            for address in unreachable {
+                perform(core.handle(.peerUnreachable(address), now: now), on: &core, now: now)
+            }
+        }
+
+        mutating func detachAll() {
+            for (_, entries) in localSubscriptions {
+                for (_, entry) in entries { entry.relay.cancel(entry.subscription) }
+            }
+            localSubscriptions = [:]
+        }
+    }
+
+    private static func makeDaemonID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(generator.next() as UInt32, radix: 16) }.joined()
+    }
+}

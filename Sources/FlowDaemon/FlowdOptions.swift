@@ -1,0 +1,140 @@
+public import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import FlowWire
+import ZeroMQ
+
+/// The command-line options of a Flowd daemon, to pull into an application's own `@main` command with
+/// `@OptionGroup var options: FlowdOptions`.
+///
+/// Precedence: flags, then the config file (`--config`), then the built-in defaults (which need no file at all).
+public struct FlowdOptions: ParsableArguments, Sendable {
+    @Option(name: .long, help: "A JSON config file (see config/flowd.json).")
+    public var config: String?
+
+    @Option(name: .long, help: "The control endpoint (ROUTER), e.g. tcp://0.0.0.0:5560.")
+    public var control: String?
+
+    @Option(name: .long, help: "The events endpoint (PUB), e.g. tcp://0.0.0.0:5561.")
+    public var events: String?
+
+    @Option(name: .customLong("runtime-dir"), help: "The folder of the default ipc:// endpoints.")
+    public var runtimeDirectory: String?
+
+    @Option(name: .customLong("heartbeat-ms"), help: "Heartbeat interval towards clients, in milliseconds.")
+    public var heartbeatMs: Int?
+
+    @Option(name: .customLong("max-sessions"), help: "The most sessions held at once.")
+    public var maxSessions: Int?
+
+    @Option(name: .customLong("max-body-bytes"), help: "The largest message body accepted.")
+    public var maxBodyBytes: Int?
+
+    @Option(name: .customLong("outbox-limit"), help: "Commands kept per session for a presenter's replay.")
+    public var outboxLimit: Int?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    public var logLevel: String?
+
+    public init() {}
+
+    public func validate() throws {
+        if let heartbeatMs, !(100...60_000).contains(heartbeatMs) {
+            throw ValidationError("--heartbeat-ms must be between 100 and 60000")
+        }
+        if let maxSessions, maxSessions < 1 { throw ValidationError("--max-sessions must be at least 1") }
+        if let maxBodyBytes, maxBodyBytes < 1024 { throw ValidationError("--max-body-bytes must be at least 1024") }
+        if let outboxLimit, outboxLimit < 1 { throw ValidationError("--outbox-limit must be at least 1") }
+        if let logLevel, FlowdSettings.logLevel(named: logLevel) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    /// The settings these options give, reading the config file if one is named.
+    ///
+    /// - Throws: ``FlowdConfigError`` when the file cannot be read or parsed.
+    public func settings(environment: [String: String] = FlowdEndpoints.currentEnvironment()) throws -> FlowdSettings {
+        var file = FlowdConfigFile()
+        if let config {
+            guard let data = FileManager.default.contents(atPath: config) else {
+                throw FlowdConfigError(path: config, reason: "cannot be read")
+            }
+            do {
+                file = try JSONDecoder().decode(FlowdConfigFile.self, from: data)
+            } catch {
+                throw FlowdConfigError(path: config, reason: "is not a valid config: \(error)")
+            }
+        }
+        let runtimeDirectory =
+            runtimeDirectory ?? file.runtimeDirectory ?? FlowdEndpoints.defaultRuntimeDirectory(environment: environment)
+        let defaults = FlowdEndpoints(runtimeDirectory: runtimeDirectory)
+        var daemon = file.daemon ?? DaemonConfiguration()
+        if let heartbeatMs { daemon.heartbeatMs = heartbeatMs }
+        if let maxSessions { daemon.maxSessions = maxSessions }
+        if let maxBodyBytes { daemon.maxBodyBytes = maxBodyBytes }
+        if let outboxLimit { daemon.outboxLimit = outboxLimit }
+        var sockets = ZMQSocketOptions()
+        if let linger = file.sockets?.lingerMs { sockets.linger = .milliseconds(linger) }
+        if let limit = file.sockets?.maxMessageBytes { sockets.maxMessageSize = limit }
+        if let zmtp = file.sockets?.zmtpHeartbeatMs {
+            sockets.heartbeat = zmtp == 0 ? nil : .init(interval: .milliseconds(zmtp), timeout: .milliseconds(3 * zmtp), ttl: .milliseconds(3 * zmtp))
+        }
+        return FlowdSettings(
+            runtimeDirectory: runtimeDirectory,
+            server: DaemonServer.Configuration(
+                controlEndpoint: control ?? file.control ?? defaults.control,
+                eventsEndpoint: events ?? file.events ?? defaults.events,
+                daemon: daemon,
+                socketOptions: sockets
+            ),
+            logLevel: (logLevel ?? file.logLevel).flatMap(FlowdSettings.logLevel(named:)) ?? .info
+        )
+    }
+}
+
+/// A config file that could not be used.
+public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    public let reason: String
+    public var description: String { "config file \(path) \(reason)" }
+}
+
+/// The config file's shape (JSON); every field may be left out.
+///
+/// ```json
+/// {"control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info",
+///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 64, "max_body_bytes": 262144, "outbox_limit": 1024},
+///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}
+/// ```
+public struct FlowdConfigFile: Codable, Sendable, Hashable {
+    /// Socket settings.
+    public struct Sockets: Codable, Sendable, Hashable {
+        public var lingerMs: Int64?
+        public var maxMessageBytes: Int64?
+        public var zmtpHeartbeatMs: Int64?
+
+        private enum CodingKeys: String, CodingKey {
+            case lingerMs = "linger_ms"
+            case maxMessageBytes = "max_message_bytes"
+            case zmtpHeartbeatMs = "zmtp_heartbeat_ms"
+        }
+    }
+
+    public var control: String?
+    public var events: String?
+    public var runtimeDirectory: String?
+    public var logLevel: String?
+    public var daemon: DaemonConfiguration?
+    public var sockets: Sockets?
+
+    public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case control, events, daemon, sockets
+        case runtimeDirectory = "runtime_dir"
+        case logLevel = "log_level"
+    }
+}
