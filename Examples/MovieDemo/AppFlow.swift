@@ -9,17 +9,23 @@ import FlowCore
 /// - `onboardingIsComplete`: dismisses what is presented (the onboarding, when there is one); `.none`.
 public final class AppFlow: Flow {
     public let root = DemoScreens.app
-    private let services: AppServices
+    private let steppers: any DemoSteppers
 
-    /// The root flow, sharing `services` with the flows it creates.
-    public init(services: AppServices) {
-        self.services = services
+    /// The root flow; it and the flows it creates get their steppers from `steppers`. Coordinate it with
+    /// `steppers.app()`.
+    public init(steppers: any DemoSteppers) {
+        self.steppers = steppers
+    }
+
+    /// The root flow with the in-process view models over `services` (``LocalDemoSteppers``).
+    public convenience init(services: AppServices) {
+        self.init(steppers: LocalDemoSteppers(services: services))
     }
 
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch DemoStep(step: step) {
         case .dashboardIsRequired:
-            let dashboardFlow = DashboardFlow(services: services)
+            let dashboardFlow = DashboardFlow(steppers: steppers)
             Flows.use(dashboardFlow, when: .created, in: navigator) { [root] navigator in
                 navigator.push(dashboardFlow.root, onto: root.id)
             }
@@ -30,7 +36,7 @@ public final class AppFlow: Flow {
                 )
             )
         case .onboardingIsRequired:
-            let onboardingFlow = OnboardingFlow(services: services)
+            let onboardingFlow = OnboardingFlow(steppers: steppers)
             Flows.use(onboardingFlow, when: .created, in: navigator) { [root] navigator in
                 navigator.present(onboardingFlow.root, over: root.id)
             }

@@ -3,39 +3,33 @@ import FlowCore
 /// The dashboard: a tab bar with the Wishlist, Watched and Trending flows.
 ///
 /// - `dashboardIsRequired`: creates the three tab flows, sets them as tabs (`Flows.use(.created)` + `setTabs`) and
-///   returns `.multiple`: WishlistFlow with `CompositeStepper([OneStepper(moviesAreRequired), WishlistStepper])`,
-///   WatchedFlow with `OneStepper(moviesAreRequired)`, TrendingFlow with a ``TrendingStepper``.
+///   returns `.multiple`: WishlistFlow with ``DemoSteppers/wishlistFlow()`` (in one process
+///   `CompositeStepper([OneStepper(moviesAreRequired), WishlistStepper])`), WatchedFlow with
+///   `OneStepper(moviesAreRequired)`, TrendingFlow with ``DemoSteppers/trendingFlow()``.
 public final class DashboardFlow: Flow {
     public let root = DemoScreens.dashboard
-    private let services: AppServices
+    private let steppers: any DemoSteppers
 
-    /// The dashboard, sharing `services` with its tab flows.
-    public init(services: AppServices) {
-        self.services = services
+    /// The dashboard, handing `steppers` to its tab flows.
+    public init(steppers: any DemoSteppers) {
+        self.steppers = steppers
     }
 
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         guard DemoStep(step: step) == .dashboardIsRequired else { return .none }
-        let wishlistStepper = WishlistStepper()
-        let trendingStepper = TrendingStepper()
-        let wishlistFlow = WishlistFlow(services: services, wishlistStepper: wishlistStepper)
-        let watchedFlow = WatchedFlow(services: services)
-        let trendingFlow = TrendingFlow(services: services)
+        let wishlistFlow = WishlistFlow(steppers: steppers)
+        let watchedFlow = WatchedFlow(steppers: steppers)
+        let trendingFlow = TrendingFlow(steppers: steppers)
         Flows.use(wishlistFlow, watchedFlow, trendingFlow, when: .created, in: navigator) { [root] navigator in
             navigator.setTabs(root.id, [wishlistFlow.root, watchedFlow.root, trendingFlow.root], selected: 0)
         }
         return .multiple(
-            .contribute(
-                withNextPresentable: wishlistFlow,
-                withNextStepper: CompositeStepper(steppers: [
-                    OneStepper(withSingleStep: DemoStep.moviesAreRequired), wishlistStepper,
-                ])
-            ),
+            .contribute(withNextPresentable: wishlistFlow, withNextStepper: steppers.wishlistFlow()),
             .contribute(
                 withNextPresentable: watchedFlow,
                 withNextStepper: OneStepper(withSingleStep: DemoStep.moviesAreRequired)
             ),
-            .contribute(withNextPresentable: trendingFlow, withNextStepper: trendingStepper)
+            .contribute(withNextPresentable: trendingFlow, withNextStepper: steppers.trendingFlow())
         )
     }
 }

@@ -53,6 +53,10 @@ public enum DemoStep: Hashable, Sendable, StepConvertible {
         ].map { ($0.name, $0) }
     )
 
+    /// Every demo step's name (the steps with a payload too): what `flowd` accepts from stepper processes and deep
+    /// links.
+    public static let names: Set<String> = Set(simpleSteps.keys).union(["alert", "movieIsPicked", "castIsPicked"])
+
     /// The step's name: the case's name.
     public var name: String {
         switch self {

@@ -164,12 +164,14 @@ public final class MovieDemoJourney {
 
     // MARK: - Gestures
 
-    /// Starts the app: coordinates ``AppFlow`` with an ``AppStepper`` (RxFlowDemo's `AppDelegate`).
+    /// Starts the app: coordinates ``AppFlow`` with an ``AppStepper`` (RxFlowDemo's `AppDelegate`), the flows
+    /// getting their view models from ``LocalDemoSteppers``.
     ///
     /// - Throws: ``JourneyError/flow(_:)`` when the app was launched already.
     public func launch() throws(JourneyError) {
-        let appFlow = AppFlow(services: services)
-        let appStepper = AppStepper(preferencesService: services.preferencesService)
+        let steppers = LocalDemoSteppers(services: services)
+        let appFlow = AppFlow(steppers: steppers)
+        let appStepper = steppers.app()
         do {
             perform(try machine.coordinate(flow: appFlow, with: appStepper))
         } catch {

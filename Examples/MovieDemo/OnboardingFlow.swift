@@ -2,32 +2,32 @@ import FlowCore
 
 /// The onboarding, presented over the app: login, then API key.
 ///
-/// - `loginIsRequired`: pushes the login screen, contributed with `.contribute(withNext:)`.
-/// - `userIsLoggedIn`: pushes the API key screen with its ``ApiKeyViewModel``.
+/// - `loginIsRequired`: pushes the login screen, contributed with ``DemoSteppers/login(on:)``.
+/// - `userIsLoggedIn`: pushes the API key screen with ``DemoSteppers/apiKey(on:)``.
 /// - `apiKeyIsFilledIn`: `.end(forwardToParentFlowWithStep: onboardingIsComplete)` (nothing emits it in the demo:
 ///   the onboarding ends when AppStepper sees the onboarding flag and AppFlow dismisses it).
 public final class OnboardingFlow: Flow {
     public let root = DemoScreens.onboarding
-    private let services: AppServices
+    private let steppers: any DemoSteppers
 
-    /// The onboarding, sharing `services` with its screens.
-    public init(services: AppServices) {
-        self.services = services
+    /// The onboarding; its screens get their steppers from `steppers`.
+    public init(steppers: any DemoSteppers) {
+        self.steppers = steppers
     }
 
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch DemoStep(step: step) {
         case .loginIsRequired:
-            navigator.push(DemoScreens.onboardingLogin, onto: root.id)
-            let login = LoginViewModel(presentableID: DemoScreens.onboardingLogin.id)
-            return .one(flowContributor: .contribute(withNext: login))
-        case .userIsLoggedIn:
-            navigator.push(DemoScreens.onboardingApiKey, onto: root.id)
+            let login = DemoScreens.onboardingLogin
+            navigator.push(login, onto: root.id)
             return .one(
-                flowContributor: .contribute(
-                    withNextPresentable: DemoScreens.onboardingApiKey,
-                    withNextStepper: ApiKeyViewModel(services: services)
-                )
+                flowContributor: .contribute(withNextPresentable: login, withNextStepper: steppers.login(on: login))
+            )
+        case .userIsLoggedIn:
+            let apiKey = DemoScreens.onboardingApiKey
+            navigator.push(apiKey, onto: root.id)
+            return .one(
+                flowContributor: .contribute(withNextPresentable: apiKey, withNextStepper: steppers.apiKey(on: apiKey))
             )
         case .apiKeyIsFilledIn:
             return .end(forwardToParentFlowWithStep: DemoStep.onboardingIsComplete.step)

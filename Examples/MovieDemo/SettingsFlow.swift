@@ -3,23 +3,24 @@ import FlowCore
 /// The settings, presented over the wishlist: a split view with the settings list as master and a detail screen.
 ///
 /// - `settingsAreRequired`: master = a stack holding the list, detail = the login screen; returns
-///   `.multiple([contribute(withNext: list), contribute(withNext: login),
-///   forwardToCurrentFlow(alert("Demo of multiple Flow Contributor"))])`.
-/// - `loginIsRequired`: login as detail, `.contribute(withNext:)`; `apiKeyIsRequired`: API key as detail with an
-///   ``ApiKeyViewModel``; `aboutIsRequired`: About as detail, `.none`.
+///   `.multiple([contribute(list, settingsList), contribute(login, login), (contribute(split, settingsDone)),
+///   forwardToCurrentFlow(alert("Demo of multiple Flow Contributor"))])`, the Done contributor only when
+///   ``DemoSteppers/settingsDone(on:)`` gives one (in one process the flow's ``SettingsStepper`` has Done).
+/// - `loginIsRequired`: login as detail, contributed with ``DemoSteppers/login(on:)``; `apiKeyIsRequired`: API key
+///   as detail with ``DemoSteppers/apiKey(on:)``; `aboutIsRequired`: About as detail, `.none`.
 /// - `userIsLoggedIn`, `apiKeyIsFilledIn`: pops the master stack to its root; `.none`.
 /// - `settingsAreComplete`: `.end(forwardToParentFlowWithStep: settingsAreComplete)`; WishlistFlow dismisses.
 /// - `alert(message)`: presents an alert over the split view; `.none`.
 public final class SettingsFlow: Flow {
     public let root = DemoScreens.settings
-    private let services: AppServices
+    private let steppers: any DemoSteppers
 
     /// The message of the alert forwarded by `settingsAreRequired`.
     public static let multipleContributorsMessage = "Demo of multiple Flow Contributor"
 
-    /// The settings, sharing `services` with their screens.
-    public init(services: AppServices) {
-        self.services = services
+    /// The settings; their screens get their steppers from `steppers`.
+    public init(steppers: any DemoSteppers) {
+        self.steppers = steppers
     }
 
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
@@ -27,23 +28,31 @@ public final class SettingsFlow: Flow {
         case .settingsAreRequired:
             navigator.showMaster(root.id, DemoScreens.settingsMaster)
             navigator.setStack(DemoScreens.settingsMaster.id, [DemoScreens.settingsList])
-            navigator.showDetail(root.id, DemoScreens.settingsLogin)
-            return .multiple(
-                .contribute(withNext: SettingsListViewModel(presentableID: DemoScreens.settingsList.id)),
-                .contribute(withNext: LoginViewModel(presentableID: DemoScreens.settingsLogin.id)),
+            let list = DemoScreens.settingsList
+            let login = DemoScreens.settingsLogin
+            navigator.showDetail(root.id, login)
+            var contributors: [FlowContributor] = [
+                .contribute(withNextPresentable: list, withNextStepper: steppers.settingsList(on: list)),
+                .contribute(withNextPresentable: login, withNextStepper: steppers.login(on: login)),
+            ]
+            if let done = steppers.settingsDone(on: root) {
+                contributors.append(.contribute(withNextPresentable: root, withNextStepper: done))
+            }
+            contributors.append(
                 .forwardToCurrentFlow(withStep: DemoStep.alert(Self.multipleContributorsMessage).step)
             )
+            return .multiple(flowContributors: contributors)
         case .loginIsRequired:
-            navigator.showDetail(root.id, DemoScreens.settingsLogin)
-            let login = LoginViewModel(presentableID: DemoScreens.settingsLogin.id)
-            return .one(flowContributor: .contribute(withNext: login))
-        case .apiKeyIsRequired:
-            navigator.showDetail(root.id, DemoScreens.settingsApiKey)
+            let login = DemoScreens.settingsLogin
+            navigator.showDetail(root.id, login)
             return .one(
-                flowContributor: .contribute(
-                    withNextPresentable: DemoScreens.settingsApiKey,
-                    withNextStepper: ApiKeyViewModel(services: services)
-                )
+                flowContributor: .contribute(withNextPresentable: login, withNextStepper: steppers.login(on: login))
+            )
+        case .apiKeyIsRequired:
+            let apiKey = DemoScreens.settingsApiKey
+            navigator.showDetail(root.id, apiKey)
+            return .one(
+                flowContributor: .contribute(withNextPresentable: apiKey, withNextStepper: steppers.apiKey(on: apiKey))
             )
         case .aboutIsRequired:
             navigator.showDetail(root.id, DemoScreens.settingsAbout)

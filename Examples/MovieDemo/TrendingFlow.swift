@@ -7,19 +7,19 @@ import FlowCore
 ///   `allowStepWhenDismissed: true` (pages may be "dismissed" when swiped away, RxFlow S14).
 public final class TrendingFlow: Flow {
     public let root = DemoScreens.trending
-    private let services: AppServices
+    private let steppers: any DemoSteppers
 
-    /// The Trending tab, sharing `services` with its page flows.
-    public init(services: AppServices) {
-        self.services = services
+    /// The Trending tab, handing `steppers` to its page flows.
+    public init(steppers: any DemoSteppers) {
+        self.steppers = steppers
     }
 
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         guard DemoStep(step: step) == .trendingsAreRequired else { return .none }
         let pages = DemoScreens.trendingPages
         navigator.push(pages, onto: root.id)
-        let trendingMovieFlow = TrendingMovieFlow(services: services, navigationStack: root.id)
-        let castListFlow = CastListFlow(services: services, navigationStack: root.id)
+        let trendingMovieFlow = TrendingMovieFlow(steppers: steppers, navigationStack: root.id)
+        let castListFlow = CastListFlow(steppers: steppers, navigationStack: root.id)
         Flows.use(trendingMovieFlow, castListFlow, when: .ready, in: navigator) { navigator in
             navigator.setTabs(pages.id, [trendingMovieFlow.root, castListFlow.root], selected: 0)
         }

@@ -2,26 +2,25 @@ import FlowCore
 
 /// The Watched tab: the watched-movie list and details.
 ///
-/// - `moviesAreRequired`: pushes the list with a ``WatchedViewModel``.
-/// - `movieIsPicked(id)`: pushes the movie's detail with a ``MovieDetailViewModel``.
+/// - `moviesAreRequired`: pushes the list with ``DemoSteppers/watchedList(on:)``.
+/// - `movieIsPicked(id)`: pushes the movie's detail with ``DemoSteppers/movieDetail(_:on:)``.
 /// - `castIsPicked(id)`: pushes the cast's detail; `.none`.
 public final class WatchedFlow: Flow {
     public let root = DemoScreens.watched
-    private let services: AppServices
+    private let steppers: any DemoSteppers
 
-    /// The Watched tab, sharing `services` with its screens.
-    public init(services: AppServices) {
-        self.services = services
+    /// The Watched tab; its screens get their steppers from `steppers`.
+    public init(steppers: any DemoSteppers) {
+        self.steppers = steppers
     }
 
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch DemoStep(step: step) {
         case .moviesAreRequired:
-            navigator.push(DemoScreens.watchedList, onto: root.id)
+            let list = DemoScreens.watchedList
+            navigator.push(list, onto: root.id)
             return .one(
-                flowContributor: .contribute(
-                    withNextPresentable: DemoScreens.watchedList, withNextStepper: WatchedViewModel(services: services)
-                )
+                flowContributor: .contribute(withNextPresentable: list, withNextStepper: steppers.watchedList(on: list))
             )
         case .movieIsPicked(let movieId):
             let detail = DemoScreens.movieDetail(movieId, in: "watched")
@@ -29,7 +28,7 @@ public final class WatchedFlow: Flow {
             return .one(
                 flowContributor: .contribute(
                     withNextPresentable: detail,
-                    withNextStepper: MovieDetailViewModel(movieId: movieId, services: services)
+                    withNextStepper: steppers.movieDetail(movieId, on: detail)
                 )
             )
         case .castIsPicked(let castId):

@@ -4,26 +4,26 @@ import FlowCore
 ///
 /// ``adapt(step:)`` counts `aboutIsRequired`: the 1st, 3rd, 5th… become `unauthorized`, the others go through.
 ///
-/// - `moviesAreRequired`: pushes the list; contributes it with a ``WishlistViewModel``,
+/// - `moviesAreRequired`: pushes the list; contributes it with ``DemoSteppers/wishlistList(on:)`` (one
+///   ``WishlistViewModel`` in one process; the movie and logout services in `flowd`, `.multiple`),
 ///   `allowStepWhenNotPresented: true` (as RxFlowDemo).
-/// - `movieIsPicked(id)`: pushes the movie's detail with a ``MovieDetailViewModel``.
+/// - `movieIsPicked(id)`: pushes the movie's detail with ``DemoSteppers/movieDetail(_:on:)``.
 /// - `castIsPicked(id)`: pushes the cast's detail; `.none`.
-/// - `settingsAreRequired`: a new ``SettingsFlow`` presented modally (`Flows.use(.created)`), contributed with a
-///   new ``SettingsStepper``.
+/// - `settingsAreRequired`: a new ``SettingsFlow`` presented modally (`Flows.use(.created)`), contributed with
+///   ``DemoSteppers/settingsFlow()``.
 /// - `settingsAreComplete`, `aboutIsComplete`: dismisses what is presented; `.none`.
-/// - `aboutIsRequired`: presents the About screen, `.contribute(withNext:)` an ``AboutViewModel``.
+/// - `aboutIsRequired`: presents the About screen, contributed with ``DemoSteppers/about(on:)``.
 /// - `unauthorized`: presents an alert; `.none`.
 /// - `fakeStep`: nothing (RxFlowDemo prints it); `.none`.
 public final class WishlistFlow: Flow {
     public let root = DemoScreens.wishlist
-    private let services: AppServices
-    private let wishlistStepper: WishlistStepper
+    private let steppers: any DemoSteppers
     private var aboutRequests = 0
 
-    /// `wishlistStepper` is the gear button's stepper, part of this flow's flow stepper.
-    public init(services: AppServices, wishlistStepper: WishlistStepper) {
-        self.services = services
-        self.wishlistStepper = wishlistStepper
+    /// The Wishlist tab; its screens get their steppers from `steppers`. Its own flow stepper is
+    /// ``DemoSteppers/wishlistFlow()`` (which, in one process, holds the gear button).
+    public init(steppers: any DemoSteppers) {
+        self.steppers = steppers
     }
 
     public func adapt(step: Step) -> Adaptation {
@@ -35,29 +35,24 @@ public final class WishlistFlow: Flow {
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch DemoStep(step: step) {
         case .moviesAreRequired:
-            navigator.push(DemoScreens.wishlistList, onto: root.id)
-            return .one(
-                flowContributor: .contribute(
-                    withNextPresentable: DemoScreens.wishlistList,
-                    withNextStepper: WishlistViewModel(services: services),
-                    allowStepWhenNotPresented: true
-                )
-            )
+            let list = DemoScreens.wishlistList
+            navigator.push(list, onto: root.id)
+            return .contribute(list, with: steppers.wishlistList(on: list), allowStepWhenNotPresented: true)
         case .movieIsPicked(let movieId):
             let detail = DemoScreens.movieDetail(movieId, in: "wishlist")
             navigator.push(detail, onto: root.id)
             return .one(
                 flowContributor: .contribute(
                     withNextPresentable: detail,
-                    withNextStepper: MovieDetailViewModel(movieId: movieId, services: services)
+                    withNextStepper: steppers.movieDetail(movieId, on: detail)
                 )
             )
         case .castIsPicked(let castId):
             navigator.push(DemoScreens.castDetail(castId, in: "wishlist"), onto: root.id)
             return .none
         case .settingsAreRequired:
-            let settingsStepper = SettingsStepper()
-            let settingsFlow = SettingsFlow(services: services)
+            let settingsStepper = steppers.settingsFlow()
+            let settingsFlow = SettingsFlow(steppers: steppers)
             Flows.use(settingsFlow, when: .created, in: navigator) { [root] navigator in
                 navigator.present(settingsFlow.root, over: root.id)
             }
@@ -68,9 +63,11 @@ public final class WishlistFlow: Flow {
             navigator.dismiss(presentedOver: root.id)
             return .none
         case .aboutIsRequired:
-            navigator.present(DemoScreens.wishlistAbout, over: root.id)
-            let about = AboutViewModel(presentableID: DemoScreens.wishlistAbout.id)
-            return .one(flowContributor: .contribute(withNext: about))
+            let about = DemoScreens.wishlistAbout
+            navigator.present(about, over: root.id)
+            return .one(
+                flowContributor: .contribute(withNextPresentable: about, withNextStepper: steppers.about(on: about))
+            )
         case .unauthorized:
             navigator.present(DemoScreens.wishlistUnauthorized, over: root.id)
             return .none

@@ -1,0 +1,21 @@
+public import FlowDaemon
+
+/// The movie demo as a `flowd` application: each session runs ``AppFlow`` with ``RemoteDemoSteppers``, so the login
+/// and movie services (stepper processes) and the daemon's own action steppers drive it, and a presenter process
+/// shows it.
+///
+/// `Sendable`: no state; every session gets its own flows.
+public struct MovieDemoApplication: FlowApplication {
+    /// The demo application.
+    public init() {}
+
+    /// AppFlow over ``RemoteDemoSteppers``, coordinated with its `login.app` stepper (initial step
+    /// `dashboardIsRequired`).
+    public func makeRoot(session: String) -> FlowRoot {
+        let steppers = RemoteDemoSteppers()
+        return FlowRoot(flow: AppFlow(steppers: steppers), stepper: steppers.app())
+    }
+
+    /// Every ``DemoStep`` name.
+    public var stepNames: Set<String>? { DemoStep.names }
+}
