@@ -394,4 +394,16 @@ public struct EventMessage: Sendable, Hashable, Codable {
         self.reason = reason
         self.text = text
     }
+
+    /// Writes `flow` and `coordinator` as `null` when unknown (§9); `reason` only for a drop.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(event, forKey: .event)
+        try container.encode(session, forKey: .session)
+        try container.encode(flow, forKey: .flow)
+        try container.encode(coordinator, forKey: .coordinator)
+        try container.encode(step, forKey: .step)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encode(text, forKey: .text)
+    }
 }

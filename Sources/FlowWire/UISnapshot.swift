@@ -90,6 +90,15 @@ public struct UISnapshot: Sendable, Hashable, Codable {
         self.screens = screens
     }
 
+    private enum CodingKeys: String, CodingKey { case root, screens }
+
+    /// Writes `root` as `null` for an empty window (§6.2).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(root, forKey: .root)
+        try container.encode(screens, forKey: .screens)
+    }
+
     /// The snapshot of a presentation model.
     public init(_ model: PresentationModel) {
         var entries: [Entry] = []

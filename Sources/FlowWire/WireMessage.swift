@@ -148,19 +148,26 @@ public struct WireCodec: Sendable {
             throw WireError(.malformedFrame, "expected 3 frames, got \(frames.count)")
         }
         let signature = frames[0]
+        let body = frames[2]
         if signature != WireProtocol.signature {
-            if signature.starts(with: WireProtocol.signaturePrefix) {
-                let version = String(decoding: signature.dropFirst(WireProtocol.signaturePrefix.count), as: UTF8.self)
-                throw WireError(.unsupportedVersion, "protocol version '\(version)' is not supported; this is 1")
+            let version = signature.dropFirst(WireProtocol.signaturePrefix.count)
+            if signature.starts(with: WireProtocol.signaturePrefix), !version.isEmpty,
+                version.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            {
+                // `FLOWD<n>`: answered in version 1, with the req when the body has a readable one.
+                throw WireError(
+                    .unsupportedVersion,
+                    "protocol version '\(String(decoding: version, as: UTF8.self))' is not supported; this is 1",
+                    req: Self.peekReq(body)
+                )
             }
             throw WireError(.malformedFrame, "frame 0 is not the FLOWD1 signature")
         }
+        let req = Self.peekReq(body)
         let typeName = String(decoding: frames[1], as: UTF8.self)
         guard let type = MessageType(rawValue: typeName) else {
-            throw WireError(.unknownType, "unknown message type '\(typeName.prefix(32))'")
+            throw WireError(.unknownType, "unknown message type '\(typeName.prefix(32))'", req: req)
         }
-        let body = frames[2]
-        let req = Self.peekReq(body)
         guard body.count <= maxBodyBytes else {
             throw WireError(
                 .messageTooLarge, "body of \(body.count) bytes exceeds the limit of \(maxBodyBytes)", req: req,
@@ -199,7 +206,9 @@ public struct WireCodec: Sendable {
         case .welcome: return .welcome(try body(Welcome.self))
         case .heartbeat: return .heartbeat(try body(Heartbeat.self))
         case .bye:
-            _ = try body(JSONValue.self)
+            guard case .object = try body(JSONValue.self) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a JSON object"))
+            }
             return .bye
         case .ok: return .ok(try body(OKReply.self))
         case .error: return .error(try body(ErrorReply.self))

@@ -1,0 +1,303 @@
+import FlowCore
+import FlowWire
+import Foundation
+import Testing
+
+/// A message that breaks the protocol and the error it must give (`docs/PROTOCOL.md` §3, §8).
+struct BadInput: Sendable, CustomTestStringConvertible {
+    let name: String
+    let frames: [[UInt8]]
+    let code: WireError.Code
+    /// The `req` the error reply carries back.
+    let req: UInt64?
+    /// The type the error reply names.
+    let type: MessageType?
+
+    var testDescription: String { "\(name) → \(code)" }
+}
+
+private let step = #"{"name": "castIsPicked", "payload": 4}"#
+private let long65 = String(repeating: "s", count: 65)
+private let long129 = String(repeating: "n", count: 129)
+
+let badInputs: [BadInput] = [
+    // Frames (§2)
+    BadInput(name: "no frame", frames: [], code: .malformedFrame, req: nil, type: nil),
+    BadInput(
+        name: "two frames", frames: Array(frames("HELLO", "{}").prefix(2)), code: .malformedFrame, req: nil, type: nil
+    ),
+    BadInput(
+        name: "four frames (a routing id left in)", frames: [[1, 2, 3]] + frames("HEALTH", #"{"req": 5}"#),
+        code: .malformedFrame, req: nil, type: nil
+    ),
+    BadInput(
+        name: "garbage signature", frames: frames("HEALTH", #"{"req": 5}"#, signature: "\u{FF}ZMTP"),
+        code: .malformedFrame, req: nil, type: nil
+    ),
+    BadInput(
+        name: "empty signature", frames: frames("HEALTH", #"{"req": 5}"#, signature: ""), code: .malformedFrame,
+        req: nil, type: nil
+    ),
+    BadInput(
+        name: "lower-case signature", frames: frames("HEALTH", #"{"req": 5}"#, signature: "flowd1"),
+        code: .malformedFrame, req: nil, type: nil
+    ),
+    BadInput(
+        name: "FLOWD with no version", frames: frames("HEALTH", #"{"req": 5}"#, signature: "FLOWD"),
+        code: .malformedFrame, req: nil, type: nil
+    ),
+    BadInput(
+        name: "FLOWD and a non-number", frames: frames("HEALTH", #"{"req": 5}"#, signature: "FLOWDX"),
+        code: .malformedFrame, req: nil, type: nil
+    ),
+    // Versions (§3): the reply is in version 1 and carries the req back, as every reply to a request does.
+    BadInput(
+        name: "FLOWD2", frames: frames("HEALTH", #"{"req": 5}"#, signature: "FLOWD2"), code: .unsupportedVersion,
+        req: 5, type: nil
+    ),
+    BadInput(
+        name: "FLOWD10", frames: frames("HELLO", #"{"req": 1}"#, signature: "FLOWD10"), code: .unsupportedVersion,
+        req: 1, type: nil
+    ),
+    BadInput(
+        name: "FLOWD2 with a body of its own", frames: frames("HELLO", "\u{1}binary", signature: "FLOWD2"),
+        code: .unsupportedVersion, req: nil, type: nil
+    ),
+    // Types (§2)
+    BadInput(name: "unknown type", frames: frames("NOPE", #"{"req": 8}"#), code: .unknownType, req: 8, type: nil),
+    BadInput(name: "lower-case type", frames: frames("hello", #"{"req": 1}"#), code: .unknownType, req: 1, type: nil),
+    BadInput(name: "empty type", frames: frames("", "{}"), code: .unknownType, req: nil, type: nil),
+    // Bodies (§2): not JSON, not an object, a field missing, of the wrong type or out of range.
+    BadInput(
+        name: "body not JSON", frames: frames("HELLO", "role=presenter"), code: .malformedBody, req: nil, type: .hello),
+    BadInput(name: "empty body", frames: frames("HEALTH", ""), code: .malformedBody, req: nil, type: .health),
+    BadInput(
+        name: "body truncated", frames: frames("HEALTH", #"{"req": 5"#), code: .malformedBody, req: nil, type: .health),
+    BadInput(name: "body an array", frames: frames("SESSIONS", "[1]"), code: .malformedBody, req: nil, type: .sessions),
+    BadInput(name: "BYE body an array", frames: frames("BYE", "[]"), code: .malformedBody, req: nil, type: .bye),
+    BadInput(name: "BYE body a number", frames: frames("BYE", "3"), code: .malformedBody, req: nil, type: .bye),
+    BadInput(
+        name: "body not UTF-8", frames: [Array("FLOWD1".utf8), Array("HEALTH".utf8), [0x7B, 0xFF, 0xFE, 0x7D]],
+        code: .malformedBody, req: nil, type: .health
+    ),
+    BadInput(
+        name: "STEP without attachment",
+        frames: frames("STEP", #"{"req": 31, "session": "default", "step": \#(step)}"#),
+        code: .malformedBody, req: 31, type: .step
+    ),
+    BadInput(
+        name: "STEP attachment a string",
+        frames: frames("STEP", #"{"req": 31, "session": "default", "attachment": "12", "step": \#(step)}"#),
+        code: .malformedBody, req: 31, type: .step
+    ),
+    BadInput(
+        name: "STEP step without name",
+        frames: frames("STEP", #"{"req": 31, "session": "default", "attachment": 12, "step": {"payload": 4}}"#),
+        code: .malformedBody, req: 31, type: .step
+    ),
+    BadInput(
+        name: "STEP without req",
+        frames: frames("STEP", #"{"session": "default", "attachment": 12, "step": \#(step)}"#),
+        code: .malformedBody, req: nil, type: .step
+    ),
+    BadInput(
+        name: "req a string", frames: frames("HEALTH", #"{"req": "5"}"#), code: .malformedBody, req: nil, type: .health
+    ),
+    BadInput(
+        name: "req negative", frames: frames("HEALTH", #"{"req": -5}"#), code: .malformedBody, req: nil, type: .health),
+    BadInput(
+        name: "SYNC last_seq negative", frames: frames("SYNC", #"{"req": 2, "session": "default", "last_seq": -1}"#),
+        code: .malformedBody, req: 2, type: .sync
+    ),
+    BadInput(
+        name: "HELLO unknown role",
+        frames: frames("HELLO", #"{"req": 1, "role": "admin", "name": "x", "heartbeat_ms": 1000}"#),
+        code: .malformedBody, req: 1, type: .hello
+    ),
+    BadInput(
+        name: "HELLO heartbeat_ms below 100",
+        frames: frames("HELLO", #"{"req": 1, "role": "stepper", "name": "x", "heartbeat_ms": 99}"#),
+        code: .malformedBody, req: 1, type: .hello
+    ),
+    BadInput(
+        name: "HELLO heartbeat_ms above 60000",
+        frames: frames("HELLO", #"{"req": 1, "role": "stepper", "name": "x", "heartbeat_ms": 60001}"#),
+        code: .malformedBody, req: 1, type: .hello
+    ),
+    BadInput(
+        name: "REPORT unknown state",
+        frames: frames("REPORT", #"{"req": 9, "session": "s", "reports": [{"presentable": "a", "state": "gone"}]}"#),
+        code: .malformedBody, req: 9, type: .report
+    ),
+    BadInput(
+        name: "REPORT empty presentable",
+        frames: frames("REPORT", #"{"req": 9, "session": "s", "reports": [{"presentable": "", "state": "visible"}]}"#),
+        code: .malformedBody, req: 9, type: .report
+    ),
+    BadInput(
+        name: "USER_ACTION presentable over 256 bytes",
+        frames: frames(
+            "USER_ACTION",
+            #"{"req": 10, "session": "s", "presentable": "\#(String(repeating: "p", count: 257))", "action": {"name": "a"}}"#
+        ),
+        code: .malformedBody, req: 10, type: .userAction
+    ),
+    BadInput(
+        name: "COMMAND unknown op",
+        frames: frames("COMMAND", #"{"session": "s", "seq": 1, "command": {"op": "teleport", "target": "a"}}"#),
+        code: .malformedBody, req: nil, type: .command
+    ),
+    BadInput(
+        name: "COMMAND push without target",
+        frames: frames("COMMAND", #"{"session": "s", "seq": 1, "command": {"op": "push", "screen": {"id": "a"}}}"#),
+        code: .malformedBody, req: nil, type: .command
+    ),
+    // Names (§2.1, §3)
+    BadInput(
+        name: "HELLO name with a space",
+        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "tui presenter", "heartbeat_ms": 1000}"#),
+        code: .invalidName, req: 1, type: .hello
+    ),
+    BadInput(
+        name: "HELLO empty name",
+        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "", "heartbeat_ms": 1000}"#),
+        code: .invalidName, req: 1, type: .hello
+    ),
+    BadInput(
+        name: "HELLO name of 65 characters",
+        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "\#(long65)", "heartbeat_ms": 1000}"#),
+        code: .invalidName, req: 1, type: .hello
+    ),
+    BadInput(
+        name: "HELLO stepper kind with a slash",
+        frames: frames(
+            "HELLO",
+            #"{"req": 1, "role": "stepper", "name": "m", "heartbeat_ms": 1000, "serves": ["ok", "movies/detail"]}"#
+        ),
+        code: .invalidName, req: 1, type: .hello
+    ),
+    BadInput(
+        name: "STEP session with a slash",
+        frames: frames("STEP", #"{"req": 31, "session": "kiosk/3", "attachment": 12, "step": \#(step)}"#),
+        code: .invalidName, req: 31, type: .step
+    ),
+    BadInput(
+        name: "STEP empty step name (NoneStep)",
+        frames: frames("STEP", #"{"req": 31, "session": "default", "attachment": 12, "step": {"name": ""}}"#),
+        code: .invalidName, req: 31, type: .step
+    ),
+    BadInput(
+        name: "STEP step name of 129 characters",
+        frames: frames(
+            "STEP", #"{"req": 31, "session": "default", "attachment": 12, "step": {"name": "\#(long129)"}}"#),
+        code: .invalidName, req: 31, type: .step
+    ),
+    BadInput(
+        name: "SYNC non-ASCII session",
+        frames: frames("SYNC", #"{"req": 2, "session": "kiosk-ü", "last_seq": 0, "create": true}"#),
+        code: .invalidName, req: 2, type: .sync
+    ),
+    BadInput(
+        name: "ACK session of 65 characters", frames: frames("ACK", #"{"session": "\#(long65)", "seq": 1}"#),
+        code: .invalidName, req: nil, type: .ack
+    ),
+    BadInput(
+        name: "REPORT empty session", frames: frames("REPORT", #"{"req": 9, "session": "", "reports": []}"#),
+        code: .invalidName, req: 9, type: .report
+    ),
+    BadInput(
+        name: "USER_ACTION action name with a space",
+        frames: frames(
+            "USER_ACTION", #"{"req": 10, "session": "s", "presentable": "p", "action": {"name": "pick cast"}}"#),
+        code: .invalidName, req: 10, type: .userAction
+    ),
+    BadInput(
+        name: "TREE session with a colon", frames: frames("TREE", #"{"req": 2, "session": "a:b"}"#), code: .invalidName,
+        req: 2, type: .tree
+    ),
+    BadInput(
+        name: "DEEPLINK step name with a space",
+        frames: frames("DEEPLINK", #"{"req": 3, "session": "default", "step": {"name": "movie is picked"}}"#),
+        code: .invalidName, req: 3, type: .deepLink
+    ),
+    BadInput(
+        name: "CREATE_SESSION empty session", frames: frames("CREATE_SESSION", #"{"req": 4, "session": ""}"#),
+        code: .invalidName, req: 4, type: .createSession
+    ),
+]
+
+struct BadInputTests {
+    @Test(arguments: badInputs)
+    func badInputGivesItsErrorCode(_ input: BadInput) throws {
+        let error = try #require(decodingError(input.frames))
+        #expect(error.code == input.code, "\(error.message)")
+        #expect(error.req == input.req)
+        #expect(error.type == input.type)
+        #expect(!error.message.isEmpty)
+        // The reply is an ERROR that says the same.
+        let reply = ErrorReply(error)
+        #expect(reply.code == input.code)
+        #expect(reply.req == input.req)
+        #expect(reply.type == input.type?.rawValue)
+    }
+
+    @Test func aBodyOverTheLimitIsTooLargeAndKeepsItsReq() throws {
+        let codec = WireCodec(maxBodyBytes: 64)
+        let body = #"{"req": 5, "padding": "\#(String(repeating: "x", count: 64))"}"#
+        let error = try #require(decodingError(frames("HEALTH", body), codec: codec))
+        #expect(error.code == .messageTooLarge)
+        #expect(error.req == 5)
+        #expect(error.type == .health)
+    }
+
+    @Test func aBodyOverTheLimitThatIsNotJSONIsTooLargeWithReqNull() throws {
+        let codec = WireCodec(maxBodyBytes: 16)
+        let error = try #require(decodingError(frames("HEALTH", String(repeating: "x", count: 17)), codec: codec))
+        #expect(error.code == .messageTooLarge)
+        #expect(error.req == nil)
+    }
+
+    @Test func aBodyAtTheLimitIsAccepted() throws {
+        let body = #"{"req": 5}"#
+        let codec = WireCodec(maxBodyBytes: body.utf8.count)
+        #expect(try codec.decode(frames("HEALTH", body)) == .health(PlainRequest(req: 5)))
+    }
+
+    @Test func theDefaultLimitIs256KiB() throws {
+        #expect(WireCodec().maxBodyBytes == 262_144)
+        let padding = String(repeating: "x", count: 262_144)
+        let error = try #require(decodingError(frames("HEALTH", #"{"req": 5, "p": "\#(padding)"}"#)))
+        #expect(error.code == .messageTooLarge)
+        #expect(error.req == 5)
+    }
+
+    @Test func namesAtTheirLimitsAreValid() throws {
+        let codec = WireCodec()
+        let name64 = String(repeating: "a", count: 64)
+        let stepName128 = String(repeating: "b", count: 128)
+        let presentable256 = String(repeating: "é", count: 128)  // 256 bytes
+        #expect(
+            try codec.decode(
+                frames(
+                    "HELLO",
+                    #"{"req": 1, "role": "stepper", "name": "\#(name64)", "heartbeat_ms": 100, "serves": ["a:b.c-d_e"]}"#
+                )
+            )
+                == .hello(
+                    Hello(req: 1, role: .stepper, name: name64, instance: "", heartbeatMs: 100, serves: ["a:b.c-d_e"]))
+        )
+        #expect(
+            try codec.decode(
+                frames(
+                    "STEP", #"{"req": 2, "session": "A.z_0-9", "attachment": 1, "step": {"name": "\#(stepName128)"}}"#)
+            ) == .step(StepMessage(req: 2, session: "A.z_0-9", attachment: 1, step: Step(stepName128)))
+        )
+        #expect(
+            try codec.decode(
+                frames(
+                    "USER_ACTION",
+                    #"{"req": 3, "session": "s", "presentable": "\#(presentable256)", "action": {"name": "x"}}"#)
+            ) == .userAction(UserAction(req: 3, session: "s", presentable: presentable256, action: Step("x")))
+        )
+    }
+}

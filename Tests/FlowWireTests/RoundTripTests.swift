@@ -1,0 +1,168 @@
+import FlowCore
+import FlowWire
+import Foundation
+import Testing
+
+/// One message of every type (several for the types with variants), with payloads of every JSON shape.
+let roundTripMessages: [WireMessage] = {
+    let movie = Screen.view("wishlist.movie.23452", type: "MovieDetail", data: ["movie": 23452, "title": "Brazil"])
+    var ui = PresentationModel()
+    _ = ui.apply([
+        .setRoot(.stack("app")), .push(.tabs("dashboard"), onto: "app"),
+        .setTabs("dashboard", [.stack("wishlist"), .split("trending")], selected: 1),
+        .push(.view("wishlist.list", type: "WishlistList"), onto: "wishlist"),
+        .showMaster("trending", .view("trending.list", type: "TrendingList")), .showDetail("trending", movie),
+        .present(.alert("alert", message: "Hi"), over: "app"),
+    ])
+    let payload: JSONValue = [
+        "null": nil, "bool": true, "int": -42, "double": 2.5, "string": "é \"quoted\" / \n",
+        "array": [1, "two", [3]], "object": ["nested": ["deeper": false]],
+    ]
+    return [
+        .hello(Hello(req: 1, role: .presenter, name: "tui", instance: "6f1c", heartbeatMs: 1000)),
+        .hello(Hello(req: 2, role: .stepper, name: "movies", instance: "", heartbeatMs: 100, serves: ["a.b", "c:d"])),
+        .hello(Hello(req: 3, role: .operator, name: "flowctl", instance: "x", heartbeatMs: 60_000)),
+        .welcome(Welcome(req: 1, peer: "p7", daemon: "3d1f", heartbeatMs: 1000)),
+        .heartbeat(Heartbeat()),
+        .heartbeat(Heartbeat(sessions: ["default": 42, "kiosk-3": 0])),
+        .bye,
+        .ok(OKReply(req: 7)),
+        .ok(OKReply(req: 8, result: payload)),
+        .error(ErrorReply(req: 7, code: .unknownSession, message: "no session 'kiosk-3'", type: "STEP")),
+        .error(ErrorReply(req: nil, code: .malformedFrame, message: "expected 3 frames, got 2", type: nil)),
+        .attach(
+            Attach(
+                session: "default", attachment: 12, kind: "movies.detail", presentable: "wishlist.movie.23452",
+                role: "contributor", context: payload
+            )
+        ),
+        .attach(Attach(session: "s", attachment: 1, kind: "k", presentable: "p", role: "flow", context: nil)),
+        .detach(Detach(session: "default", attachment: 12, reason: "flowEnded")),
+        .step(StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked", payload: payload))),
+        .step(StepMessage(req: 32, session: "default", attachment: 12, step: Step("ns:name.with-all_chars"))),
+        .action(
+            ActionMessage(session: "default", attachment: 12, presentable: "p", action: Step("pickCast", payload: 4))),
+        .sync(Sync(req: 2, session: "default", lastSeq: 0)),
+        .sync(Sync(req: 3, session: "kiosk-3", lastSeq: 9_007_199_254_740_992, create: true)),
+        .snapshot(SnapshotMessage(session: "default", seq: 57, ui: UISnapshot(ui))),
+        .snapshot(SnapshotMessage(session: "default", seq: 0, ui: UISnapshot(root: nil, screens: []))),
+        .command(CommandMessage(session: "default", seq: 58, command: .push(movie, onto: "wishlist"))),
+        .command(CommandMessage(session: "default", seq: 59, command: .setTabs("tabs", [movie], selected: 0))),
+        .ack(Ack(session: "default", seq: 58)),
+        .report(
+            Report(
+                req: 9, session: "default",
+                reports: [
+                    PresentableReport(presentable: "a", state: .visible),
+                    PresentableReport(presentable: "b", state: .hidden),
+                    PresentableReport(presentable: "c", state: .dismissed),
+                ]
+            )
+        ),
+        .report(Report(req: 10, session: "default", reports: [])),
+        .userAction(
+            UserAction(req: 10, session: "default", presentable: "p", action: Step("pickCast", payload: payload))),
+        .sessions(PlainRequest(req: 1)),
+        .tree(SessionRequest(req: 2, session: "default")),
+        .deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452))),
+        .createSession(SessionRequest(req: 4, session: "kiosk-3")),
+        .health(PlainRequest(req: 5)),
+        .event(
+            EventMessage(
+                event: "did", session: "default", flow: "WishlistFlow", coordinator: 4,
+                step: Step("movieIsPicked", payload: 23452),
+                text: "did navigate flow=WishlistFlow step=movieIsPicked(23452)"
+            )
+        ),
+        .event(
+            EventMessage(
+                event: "drop", session: "default", flow: nil, coordinator: nil, step: Step("x"), reason: "noRootFlow",
+                text: "dropped step=x reason=noRootFlow"
+            )
+        ),
+    ]
+}()
+
+/// Every navigation command, one per op.
+let everyCommand: [NavigationCommand] = [
+    .setRoot(.stack("app")),
+    .push(.view("movie", type: "MovieDetail", data: ["movie": 1]), onto: "stack"),
+    .pop(stack: "stack"),
+    .popToRoot(stack: "stack"),
+    .setStack("stack", [.view("a", type: "A"), .view("b", type: "B")]),
+    .present(.alert("alert", message: "Hi"), over: "app"),
+    .dismiss(presentedOver: "app"),
+    .setTabs("tabs", [.stack("one"), .stack("two")], selected: 1),
+    .selectTab("tabs", index: 0),
+    .showMaster("split", .view("master", type: "List")),
+    .showDetail("split", .view("detail", type: "Detail", data: "text")),
+]
+
+struct RoundTripTests {
+    @Test(arguments: roundTripMessages)
+    func encodeThenDecodeGivesTheSameMessage(_ message: WireMessage) throws {
+        let codec = WireCodec()
+        let frames = codec.encode(message)
+        #expect(frames.count == 3)
+        #expect(frames[0] == Array("FLOWD1".utf8))
+        #expect(frames[1] == Array(message.type.rawValue.utf8))
+        #expect(try codec.decode(frames) == message)
+    }
+
+    @Test(arguments: roundTripMessages)
+    func theBodyIsOneJSONObject(_ message: WireMessage) throws {
+        let body = WireCodec().encodeBody(message)
+        guard case .object = try jsonValue(body) else {
+            Issue.record("not a JSON object: \(String(decoding: body, as: UTF8.self))")
+            return
+        }
+    }
+
+    @Test(arguments: everyCommand)
+    func everyCommandRoundTripsInACommandMessage(_ command: NavigationCommand) throws {
+        let message = WireMessage.command(CommandMessage(session: "default", seq: 1, command: command))
+        #expect(try WireCodec().decode(WireCodec().encode(message)) == message)
+    }
+
+    @Test func everyMessageTypeIsRoundTripped() {
+        let tested = Set(roundTripMessages.map(\.type))
+        #expect(tested == Set(MessageType.allCases))
+    }
+
+    @Test func theRequestNumberIsTheBodysReq() {
+        for message in roundTripMessages {
+            let body = try? jsonValue(WireCodec().encodeBody(message))
+            let req: UInt64? = {
+                guard case .object(let members)? = body, case .int(let value)? = members["req"] else { return nil }
+                return UInt64(value)
+            }()
+            if message.type == .error {
+                continue  // an ERROR's req is the failing request's, and may be null
+            }
+            #expect(message.req == req, "\(message.type)")
+        }
+    }
+
+    @Test(
+        arguments: roundTripMessages.compactMap { message -> EventMessage? in
+            if case .event(let event) = message { return event }
+            return nil
+        })
+    func anEventTravelsInFourFramesUnderItsSessionsTopic(_ event: EventMessage) throws {
+        let codec = WireCodec()
+        let frames = codec.encodeEvent(event)
+        #expect(frames.count == 4)
+        #expect(frames[0] == Array("nav/default".utf8))
+        #expect(Array(frames.dropFirst()) == codec.encode(.event(event)))
+        #expect(try codec.decodeEvent(frames) == event)
+    }
+
+    @Test func anEventWithoutItsTopicIsAMalformedFrame() {
+        let event = EventMessage(event: "will", session: "s", flow: "F", coordinator: 1, step: Step("a"), text: "t")
+        let codec = WireCodec()
+        #expect(throws: WireError(.malformedFrame, "")) { try codec.decodeEvent(codec.encode(.event(event))) }
+        #expect(throws: WireError(.unknownType, "")) {
+            try codec.decodeEvent([Array("nav/s".utf8)] + codec.encode(.bye))
+        }
+    }
+}
