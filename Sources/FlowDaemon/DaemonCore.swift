@@ -328,7 +328,12 @@ public struct DaemonCore {
     }
 
     private mutating func ack(_ body: Ack, from peer: Peer) {
-        guard let session = sessions[body.session], session.host == peer.address else { return }
+        guard let session = sessions[body.session], session.host == peer.address else {
+            // ACK never gets a reply (docs/PROTOCOL.md §6.3): counted and ignored.
+            counters.errors[WireError.Code.notHost.rawValue, default: 0] += 1
+            logger.debug("ACK for a session the peer does not host", metadata: ["peer": "\(peer.id)"])
+            return
+        }
         let acked = min(body.seq, session.seq)
         if acked > session.ackedSeq {
             counters.commandsAcked += Int(acked - session.ackedSeq)
