@@ -1,0 +1,68 @@
+public import FlowWire
+public import Logging
+public import ZeroMQ
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// How a client connects to `flowd`; every setting has a default that needs no configuration.
+public struct FlowClientConfiguration: Sendable {
+    /// Where the daemon listens (``FlowWire/FlowdEndpoints/default(environment:)`` unless given).
+    public var endpoints: FlowdEndpoints
+    /// A random ID for this run of the process (`instance` in `HELLO`).
+    public var instance: String
+    /// How often the client sends `HEARTBEAT` (100 ms to 60 s, `heartbeat_ms` in `HELLO`).
+    public var heartbeatInterval: Duration
+    /// How many of the daemon's heartbeat intervals of silence make the client drop the connection and start again
+    /// with a new socket and `HELLO` (3 in the protocol).
+    public var livenessIntervals: Int
+    /// How long to wait for `WELCOME` after connecting before starting again with a new socket; `nil` uses
+    /// ``livenessIntervals`` × ``heartbeatInterval``.
+    public var handshakeTimeout: Duration?
+    /// The pause before a new connection attempt after one failed, doubled on each failure in a row up to
+    /// ``maximumReconnectDelay``.
+    public var reconnectDelay: Duration
+    /// The longest pause between connection attempts.
+    public var maximumReconnectDelay: Duration
+    /// How long a request waits for its reply (including waiting for a connection); `nil` waits as long as it takes.
+    public var requestTimeout: Duration?
+    /// The options of the client's sockets: bounded linger, and `ZMQ_IMMEDIATE` on the control DEALER.
+    public var socketOptions: ZMQSocketOptions
+    /// Where the client logs.
+    public var logger: Logger
+
+    /// A configuration; every parameter has a default.
+    public init(
+        endpoints: FlowdEndpoints = .default(),
+        instance: String = UUID().uuidString.lowercased(),
+        heartbeatInterval: Duration = .seconds(1),
+        livenessIntervals: Int = 3,
+        handshakeTimeout: Duration? = nil,
+        reconnectDelay: Duration = .milliseconds(100),
+        maximumReconnectDelay: Duration = .seconds(2),
+        requestTimeout: Duration? = nil,
+        socketOptions: ZMQSocketOptions = ZMQSocketOptions(linger: .milliseconds(100), immediateOnDealers: true),
+        logger: Logger = Logger(label: "flowd.client")
+    ) {
+        self.endpoints = endpoints
+        self.instance = instance
+        self.heartbeatInterval = heartbeatInterval
+        self.livenessIntervals = livenessIntervals
+        self.handshakeTimeout = handshakeTimeout
+        self.reconnectDelay = reconnectDelay
+        self.maximumReconnectDelay = maximumReconnectDelay
+        self.requestTimeout = requestTimeout
+        self.socketOptions = socketOptions
+        self.logger = logger
+    }
+
+    /// ``heartbeatInterval`` in whole milliseconds, clamped to the protocol's 100...60000.
+    var heartbeatMilliseconds: Int {
+        let (seconds, attoseconds) = heartbeatInterval.components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int(min(max(milliseconds, 100), 60_000))
+    }
+}

@@ -1,0 +1,79 @@
+public import FlowWire
+
+/// The daemon refused a request: an `ERROR` reply (`docs/PROTOCOL.md` §3), with its stable wire code.
+///
+/// Equality looks at the code only, so callers write `error.code == .unknownSession`.
+public struct DaemonError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The stable error code, e.g. ``FlowWire/WireError/Code/unknownSession``.
+    public let code: WireError.Code
+    /// The daemon's explanation, for a person.
+    public let message: String
+    /// The type of the message that failed, when the daemon could read it (`"STEP"`).
+    public let type: String?
+    /// The request number of the message that failed, when the daemon could read it.
+    public let req: UInt64?
+
+    /// An error with `code` and `message`.
+    public init(code: WireError.Code, message: String, type: String? = nil, req: UInt64? = nil) {
+        self.code = code
+        self.message = message
+        self.type = type
+        self.req = req
+    }
+
+    /// The error an `ERROR` reply carries.
+    public init(_ reply: ErrorReply) {
+        self.init(code: reply.code, message: reply.message, type: reply.type, req: reply.req)
+    }
+
+    public static func == (lhs: DaemonError, rhs: DaemonError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// `unknownSession: no session 'kiosk-3'`.
+    public var description: String { "\(code): \(message)" }
+}
+
+/// A request that did not get an answer from the daemon, or a client used the wrong way.
+///
+/// Equality looks at the code only.
+public struct FlowClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong; an open set of codes.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// No reply came within the request's timeout (the daemon does not run, or does not answer).
+        public static let timedOut = Code("timedOut")
+        /// The connection was lost after the request was sent: the daemon may or may not have carried it out.
+        public static let connectionLost = Code("connectionLost")
+        /// The request needs a connection and there is none now (a presenter's report while reconnecting).
+        public static let notConnected = Code("notConnected")
+        /// The client's `run()` has ended (or was never able to start): nothing can be sent any more.
+        public static let stopped = Code("stopped")
+        /// The reply does not have the shape the protocol gives it.
+        public static let badReply = Code("badReply")
+        /// The client's settings cannot work (an invalid name, a malformed endpoint).
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        /// ZeroMQ failed.
+        public static let transport = Code("transport")
+
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// Details for a person.
+    public let message: String
+
+    /// An error with `code` and `message`.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (lhs: FlowClientError, rhs: FlowClientError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// `timedOut: no reply to SESSIONS within 5 s`.
+    public var description: String { "\(code): \(message)" }
+}

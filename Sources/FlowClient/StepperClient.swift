@@ -1,0 +1,233 @@
+public import FlowCore
+public import FlowWire
+import Logging
+import Synchronization
+
+/// An attachment the daemon handed to this stepper process (`ATTACH`, `docs/PROTOCOL.md` §5.1): from now on the
+/// process may emit steps for it, as RxFlow's `readyToEmitSteps()` allows.
+public struct RemoteAttachment: Sendable, Hashable, Identifiable, CustomStringConvertible {
+    /// An attachment's identity: its session and number.
+    public struct ID: Sendable, Hashable, CustomStringConvertible {
+        public var session: String
+        public var attachment: AttachmentID
+
+        public init(session: String, attachment: AttachmentID) {
+            self.session = session
+            self.attachment = attachment
+        }
+
+        /// `default/att#12`.
+        public var description: String { "\(session)/\(attachment)" }
+    }
+
+    /// The session the attachment lives in.
+    public var session: String
+    /// The attachment's number in its session.
+    public var attachment: AttachmentID
+    /// The stepper kind the daemon asks for (`movies.detail`).
+    public var kind: String
+    /// The screen the attachment is about (a flow's root for a flow stepper).
+    public var presentable: PresentableID
+    /// `contributor` for a screen's stepper, `flow` for a flow's own stepper.
+    public var role: String
+    /// The contributed screen's `data`: what the view model is about.
+    public var context: JSONValue
+
+    public init(
+        session: String, attachment: AttachmentID, kind: String, presentable: PresentableID, role: String,
+        context: JSONValue
+    ) {
+        self.session = session
+        self.attachment = attachment
+        self.kind = kind
+        self.presentable = presentable
+        self.role = role
+        self.context = context
+    }
+
+    /// The attachment an `ATTACH` message describes.
+    public init(_ message: Attach) {
+        self.init(
+            session: message.session, attachment: AttachmentID(message.attachment), kind: message.kind,
+            presentable: PresentableID(message.presentable), role: message.role, context: message.context
+        )
+    }
+
+    public var id: ID { ID(session: session, attachment: attachment) }
+
+    /// `movies.detail default/att#12 on wishlist.movie.23452`.
+    public var description: String { "\(kind) \(id) on \(presentable)" }
+}
+
+/// What happens to a stepper process's attachments, in the order the daemon said it.
+public enum StepperEvent: Sendable, Hashable {
+    /// A new attachment: the process may emit steps for it (an `ATTACH` for a known attachment is not repeated).
+    case attached(RemoteAttachment)
+    /// The attachment ended (`presentableDismissed`, `flowEnded`, or `daemonRestarted` when the daemon that made it
+    /// is gone); steps for it are refused from now on.
+    case detached(RemoteAttachment, reason: String)
+    /// A person acted on the attachment's screen (`ACTION`): decide what it means, usually by emitting a step.
+    case action(Step, on: RemoteAttachment)
+}
+
+/// What became of an emitted step (the `OK` reply to `STEP`).
+public enum StepOutcome: Sendable, Hashable, CustomStringConvertible {
+    /// The step entered the session's queue and has been handled by the coordinator.
+    case accepted
+    /// The coordinator dropped it (`notVisible`, `noneStep`, `attachmentEnded`, …).
+    case dropped(StepDropReason)
+
+    public var description: String {
+        switch self {
+        case .accepted: return "accepted"
+        case .dropped(let reason): return "dropped (\(reason))"
+        }
+    }
+}
+
+/// A stepper process's side of the protocol: it serves stepper kinds, receives attachments and actions, and emits
+/// steps for its attachments.
+///
+/// ```swift
+/// let client = StepperClient(name: "movies", serves: ["movies.detail"])
+/// try await client.run { event in
+///     if case .action(let action, let attachment) = event, action.name == "pickCast" {
+///         _ = try await client.emit(Step("castIsPicked", payload: action.payload), for: attachment)
+///     }
+/// }
+/// ```
+///
+/// ``run()`` keeps the connection (handshake, heartbeats, reconnection, `BYE` when cancelled); ``events`` yields
+/// ``StepperEvent``s; ``run(handler:)`` does both. After a reconnect the daemon sends `ATTACH` again for every
+/// attachment still alive: those are no-ops here. When the daemon itself restarted (its run ID changed), every known
+/// attachment is reported ``StepperEvent/detached(_:reason:)`` with reason `daemonRestarted`.
+///
+/// `Sendable`: its state is behind a mutex; ``emit(_:for:)`` may be called from any task.
+public final class StepperClient: Sendable {
+    /// The client's stable name (how the daemon recognises a restarted process).
+    public let name: String
+    /// The stepper kinds this process serves.
+    public let kinds: [String]
+    /// The attachment events, in order; one consumer. Ends when ``run()`` ends.
+    public let events: AsyncStream<StepperEvent>
+    private let continuation: AsyncStream<StepperEvent>.Continuation
+    private let connection: FlowConnection
+    private let known = Mutex<[RemoteAttachment.ID: RemoteAttachment]>([:])
+
+    /// A stepper client serving `kinds`.
+    ///
+    /// - Parameters:
+    ///   - name: the process's stable name, `[A-Za-z0-9._-]{1,64}`.
+    ///   - kinds: the stepper kinds it serves (`movies.detail`).
+    public init(
+        name: String, serves kinds: [String], configuration: FlowClientConfiguration = FlowClientConfiguration()
+    ) {
+        self.name = name
+        self.kinds = kinds
+        (events, continuation) = AsyncStream.makeStream()
+        connection = FlowConnection(role: .stepper, name: name, serves: kinds, configuration: configuration)
+    }
+
+    /// The attachments this process holds now, by session and number.
+    public var attachments: [RemoteAttachment] {
+        known.withLock { Array($0.values) }.sorted {
+            ($0.session, $0.attachment.rawValue) < ($1.session, $1.attachment.rawValue)
+        }
+    }
+
+    /// Connects and serves until cancelled (then says `BYE`); ``events`` ends when this returns.
+    ///
+    /// - Throws: ``FlowClientError`` when the client cannot work at all (an invalid name or kind, a malformed
+    ///   endpoint), ``DaemonError`` when the daemon refuses the `HELLO`.
+    public func run() async throws {
+        defer { continuation.finish() }
+        try await connection.run { [self] batch in handle(batch) }
+    }
+
+    /// Connects, serves until cancelled, and calls `handler` for every event in order.
+    ///
+    /// `handler` may call ``emit(_:for:)``. An error it throws ends the client and is rethrown here (but a
+    /// `CancellationError` while this task is cancelled: then it returns, like ``run()``).
+    public func run(handler: @escaping @Sendable (StepperEvent) async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.run() }
+            for await event in events {
+                do {
+                    try await handler(event)
+                } catch is CancellationError where Task.isCancelled {
+                    break
+                } catch {
+                    group.cancelAll()
+                    throw error
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Emits `step` for `attachment` (`STEP`) and waits for the coordinator's verdict.
+    ///
+    /// ``FlowCore/Step/none`` (RxFlow's `NoneStep`) never reaches a flow: it is dropped here with reason `noneStep`.
+    ///
+    /// - Throws: ``DaemonError`` (`unknownAttachment` after a `DETACH`, `unknownSession`, `unknownStep`, …),
+    ///   ``FlowClientError`` (`timedOut`, `connectionLost`, `stopped`, `badReply`).
+    public func emit(_ step: Step, for attachment: RemoteAttachment) async throws -> StepOutcome {
+        try await emit(step, session: attachment.session, attachment: attachment.attachment)
+    }
+
+    /// Emits `step` for the attachment numbered `attachment` in `session`.
+    public func emit(_ step: Step, session: String, attachment: AttachmentID) async throws -> StepOutcome {
+        if step.isNone { return .dropped(.noneStep) }
+        let result = try await connection.request { req in
+            .step(StepMessage(req: req, session: session, attachment: attachment.rawValue, step: step))
+        }
+        guard case .object(let fields) = result, case .bool(let accepted)? = fields["accepted"] else {
+            throw FlowClientError(.badReply, "the OK to STEP has no 'accepted': \(result)")
+        }
+        if accepted { return .accepted }
+        return .dropped(StepDropReason(fields["reason"]?.stringValue ?? "unknown"))
+    }
+
+    private func handle(_ batch: [ConnectionEvent]) {
+        for event in batch {
+            switch event {
+            case .connected(_, let daemonChanged):
+                guard daemonChanged else { continue }
+                let gone = known.withLock { known in
+                    defer { known.removeAll() }
+                    return known.values.sorted { $0.attachment < $1.attachment }
+                }
+                for attachment in gone { continuation.yield(.detached(attachment, reason: "daemonRestarted")) }
+            case .message(.attach(let message)):
+                let attachment = RemoteAttachment(message)
+                let isNew = known.withLock { known in
+                    guard known[attachment.id] == nil else { return false }
+                    known[attachment.id] = attachment
+                    return true
+                }
+                if isNew {
+                    connection.logger.debug("attached", metadata: ["attachment": "\(attachment)"])
+                    continuation.yield(.attached(attachment))
+                } else {
+                    connection.logger.debug(
+                        "ATTACH for a known attachment: no-op", metadata: ["attachment": "\(attachment)"])
+                }
+            case .message(.detach(let message)):
+                let id = RemoteAttachment.ID(session: message.session, attachment: AttachmentID(message.attachment))
+                if let attachment = known.withLock({ $0.removeValue(forKey: id) }) {
+                    continuation.yield(.detached(attachment, reason: message.reason))
+                }
+            case .message(.action(let message)):
+                let id = RemoteAttachment.ID(session: message.session, attachment: AttachmentID(message.attachment))
+                if let attachment = known.withLock({ $0[id] }) {
+                    continuation.yield(.action(message.action, on: attachment))
+                } else {
+                    connection.logger.warning(
+                        "ACTION for an unknown attachment ignored", metadata: ["attachment": "\(id)"])
+                }
+            case .message, .disconnected:
+                break
+            }
+        }
+    }
+}

@@ -1,0 +1,294 @@
+import ArgumentParser
+import FlowClient
+import FlowCore
+import FlowWire
+import Foundation
+import Logging
+
+/// `flowctl`: the operator's tool for a running `flowd`.
+///
+/// Exit codes: 0 on success, 1 when the daemon refused the request (an `ERROR` reply: the code is printed), 2 when
+/// the daemon did not answer within `--timeout` or could not be reached, 64 for a usage mistake.
+@main
+struct Flowctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flowctl",
+        abstract: "Operate a running flowd: sessions, flow trees, the navigation stream, deep links, health.",
+        discussion: """
+            Endpoints default to ipc://$RUNTIME/control.sock and ipc://$RUNTIME/events.sock, where $RUNTIME is \
+            $XDG_RUNTIME_DIR/flowd, /run/flowd for root, or /tmp/flowd-<uid>, as flowd itself uses.
+            Exit codes: 0 success; 1 the daemon refused the request; 2 the daemon did not answer in time or could \
+            not be reached; 64 usage.
+            """,
+        subcommands: [Sessions.self, Tree.self, Watch.self, StepCommand.self, Health.self, SessionGroup.self]
+    )
+}
+
+// MARK: - Common options
+
+/// Options every command takes.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The daemon's control endpoint.", valueName: "endpoint"))
+    var control: String?
+
+    @Option(name: .long, help: ArgumentHelp("The daemon's events endpoint.", valueName: "endpoint"))
+    var events: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for the daemon's answer.", valueName: "seconds"))
+    var timeout: Double = 5
+
+    @Flag(name: .long, help: "Log the connection to standard error.")
+    var verbose = false
+
+    func validate() throws {
+        guard timeout > 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
+    }
+
+    var endpoints: FlowdEndpoints {
+        let defaults = FlowdEndpoints.default()
+        return FlowdEndpoints(control: control ?? defaults.control, events: events ?? defaults.events)
+    }
+
+    var clientConfiguration: FlowClientConfiguration {
+        let verbose = verbose
+        let logger = Logger(label: "flowctl") { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .error
+            return handler
+        }
+        return FlowClientConfiguration(
+            endpoints: endpoints, requestTimeout: .milliseconds(Int64((timeout * 1000).rounded(.up))), logger: logger
+        )
+    }
+
+    /// Runs `body` with a connected operator client, turning the client's errors into messages and exit codes.
+    func withOperator<T>(_ body: (OperatorClient) async throws -> T) async throws -> T {
+        do {
+            return try await OperatorClient.withConnection(
+                name: "flowctl-\(getpid())", configuration: clientConfiguration
+            ) {
+                client in try await body(client)
+            }
+        } catch let error as DaemonError {
+            let what = error.type.map { " \($0)" } ?? ""
+            printError("flowd refused\(what): \(error.code): \(error.message)")
+            throw ExitCode(1)
+        } catch let error as FlowClientError {
+            printError(describe(error))
+            throw ExitCode(2)
+        }
+    }
+
+    func describe(_ error: FlowClientError) -> String {
+        switch error.code {
+        case .timedOut:
+            return "flowd did not answer within \(timeout) s at \(endpoints.control): is it running?"
+        case .connectionLost:
+            return "the connection to flowd at \(endpoints.control) was lost: \(error.message)"
+        default:
+            return "cannot talk to flowd at \(endpoints.control): \(error)"
+        }
+    }
+}
+
+/// The session option of the commands about one session.
+struct SessionOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The session.", valueName: "id"))
+    var session = "default"
+
+    func validate() throws {
+        guard WireProtocol.isValidName(session) else {
+            throw ValidationError("session '\(session)' is not [A-Za-z0-9._-]{1,64}")
+        }
+    }
+}
+
+// MARK: - Commands
+
+struct Sessions: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the sessions.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Flag(name: .long, help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let sessions = try await connection.withOperator { client in try await client.sessions() }
+        if json {
+            printLine(try encodeJSON(sessions))
+        } else if sessions.isEmpty {
+            printLine("(no sessions)")
+        } else {
+            for session in sessions { printLine(session.description) }
+        }
+    }
+}
+
+struct Tree: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show a session's flow tree.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var session: SessionOption
+    @Flag(name: .long, help: "Print the tree as JSON.") var json = false
+
+    func run() async throws {
+        let report = try await connection.withOperator { client in try await client.tree(session: session.session) }
+        if json {
+            printLine(try encodeJSON(report.json))
+        } else {
+            let text = report.text.hasSuffix("\n") ? String(report.text.dropLast()) : report.text
+            printLine(text)
+        }
+    }
+}
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the navigation events as they happen (until interrupted).",
+        discussion: "Prints `did navigate flow=<Flow> step=<step>` lines; the stream may lose events under load."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+    @Option(name: .long, help: ArgumentHelp("Watch this session only (default: every session).", valueName: "id"))
+    var session: String?
+    @Flag(name: .long, help: "Also print `will navigate` lines.") var will = false
+    @Flag(name: .long, help: "Also print dropped steps.") var drops = false
+    @Flag(name: .long, help: "Start each line with the session's ID.") var showSession = false
+
+    func validate() throws {
+        if let session, !WireProtocol.isValidName(session) {
+            throw ValidationError("session '\(session)' is not [A-Za-z0-9._-]{1,64}")
+        }
+    }
+
+    func run() async throws {
+        // Make sure the daemon is there (and the session exists) before waiting for events that may never come.
+        try await connection.withOperator { client in
+            if let session { _ = try await client.tree(session: session) } else { _ = try await client.health() }
+        }
+        let events = FlowEvents(
+            endpoint: connection.endpoints.events, session: session, logger: connection.clientConfiguration.logger
+        )
+        do {
+            for try await event in events {
+                switch event.event {
+                case "will" where !will, "drop" where !drops: continue
+                default: break
+                }
+                let text = event.text.isEmpty ? describe(event) : event.text
+                printLine(showSession ? "\(event.session) \(text)" : text)
+            }
+        } catch let error as FlowClientError {
+            printError(connection.describe(error))
+            throw ExitCode(2)
+        }
+    }
+
+    private func describe(_ event: EventMessage) -> String {
+        switch event.event {
+        case "drop": return "drop step=\(event.step) reason=\(event.reason ?? "?")"
+        default: return "\(event.event) navigate flow=\(event.flow ?? "?") step=\(event.step)"
+        }
+    }
+}
+
+struct StepCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "step",
+        abstract: "Deep link: offer a step to every flow of a session's tree, parent first.",
+        discussion: "The payload is JSON: 23452, '\"text\"', '{\"movie\": 23452}'."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var session: SessionOption
+    @Argument(help: ArgumentHelp("The step's name.", valueName: "step")) var name: String
+    @Argument(help: ArgumentHelp("The step's payload, as JSON.", valueName: "payload-json")) var payload: String?
+
+    func validate() throws {
+        guard WireProtocol.isValidStepName(name) else {
+            throw ValidationError("step name '\(name)' is not [A-Za-z0-9._:-]{1,128}")
+        }
+        _ = try parsedPayload()
+    }
+
+    private func parsedPayload() throws -> StepPayload {
+        guard let payload else { return .null }
+        do {
+            return try JSONDecoder().decode(StepPayload.self, from: Data(payload.utf8))
+        } catch {
+            throw ValidationError("the payload is not JSON (quote a string: '\"text\"'): \(payload)")
+        }
+    }
+
+    func run() async throws {
+        let step = Step(name, payload: try parsedPayload())
+        let navigations = try await connection.withOperator { client in
+            try await client.deepLink(session: session.session, step: step)
+        }
+        printLine("deep link \(step) in session \(session.session): \(navigations) flow(s) navigated")
+    }
+}
+
+struct Health: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the daemon's health.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Flag(name: .long, help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let health = try await connection.withOperator { client in try await client.health() }
+        if json {
+            printLine(try encodeJSON(health.json))
+            return
+        }
+        let status = "status=\(health.status) daemon=\(health.daemon)"
+        printLine("\(status) uptime=\(health.uptimeSeconds)s sessions=\(health.sessions)")
+        printLine(
+            "peers: " + health.peers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+        printLine("counters: " + (try encodeJSON(health.counters, pretty: false)))
+    }
+}
+
+struct SessionGroup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session", abstract: "Manage sessions.", subcommands: [Create.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a session.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: ArgumentHelp("The new session's ID.", valueName: "id")) var id: String
+
+        func validate() throws {
+            guard WireProtocol.isValidName(id) else {
+                throw ValidationError("session '\(id)' is not [A-Za-z0-9._-]{1,64}")
+            }
+        }
+
+        func run() async throws {
+            let created = try await connection.withOperator { client in try await client.createSession(id) }
+            printLine(created ? "created session \(id)" : "session \(id) exists already")
+        }
+    }
+}
+
+// MARK: - Output
+
+/// Writes a line to standard output at once (no buffering: `watch` lines appear as they happen, even in a pipe).
+func printLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Writes `flowctl: <message>` to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("flowctl: \(message)\n".utf8))
+}
+
+func encodeJSON(_ value: some Encodable, pretty: Bool = true) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting =
+        pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}

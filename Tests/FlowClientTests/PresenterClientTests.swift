@@ -1,0 +1,294 @@
+import FlowClient
+import FlowCore
+import FlowWire
+import Testing
+
+/// ``PresenterClient``: `SYNC`, snapshot adoption, exactly-once commands, gaps, re-reports, reconnects and a person's
+/// operations, against a fake daemon.
+@Suite(.timeLimit(.minutes(1)))
+struct PresenterClientTests {
+    /// The UI at seq 3: a stack `app` showing `home` on top of nothing else.
+    static let ui: UISnapshot = {
+        var model = PresentationModel()
+        _ = model.apply([.setRoot(.stack("app")), .push(.view("home", type: "Home"), onto: "app")])
+        return UISnapshot(model)
+    }()
+
+    static func visible(_ ids: PresentableID...) -> [PresentableReport] {
+        ids.map { PresentableReport(presentable: $0.rawValue, state: .visible) }
+    }
+
+    /// Welcomes the presenter, answers its first `SYNC` with a snapshot of ``ui`` at seq 3 and serves its report.
+    ///
+    /// - Returns: the presenter's routing id and the report it made.
+    static func syncWithSnapshot(
+        _ daemon: FakeDaemon,
+        heartbeatMs: Int = 60_000
+    ) async throws -> (peer: [UInt8], sync: Sync, report: [PresentableReport]) {
+        let (peer, hello) = try await daemon.acceptHello(heartbeatMs: heartbeatMs)
+        #expect(hello.role == .presenter)
+        let (_, sync) = try await daemon.expect("SYNC", from: peer) { $0.sync }
+        try await daemon.send(.ok(OKReply(req: sync.req, result: ["seq": 3, "mode": "snapshot"])), to: peer)
+        try await daemon.send(.snapshot(SnapshotMessage(session: "default", seq: 3, ui: ui)), to: peer)
+        let (_, ack) = try await daemon.expect("ACK 3", from: peer) { $0.ack }
+        #expect(ack.seq == 3)
+        let (_, report) = try await daemon.expect("REPORT", from: peer) { $0.report }
+        try await daemon.send(.ok(OKReply(req: report.req)), to: peer)
+        return (peer, sync, report.reports)
+    }
+
+    static func command(_ seq: UInt64, _ command: NavigationCommand) -> WireMessage {
+        .command(CommandMessage(session: "default", seq: seq, command: command))
+    }
+
+    /// Reads changes until one has applied `seq`; returns the sequence numbers of the commands applied on the way.
+    static func appliedSeqs(
+        in changes: AsyncStream<PresenterChange>,
+        through seq: UInt64
+    ) async throws -> [UInt64] {
+        try await withDeadline("changes through seq \(seq)") {
+            var applied: [UInt64] = []
+            for await change in changes {
+                if case .commands(let commands) = change.cause { applied += commands.map(\.seq) }
+                if change.lastSeq >= seq { return applied }
+            }
+            return applied
+        }
+    }
+
+    @Test func syncAdoptsTheSnapshotAcknowledgesItAndReportsWhatIsVisible() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            let changes = presenter.changes()
+            try await whileRunning(presenter.run) {
+                let (_, sync, report) = try await Self.syncWithSnapshot(daemon)
+                #expect(sync.session == "default")
+                #expect(sync.lastSeq == 0)
+                #expect(!sync.create)
+                #expect(report == Self.visible("app", "home"))
+                var iterator = changes.makeAsyncIterator()
+                let change = try #require(await iterator.next())
+                #expect(change.cause == .snapshot(seq: 3))
+                #expect(change.reports == report)
+                #expect(presenter.lastSeq == 3)
+                #expect(presenter.model.visiblePresentables == ["app", "home"])
+            }
+        }
+    }
+
+    @Test func createSessionAsksTheDaemonToCreateIt() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(
+                name: "kiosk", session: "kiosk-3", createSession: true, configuration: daemon.configuration()
+            )
+            try await whileRunning(presenter.run) {
+                let (peer, _) = try await daemon.acceptHello()
+                let (_, sync) = try await daemon.expect("SYNC", from: peer) { $0.sync }
+                #expect(sync.session == "kiosk-3")
+                #expect(sync.create)
+            }
+        }
+    }
+
+    @Test func duplicateAndOldCommandsAreNotAppliedTwice() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            let changes = presenter.changes()
+            try await whileRunning(presenter.run) {
+                let (peer, _, _) = try await Self.syncWithSnapshot(daemon)
+                try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
+                try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
+                try await daemon.send(Self.command(2, .setRoot(.stack("other"))), to: peer)
+                try await daemon.send(Self.command(5, .push(.view("more", type: "More"), onto: "app")), to: peer)
+                try await daemon.send(Self.command(5, .pop(stack: "app")), to: peer)
+                let served = try await daemon.serve(until: "ACK 5", from: peer) { $0.ack?.seq == 5 ? true : nil }
+                #expect(served.acks.allSatisfy { $0 == 4 })
+                #expect(try await Self.appliedSeqs(in: changes, through: 5) == [4, 5])
+                #expect(presenter.model.children(of: "app") == ["home", "detail", "more"])
+                #expect(presenter.model.visiblePresentables == ["app", "more"])
+                #expect(presenter.lastSeq == 5)
+            }
+        }
+    }
+
+    @Test func aGapTriggersSyncWithTheLastAppliedSeqAndReplayFillsIt() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            let changes = presenter.changes()
+            try await whileRunning(presenter.run) {
+                let (peer, _, _) = try await Self.syncWithSnapshot(daemon)
+                // Command 4 was lost: 5 shows the gap.
+                try await daemon.send(Self.command(5, .push(.view("more", type: "More"), onto: "app")), to: peer)
+                let (sync, _, _) = try await daemon.serve(until: "SYNC", from: peer) { $0.sync }
+                #expect(sync.lastSeq == 3)
+                try await daemon.send(.ok(OKReply(req: sync.req, result: ["seq": 5, "mode": "replay"])), to: peer)
+                // After a SYNC the daemon counts nothing visible: everything visible is reported again.
+                let (_, reReport) = try await daemon.expect("REPORT", from: peer) { $0.report }
+                #expect(reReport.reports == Self.visible("app", "home"))
+                try await daemon.send(.ok(OKReply(req: reReport.req)), to: peer)
+                try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
+                try await daemon.send(Self.command(5, .push(.view("more", type: "More"), onto: "app")), to: peer)
+                _ = try await daemon.serve(until: "ACK 5", from: peer) { $0.ack?.seq == 5 ? true : nil }
+                #expect(try await Self.appliedSeqs(in: changes, through: 5) == [4, 5])
+                #expect(presenter.model.children(of: "app") == ["home", "detail", "more"])
+            }
+        }
+    }
+
+    @Test func aHeartbeatAnnouncingAHigherSeqTriggersSync() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (peer, _, _) = try await Self.syncWithSnapshot(daemon)
+                try await daemon.send(.heartbeat(Heartbeat(sessions: ["default": 3, "other": 9])), to: peer)
+                try await daemon.send(.heartbeat(Heartbeat(sessions: ["default": 4])), to: peer)
+                let (sync, _, _) = try await daemon.serve(until: "SYNC", from: peer) { $0.sync }
+                #expect(sync.lastSeq == 3)
+            }
+        }
+    }
+
+    @Test func aSnapshotReplacesTheWholeModel() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            let changes = presenter.changes()
+            try await whileRunning(presenter.run) {
+                let (peer, _, _) = try await Self.syncWithSnapshot(daemon)
+                try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
+                _ = try await daemon.serve(until: "ACK 4", from: peer) { $0.ack?.seq == 4 ? true : nil }
+                // A gap far behind: the daemon answers with a snapshot of another UI.
+                try await daemon.send(Self.command(9, .pop(stack: "app")), to: peer)
+                let (sync, _, _) = try await daemon.serve(until: "SYNC", from: peer) { $0.sync }
+                #expect(sync.lastSeq == 4)
+                var other = PresentationModel()
+                _ = other.apply([
+                    .setRoot(.tabs("tabs")),
+                    .setTabs("tabs", [.view("a", type: "A"), .view("b", type: "B")], selected: 1),
+                ])
+                try await daemon.send(.ok(OKReply(req: sync.req, result: ["seq": 9, "mode": "snapshot"])), to: peer)
+                try await daemon.send(
+                    .snapshot(SnapshotMessage(session: "default", seq: 9, ui: UISnapshot(other))), to: peer)
+                let (report, _, acks) = try await daemon.serve(until: "REPORT", from: peer) { $0.report }
+                #expect(acks.contains(9))
+                #expect(report.reports == Self.visible("tabs", "b"))
+                try await daemon.send(.ok(OKReply(req: report.req)), to: peer)
+                _ = try await Self.appliedSeqs(in: changes, through: 9)
+                #expect(presenter.model == other)
+                #expect(presenter.lastSeq == 9)
+                // Commands at or below the snapshot's seq are old now.
+                try await daemon.send(Self.command(9, .pop(stack: "app")), to: peer)
+                try await daemon.send(Self.command(10, .selectTab("tabs", index: 0)), to: peer)
+                _ = try await daemon.serve(until: "ACK 10", from: peer) { $0.ack?.seq == 10 ? true : nil }
+                #expect(presenter.model.visiblePresentables == ["tabs", "a"])
+            }
+        }
+    }
+
+    @Test func afterASilentDaemonThePresenterReconnectsAndSyncsWithItsLastSeq() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
+                // Silence: the presenter starts again with a new socket, HELLO, and SYNC after seq 3.
+                let (secondPeer, _) = try await daemon.acceptHello()
+                #expect(secondPeer != firstPeer)
+                let (_, sync) = try await daemon.expect("SYNC", from: secondPeer) { $0.sync }
+                #expect(sync.lastSeq == 3)
+                try await daemon.send(
+                    .ok(OKReply(req: sync.req, result: ["seq": 3, "mode": "replay"])), to: secondPeer)
+                let (_, report) = try await daemon.expect("REPORT", from: secondPeer) { $0.report }
+                #expect(report.reports == Self.visible("app", "home"))
+            }
+        }
+    }
+
+    @Test func aDismissalMadeWhileDisconnectedIsReportedAfterTheNextSync() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
+                try await daemon.send(
+                    Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: firstPeer)
+                let (report, _, _) = try await daemon.serve(until: "REPORT", from: firstPeer) { $0.report }
+                try await daemon.send(.ok(OKReply(req: report.req)), to: firstPeer)
+                // Silence: the presenter reconnects. Before the daemon welcomes it, the person goes back.
+                let (secondPeer, hello) = try await daemon.expect("HELLO") { message -> Hello? in
+                    guard case .hello(let hello) = message, hello.req > 1 else { return nil }
+                    return hello
+                }
+                #expect(secondPeer != firstPeer)
+                try await presenter.tapBack(in: "app")
+                #expect(presenter.model.visiblePresentables == ["app", "home"])
+                try await daemon.send(
+                    .welcome(Welcome(req: hello.req, peer: "p2", daemon: "daemon-1", heartbeatMs: 60_000)),
+                    to: secondPeer
+                )
+                let (_, sync) = try await daemon.expect("SYNC", from: secondPeer) { $0.sync }
+                #expect(sync.lastSeq == 4)
+                try await daemon.send(
+                    .ok(OKReply(req: sync.req, result: ["seq": 4, "mode": "replay"])), to: secondPeer)
+                let (_, reReport) = try await daemon.expect("REPORT", from: secondPeer) { $0.report }
+                #expect(
+                    reReport.reports == [PresentableReport(presentable: "detail", state: .dismissed)]
+                        + Self.visible("app", "home")
+                )
+            }
+        }
+    }
+
+    @Test func aSyncRefusedBecauseAnotherPresenterHostsTheSessionEndsRun() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "second", configuration: daemon.configuration())
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await #expect(throws: DaemonError(code: .sessionHosted, message: "")) { try await presenter.run() }
+                }
+                let (peer, _) = try await daemon.acceptHello()
+                let (_, sync) = try await daemon.expect("SYNC", from: peer) { $0.sync }
+                try await daemon.send(
+                    .error(ErrorReply(req: sync.req, code: .sessionHosted, message: "hosted by 'tui'", type: "SYNC")),
+                    to: peer
+                )
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test func aPersonsOperationsChangeTheModelAndAreReported() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (peer, _, _) = try await Self.syncWithSnapshot(daemon)
+                try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
+                _ = try await daemon.serve(until: "ACK 4", from: peer) { $0.ack?.seq == 4 ? true : nil }
+                let (_, pushReport) = try await daemon.expect("REPORT after push", from: peer) { $0.report }
+                try await daemon.send(.ok(OKReply(req: pushReport.req)), to: peer)
+
+                async let back: Void = presenter.tapBack(in: "app")
+                let (_, report) = try await daemon.expect("REPORT after back", from: peer) { $0.report }
+                #expect(
+                    report.reports == [
+                        PresentableReport(presentable: "detail", state: .dismissed),
+                        PresentableReport(presentable: "home", state: .visible),
+                    ]
+                )
+                try await daemon.send(.ok(OKReply(req: report.req)), to: peer)
+                try await back
+                #expect(presenter.model.children(of: "app") == ["home"])
+
+                await #expect(throws: PresentationError.nothingToGoBackTo("app")) {
+                    try await presenter.tapBack(in: "app")
+                }
+
+                async let delivered = presenter.userAction(Step("pickCast", payload: 4), on: "home")
+                let (_, action) = try await daemon.expect("USER_ACTION", from: peer) { message -> UserAction? in
+                    if case .userAction(let body) = message { body } else { nil }
+                }
+                #expect(action.presentable == "home")
+                #expect(action.action == Step("pickCast", payload: 4))
+                try await daemon.send(.ok(OKReply(req: action.req, result: ["delivered": 1])), to: peer)
+                #expect(try await delivered == 1)
+            }
+        }
+    }
+}
