@@ -15,24 +15,61 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "FlowCore", targets: ["FlowCore"]),
+        .library(name: "FlowWire", targets: ["FlowWire"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
+        .library(name: "FlowClient", targets: ["FlowClient"]),
+        .executable(name: "flowctl", targets: ["flowctl"]),
         .library(name: "MovieDemo", targets: ["MovieDemo"]),
+        .library(name: "MovieServices", targets: ["MovieServices"]),
         .executable(name: "flowd-demo", targets: ["flowd-demo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // MARK: - Core
         .target(name: "FlowCore", dependencies: [swiftLog], swiftSettings: swiftSettings),
 
+        // MARK: - Wire protocol (pure: messages and their codec)
+        .target(name: "FlowWire", dependencies: ["FlowCore"], swiftSettings: swiftSettings),
+
         // MARK: - ZeroMQ (the only targets that touch libzmq)
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ", swiftLog], swiftSettings: swiftSettings),
 
+        // MARK: - Daemon
+        .target(
+            name: "FlowDaemon",
+            dependencies: [
+                "FlowCore", "FlowWire", "ZeroMQ", swiftLog,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Clients
+        .target(name: "FlowClient", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "flowctl",
+            dependencies: [
+                "FlowClient", "FlowWire", "FlowCore", swiftLog,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - Examples
         .target(
-            name: "MovieDemo", dependencies: ["FlowCore", swiftLog], path: "Examples/MovieDemo",
+            name: "MovieDemo", dependencies: ["FlowCore", "FlowDaemon", swiftLog], path: "Examples/MovieDemo",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MovieServices", dependencies: ["MovieDemo", "FlowCore"], path: "Examples/MovieServices",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -44,7 +81,21 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", swiftLog], swiftSettings: swiftSettings),
+        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", swiftLog], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FlowClientTests", dependencies: ["FlowClient", "FlowWire", "FlowCore", "ZeroMQ", swiftLog],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", swiftLog], swiftSettings: swiftSettings),
-        .testTarget(name: "MovieDemoTests", dependencies: ["MovieDemo", "FlowCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MovieDemoTests",
+            dependencies: ["MovieDemo", "MovieServices", "FlowDaemon", "FlowWire", "FlowCore", swiftLog],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MovieServicesTests", dependencies: ["MovieServices", "MovieDemo", "FlowCore"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
