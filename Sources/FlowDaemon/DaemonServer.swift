@@ -281,6 +281,9 @@ public final class DaemonServer: Service, Sendable {
         mutating func perform(_ outputs: [DaemonOutput], on core: inout DaemonCore, now: UInt64) {
             var unreachable: [PeerAddress] = []
             var attached: [any Stepper] = []
+            // Events go out after the control messages of the same turn: nothing waits for them, and a presenter
+            // waits for its COMMAND (docs/PERFORMANCE.md).
+            var events: [EventMessage] = []
             for output in outputs {
                 switch output {
                 case .send(let address, let message):
@@ -300,7 +303,7 @@ public final class DaemonServer: Service, Sendable {
                         }
                     }
                 case .publish(let event):
-                    _ = try? publisher.trySend(ZMQMessage(codec.encodeEvent(event)))
+                    events.append(event)
                 case .attachLocal(let session, let attachment):
                     let server = self.server
                     let id = attachment.id
@@ -317,6 +320,7 @@ public final class DaemonServer: Service, Sendable {
                     server.adaptContinuation.yield((session, request))
                 }
             }
+            for event in events { _ = try? publisher.trySend(ZMQMessage(codec.encodeEvent(event))) }
             // RxFlow subscribes, then calls `readyToEmitSteps()`; what the steppers emit there is queued.
             for stepper in attached { stepper.readyToEmitSteps() }
             for address in unreachable {

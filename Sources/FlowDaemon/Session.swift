@@ -20,7 +20,11 @@ final class Session {
     /// The sequence number of the last command.
     private(set) var seq: UInt64 = 0
     /// The last commands, for replay to a presenter that reconnects (oldest first).
-    private(set) var outbox: [CommandMessage] = []
+    var outbox: ArraySlice<CommandMessage> { storedOutbox[outboxStart...] }
+    /// The outbox and the commands already dropped from its front, trimmed in chunks so that sequencing a command
+    /// stays O(1) (removing the oldest one each time moved the whole outbox: docs/PERFORMANCE.md).
+    private var storedOutbox: [CommandMessage] = []
+    private var outboxStart = 0
     private let outboxLimit: Int
     /// The presenter hosting this session.
     var host: PeerAddress?
@@ -44,8 +48,13 @@ final class Session {
             rejection = error
         }
         let message = CommandMessage(session: id, seq: seq, command: command)
-        outbox.append(message)
-        if outbox.count > outboxLimit { outbox.removeFirst(outbox.count - outboxLimit) }
+        storedOutbox.append(message)
+        let excess = storedOutbox.count - outboxStart - outboxLimit
+        if excess > 0 { outboxStart += excess }
+        if outboxStart >= outboxLimit {
+            storedOutbox.removeFirst(outboxStart)
+            outboxStart = 0
+        }
         return (message, rejection)
     }
 

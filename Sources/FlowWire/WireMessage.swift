@@ -102,6 +102,8 @@ public struct WireCodec: Sendable {
 
     /// The JSON body of a message.
     public func encodeBody(_ message: WireMessage) -> [UInt8] {
+        // A step's round trip (COMMAND, OK, EVENT, …) is written without JSONEncoder, to the same bytes.
+        if let body = FastJSONWriter.body(message) { return body }
         do {
             switch message {
             case .hello(let body): return try json(body)
@@ -163,17 +165,23 @@ public struct WireCodec: Sendable {
             }
             throw WireError(.malformedFrame, "frame 0 is not the FLOWD1 signature")
         }
-        let req = Self.peekReq(body)
         let typeName = String(decoding: frames[1], as: UTF8.self)
         guard let type = MessageType(rawValue: typeName) else {
-            throw WireError(.unknownType, "unknown message type '\(typeName.prefix(32))'", req: req)
+            throw WireError(.unknownType, "unknown message type '\(typeName.prefix(32))'", req: Self.peekReq(body))
         }
         guard body.count <= maxBodyBytes else {
             throw WireError(
-                .messageTooLarge, "body of \(body.count) bytes exceeds the limit of \(maxBodyBytes)", req: req,
-                type: type
+                .messageTooLarge, "body of \(body.count) bytes exceeds the limit of \(maxBodyBytes)",
+                req: Self.peekReq(body), type: type
             )
         }
+        // A step's round trip (STEP, ACK, HEARTBEAT) is read without JSONDecoder when the body is plain enough;
+        // anything else, errors included, goes the Codable way below.
+        if let message = FastJSONReader.message(type, body: body) {
+            try validate(message, req: message.req)
+            return message
+        }
+        let req = Self.peekReq(body)
         let message: WireMessage
         do {
             message = try decodeBody(type, Data(body))

@@ -34,13 +34,15 @@ public enum WireProtocol: Sendable {
         !id.isEmpty && id.utf8.count <= 256
     }
 
-    private static func matches(_ text: String, maxLength: Int, extra: String) -> Bool {
-        let extra = Set(extra.utf8)
+    private static func matches(_ text: String, maxLength: Int, extra: StaticString) -> Bool {
         let bytes = text.utf8
         guard !bytes.isEmpty, bytes.count <= maxLength else { return false }
-        return bytes.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || extra.contains(byte)
+        // Checked on every message: no allocation here (docs/PERFORMANCE.md).
+        return extra.withUTF8Buffer { extra in
+            bytes.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || extra.contains(byte)
+            }
         }
     }
 }

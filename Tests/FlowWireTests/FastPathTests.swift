@@ -1,0 +1,148 @@
+import FlowCore
+import FlowWire
+import Foundation
+import Testing
+
+/// The codec writes a step's round trip (COMMAND, OK, EVENT, ACK, STEP, HEARTBEAT) and reads STEP, ACK and
+/// HEARTBEAT without `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md): these tests hold those fast paths to the
+/// `Codable` reference, byte for byte when writing and value for value when reading.
+struct FastPathTests {
+    private static let trickyPayload: JSONValue = [
+        "null": nil, "bool": true, "int": -42, "min": .int(Int.min), "max": .int(Int.max),
+        "string": "é \"quoted\" / \\ \n\t\r\u{08}\u{0C}\u{01}\u{1F}\u{7F} \u{2028} 😀",
+        "array": [1, "two", [3], [:], []], "object": ["nested": ["deeper": false]],
+        "B": 1, "a": 2, "_x": 3, "a10": 4, "a9": 5, "Ä": 6, "é": 7, "e\u{301}x": 8, "": 9,
+    ]
+
+    static let messages: [WireMessage] = [
+        .command(
+            CommandMessage(
+                session: "default", seq: 58,
+                command: .push(.view("wishlist.movie.23452", type: "MovieDetail", data: trickyPayload), onto: "w")
+            )
+        ),
+        .command(CommandMessage(session: "s", seq: 1, command: .setStack("bench.root", [.view("x", type: "T")]))),
+        .command(CommandMessage(session: "s", seq: 2, command: .setTabs("t", [.stack("a"), .stack("b")], selected: 1))),
+        .command(CommandMessage(session: "s", seq: 3, command: .selectTab("t", index: 2))),
+        .command(CommandMessage(session: "s", seq: 4, command: .setRoot(.stack("app")))),
+        .command(CommandMessage(session: "s", seq: 5, command: .pop(stack: "app"))),
+        .command(CommandMessage(session: "s", seq: 6, command: .popToRoot(stack: "app"))),
+        .command(CommandMessage(session: "s", seq: 7, command: .present(.alert("a", message: "Hi"), over: "app"))),
+        .command(CommandMessage(session: "s", seq: 8, command: .dismiss(presentedOver: "app"))),
+        .command(CommandMessage(session: "s", seq: 9, command: .showMaster("split", .view("m", type: "M")))),
+        .command(CommandMessage(session: "s", seq: 10, command: .showDetail("split", .view("d", type: "D")))),
+        .ok(OKReply(req: 7)),
+        .ok(OKReply(req: 31, result: ["accepted": true])),
+        .ok(OKReply(req: 32, result: ["accepted": false, "reason": "notVisible"])),
+        .ok(OKReply(req: 33, result: trickyPayload)),
+        .ok(OKReply(req: 34, result: ["ratio": 2.5])),
+        .event(
+            EventMessage(
+                event: "did", session: "default", flow: "WishlistFlow", coordinator: 4,
+                step: Step("movieIsPicked", payload: 23452), text: "did navigate flow=WishlistFlow step=movieIsPicked"
+            )
+        ),
+        .event(
+            EventMessage(
+                event: "drop", session: "default", flow: nil, coordinator: nil, step: Step("x", payload: trickyPayload),
+                reason: "noRootFlow", text: "dropped \"x\""
+            )
+        ),
+        .ack(Ack(session: "default", seq: 58)),
+        .step(StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked", payload: 4))),
+        .step(StepMessage(req: 32, session: "default", attachment: -1, step: Step("x", payload: trickyPayload))),
+        .step(StepMessage(req: 33, session: "default", attachment: 1, step: Step("x", payload: 0.5))),
+        .heartbeat(Heartbeat()),
+        .heartbeat(Heartbeat(sessions: ["default": 42, "Kiosk": 1, "kiosk-3": 0])),
+    ]
+
+    private func reference(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private func referenceBody(_ message: WireMessage) throws -> String? {
+        switch message {
+        case .command(let body): return try reference(body)
+        case .ok(let body): return try reference(body)
+        case .event(let body): return try reference(body)
+        case .ack(let body): return try reference(body)
+        case .step(let body): return try reference(body)
+        case .heartbeat(let body): return try reference(body)
+        default: return nil
+        }
+    }
+
+    @Test(arguments: messages)
+    func theCodecWritesWhatJSONEncoderWrites(_ message: WireMessage) throws {
+        let expected = try #require(try referenceBody(message))
+        #expect(String(decoding: WireCodec().encodeBody(message), as: UTF8.self) == expected)
+    }
+
+    @Test(arguments: messages)
+    func whatTheCodecWritesItReadsBack(_ message: WireMessage) throws {
+        let codec = WireCodec()
+        #expect(try codec.decode(codec.encode(message)) == message)
+    }
+
+    /// Bodies the fast reader must read as `JSONDecoder` does, or leave to it.
+    static let stepBodies: [String] = [
+        #"{"attachment":12,"req":31,"session":"default","step":{"name":"tick","payload":4}}"#,
+        #" { "step" : { "payload" : [ 1 , { "a" : null } ] , "name" : "tick" } , "req" : 1 , "session" : "s" , "attachment" : 1 } "#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick"},"extra":{"deep":[1,2,{"x":"y"}]}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":1.0}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":1e2}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":-0}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":"a\"b\u00e9"}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":null}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":{"b":true,"a":false}}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":123456789012345678901234567890}}"#,
+        #"{"attachment":1,"req":2,"req":3,"session":"s","step":{"name":"tick"}}"#,
+        // JSONDecoder takes a trailing comma; the fast reader leaves it to JSONDecoder.
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":[1,]}}"#,
+    ]
+
+    @Test(arguments: stepBodies)
+    func aStepBodyReadsAsJSONDecoderReadsIt(_ body: String) throws {
+        let frames = [Array("FLOWD1".utf8), Array("STEP".utf8), Array(body.utf8)]
+        let expected = try JSONDecoder().decode(StepMessage.self, from: Data(body.utf8))
+        #expect(try WireCodec().decode(frames) == .step(expected))
+    }
+
+    static let otherBodies: [(type: String, body: String)] = [
+        ("ACK", #"{"seq":58,"session":"default"}"#),
+        ("ACK", #"{"session":"default","seq":58,"note":[true]}"#),
+        ("HEARTBEAT", #"{}"#),
+        ("HEARTBEAT", #"{"sessions":null}"#),
+        ("HEARTBEAT", #"{"sessions":{"default":42,"b":0}}"#),
+    ]
+
+    @Test func ackAndHeartbeatBodiesReadAsJSONDecoderReadsThem() throws {
+        for (type, body) in Self.otherBodies {
+            let frames = [Array("FLOWD1".utf8), Array(type.utf8), Array(body.utf8)]
+            let data = Data(body.utf8)
+            let expected: WireMessage =
+                type == "ACK"
+                ? .ack(try JSONDecoder().decode(Ack.self, from: data))
+                : .heartbeat(try JSONDecoder().decode(Heartbeat.self, from: data))
+            #expect(try WireCodec().decode(frames) == expected, "\(body)")
+        }
+    }
+
+    static let badStepBodies: [String] = [
+        #"{"attachment":1,"req":-2,"session":"s","step":{"name":"tick"}}"#,
+        #"{"attachment":1,"session":"s","step":{"name":"tick"}}"#,
+        #"{"attachment":"1","req":2,"session":"s","step":{"name":"tick"}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick"}} x"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":01}}"#,
+        #"[1]"#,
+    ]
+
+    @Test(arguments: badStepBodies)
+    func aBadStepBodyIsRefusedAsMalformed(_ body: String) {
+        let frames = [Array("FLOWD1".utf8), Array("STEP".utf8), Array(body.utf8)]
+        #expect(throws: WireError.self) { try WireCodec().decode(frames) }
+        #expect((try? JSONDecoder().decode(StepMessage.self, from: Data(body.utf8))) == nil)
+    }
+}
