@@ -9,6 +9,11 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 let swiftLog: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let serviceLifecycle: [Target.Dependency] = [
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+]
 
 let package = Package(
     name: "flowd",
@@ -20,9 +25,13 @@ let package = Package(
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowClient", targets: ["FlowClient"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
+        .executable(name: "flowd", targets: ["flowd"]),
         .library(name: "MovieDemo", targets: ["MovieDemo"]),
         .library(name: "MovieServices", targets: ["MovieServices"]),
         .executable(name: "flowd-demo", targets: ["flowd-demo"]),
+        .executable(name: "login-service", targets: ["login-service"]),
+        .executable(name: "movie-service", targets: ["movie-service"]),
+        .executable(name: "movie-presenter", targets: ["movie-presenter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -51,6 +60,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The daemon running the movie demo (`MovieDemoApplication`).
+        .executableTarget(
+            name: "flowd", dependencies: ["FlowDaemon", "MovieDemo", swiftLog, argumentParser],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: - Clients
         .target(name: "FlowClient", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog], swiftSettings: swiftSettings),
@@ -71,6 +85,23 @@ let package = Package(
         .target(
             name: "MovieServices", dependencies: ["MovieDemo", "FlowCore"], path: "Examples/MovieServices",
             swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "login-service",
+            dependencies: ["FlowClient", "MovieServices", "MovieDemo", "FlowWire", "FlowCore", swiftLog, argumentParser]
+                + serviceLifecycle,
+            path: "Examples/login-service", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "movie-service",
+            dependencies: ["FlowClient", "MovieServices", "MovieDemo", "FlowWire", "FlowCore", swiftLog, argumentParser]
+                + serviceLifecycle,
+            path: "Examples/movie-service", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "movie-presenter",
+            dependencies: ["FlowClient", "FlowWire", "FlowCore", swiftLog, argumentParser] + serviceLifecycle,
+            path: "Examples/movie-presenter", swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "flowd-demo",

@@ -1,0 +1,259 @@
+// movie-presenter: a headless presenter for the movie demo, over FlowClient's PresenterClient. It hosts one flowd
+// session, carries out the daemon's navigation commands on a PresentationModel and reports truthfully what is
+// visible and dismissed. Tests and docker compose drive it through standard input; a terminal UI comes later on the
+// same client.
+//
+// Usage: movie-presenter [--session <id>] [--create] [--control <endpoint>] [--name <name>] [--log-level <level>]
+//
+// Standard output, one line per event, flushed at once:
+//   snapshot <seq>                        a SNAPSHOT replaced the whole UI
+//   command <seq> <command>               a navigation command carried out (`command 12 push wishlist.movie.23452
+//                                         onto wishlist.stack`)
+//   rejected <command>: <error>           a command the UI could not carry out
+//   user <operation>                      an operation typed on standard input changed the UI (`user tap back in …`)
+//   report <presentable> <state>          what was reported after the change: visible, hidden or dismissed
+//   ok <input line>[ delivered=<n>]       an input line was carried out (for `action`: how many steppers got it)
+//   error <input line>: <reason>          an input line could not be carried out
+//   --- screens / <rendering> / --- end   the UI (PresentationModel's rendering: `*` visible, `-` not)
+//
+// Standard input, one command per line (blank lines and lines starting with # are ignored):
+//   action <presentable> <action-name> [json-payload]   a person acts on a screen (USER_ACTION)
+//   back <stack>                                       the back button of a stack
+//   tab <tabs> <index>                                 select a tab
+//   dismiss <modal>                                    close a modal (an alert's button)
+//   screens                                            print the UI
+//   quit                                               leave (BYE) and exit
+// At the end of standard input the presenter keeps hosting the session until SIGTERM or SIGINT.
+//
+// Logs go to standard error.
+
+import ArgumentParser
+import FlowClient
+import FlowCore
+import FlowWire
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+struct MoviePresenterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "movie-presenter",
+        abstract: "A headless presenter for the movie demo, driven by commands on standard input."
+    )
+
+    @Option(help: "The session to host.")
+    var session = "default"
+
+    @Flag(help: "Create the session if it does not exist.")
+    var create = false
+
+    @Option(help: "flowd's control endpoint (default: ipc://<runtime dir>/control.sock).")
+    var control: String?
+
+    @Option(help: "This presenter's stable name.")
+    var name = "movie-presenter"
+
+    @Option(name: .customLong("heartbeat-ms"), help: "Heartbeat interval towards flowd, in milliseconds (100...60000).")
+    var heartbeatMs = 1000
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (100...60_000).contains(heartbeatMs) else { throw ValidationError("--heartbeat-ms must be 100...60000") }
+        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "flowd.movie-presenter")
+        var endpoints = FlowdEndpoints.default()
+        if let control { endpoints.control = control }
+        let client = PresenterClient(
+            name: name, session: session, createSession: create,
+            configuration: FlowClientConfiguration(
+                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs), logger: logger
+            )
+        )
+        let output = LineOutput()
+        let changes = client.changes()
+        logger.info("presenter starting", metadata: ["control": "\(endpoints.control)", "session": "\(session)"])
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(
+                        service: PresenterService(
+                            client: client, printer: ChangePrinter(changes: changes, output: output),
+                            reader: CommandReader(client: client, output: output, lines: StandardInputLines.stream())
+                        ),
+                        // `quit` ends it: the group ends too, without an error.
+                        successTerminationBehavior: .gracefullyShutdownGroup
+                    )
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+        logger.info("presenter stopped")
+    }
+}
+
+/// Writes whole lines to standard output, unbuffered, from any task. `Sendable`: behind a mutex.
+final class LineOutput: Sendable {
+    private let lock = Mutex(())
+
+    func write(_ lines: [String]) {
+        let text = lines.map { $0 + "\n" }.joined()
+        lock.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
+    }
+
+    func write(_ line: String) { write([line]) }
+}
+
+/// The presenter: the client, the printer of its changes and the reader of standard input, until `quit`, the end
+/// of the client (a refused `SYNC`), or a graceful shutdown (SIGTERM, SIGINT); the client then says BYE.
+struct PresenterService: Service {
+    let client: PresenterClient
+    let printer: ChangePrinter
+    let reader: CommandReader
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await client.run() }
+                group.addTask { await printer.run() }
+                group.addTask { await reader.run() }
+                // The first to end (`quit`, or the client) ends the others.
+                _ = try await group.next()
+                group.cancelAll()
+                try await group.waitForAll()
+            }
+        }
+    }
+}
+
+/// Prints every change of the UI: its cause (commands, snapshot, user operation), then its reports.
+struct ChangePrinter: Sendable {
+    let changes: AsyncStream<PresenterChange>
+    let output: LineOutput
+
+    /// Prints until the client ends.
+    func run() async {
+        for await change in changes {
+            var lines: [String] = []
+            switch change.cause {
+            case .commands(let commands):
+                lines += commands.map { "command \($0.seq) \($0.command)" }
+            case .snapshot(let seq):
+                lines.append("snapshot \(seq)")
+            case .userOperation(let operation):
+                lines.append("user \(operation)")
+            }
+            lines += change.rejected.map { "rejected \($0)" }
+            lines += change.reports.map { "report \($0.presentable) \($0.state.rawValue)" }
+            output.write(lines)
+        }
+        // Wait to be cancelled with the others.
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+/// Carries out the commands read on standard input, one at a time.
+struct CommandReader: Sendable {
+    let client: PresenterClient
+    let output: LineOutput
+    let lines: AsyncStream<String>
+
+    /// Returns at `quit`; at the end of the input, waits to be cancelled (the session stays hosted).
+    func run() async {
+        if await readCommands() { return }
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    /// Returns whether `quit` was read.
+    private func readCommands() async -> Bool {
+        for await line in lines {
+            let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true).map(String.init)
+            guard let verb = words.first, !verb.hasPrefix("#") else { continue }
+            if verb == "quit" { return true }
+            do {
+                let detail = try await execute(verb, Array(words.dropFirst()))
+                output.write("ok \(line)" + (detail.map { " \($0)" } ?? ""))
+            } catch {
+                output.write("error \(line): \(error)")
+            }
+        }
+        return false
+    }
+
+    private func execute(_ verb: String, _ arguments: [String]) async throws -> String? {
+        switch (verb, arguments.count) {
+        case ("action", 2), ("action", 3):
+            var payload = StepPayload.null
+            if arguments.count == 3 {
+                do {
+                    payload = try JSONDecoder().decode(StepPayload.self, from: Data(arguments[2].utf8))
+                } catch {
+                    throw InputError("the payload is not JSON: \(arguments[2])")
+                }
+            }
+            let delivered = try await client.userAction(Step(arguments[1], payload: payload), on: PresentableID(arguments[0]))
+            return "delivered=\(delivered)"
+        case ("back", 1):
+            try await client.tapBack(in: PresentableID(arguments[0]))
+        case ("tab", 2):
+            guard let index = Int(arguments[1]) else { throw InputError("the tab index is not a number") }
+            try await client.selectTab(index, in: PresentableID(arguments[0]))
+        case ("dismiss", 1):
+            try await client.dismiss(PresentableID(arguments[0]))
+        case ("screens", 0):
+            let rendering = client.model.description.split(separator: "\n").map(String.init)
+            output.write(["--- screens"] + rendering + ["--- end"])
+        default:
+            throw InputError(
+                "unknown command (action <presentable> <name> [json] | back <stack> | tab <tabs> <index> | "
+                    + "dismiss <modal> | screens | quit)"
+            )
+        }
+        return nil
+    }
+}
+
+/// A line of standard input that cannot be carried out.
+struct InputError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Standard input's lines, read on a thread of their own (reading blocks), as an async stream that ends at the end
+/// of the input.
+enum StandardInputLines {
+    static func stream() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        let reader = Thread {
+            while let line = readLine(strippingNewline: true) {
+                continuation.yield(line.trimmingCharacters(in: .whitespaces))
+            }
+            continuation.finish()
+        }
+        reader.name = "stdin"
+        reader.start()
+        return stream
+    }
+}
+
+/// Runs the command. Top-level code would pick `ParsableCommand`'s synchronous `main()`; inside an async function the
+/// asynchronous one is chosen.
+func main() async { await MoviePresenterCommand.main() }
+
+await main()
