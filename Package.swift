@@ -110,6 +110,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: - Benchmarks
+        .executableTarget(
+            name: "flowd-bench",
+            dependencies: [
+                "FlowDaemon", "FlowWire", "FlowCore", "ZeroMQ", swiftLog,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/flowd-bench",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - Tests
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", swiftLog], swiftSettings: swiftSettings),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),

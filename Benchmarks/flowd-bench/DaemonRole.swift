@@ -1,0 +1,28 @@
+import FlowDaemon
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The flowd process: a ``DaemonServer`` running ``BenchApplication`` until SIGTERM (graceful shutdown).
+func runDaemon(control: String, events: String) async throws {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = .warning
+        return handler
+    }
+    let logger = Logger(label: "flowd-bench.daemon")
+    let server = DaemonServer(
+        application: BenchApplication(),
+        configuration: DaemonServer.Configuration(controlEndpoint: control, eventsEndpoint: events),
+        logger: logger
+    )
+    let group = ServiceGroup(
+        configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm], logger: logger)
+    )
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        let bound = try await server.waitUntilReady()
+        emit("READY \(bound.control)")
+        try await tasks.waitForAll()
+    }
+}

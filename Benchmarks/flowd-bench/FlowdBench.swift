@@ -1,0 +1,131 @@
+// flowd-bench: measures Flowd (stepper → flowd → presenter) against a raw ZeroMQ relay with the same processes,
+// sockets and message sizes, in one run, and prints both and their ratios. See docs/PERFORMANCE.md.
+//
+// `flowd-bench` (the `run` subcommand) is the orchestrator; it starts this same executable in the other modes as
+// child processes: `daemon`, `relay`, `stepper`, `presenter`.
+
+import ArgumentParser
+
+@main
+struct FlowdBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flowd-bench",
+        abstract: "Flowd's step → command latency and throughput, against a raw ZeroMQ relay measured in the same run.",
+        subcommands: [Run.self, DaemonCommand.self, RelayCommand.self, StepperCommand.self, PresenterCommand.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// The transports the benchmark runs over.
+enum Transport: String, Codable, Sendable, CaseIterable, ExpressibleByArgument {
+    case ipc, tcp
+}
+
+/// What `--transport` accepts.
+enum TransportChoice: String, ExpressibleByArgument, Sendable {
+    case ipc, tcp, both
+    var transports: [Transport] {
+        switch self {
+        case .ipc: return [.ipc]
+        case .tcp: return [.tcp]
+        case .both: return [.ipc, .tcp]
+        }
+    }
+}
+
+extension BenchSystem: ExpressibleByArgument {}
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the benchmark (the default).")
+
+    @Option(help: "ipc, tcp or both.") var transport: TransportChoice = .both
+    @Option(help: "Lock-step latency samples per run.") var samples = 20_000
+    @Option(help: "Lock-step steps before the samples.") var warmup = 2_000
+    @Option(help: "Seconds of the throughput phase.") var seconds = 5.0
+    @Option(help: "Repetitions; the figures are medians over them.") var `repeat` = 3
+    @Option(help: "Unanswered steps the stepper may have in flight in the throughput phase.") var window = 256
+    @Option(
+        help: "Idle sessions created (CREATE_SESSION) before flowd runs, comma-separated; each gets its own flowd runs."
+    )
+    var idleSessions = "0"
+    @Option(help: "Which systems to run: flowd, raw or both (ratios need both).") var systems = "both"
+    @Option(
+        help: ArgumentHelp(
+            "A command prefix for the flowd process, e.g. \"valgrind --tool=callgrind\" (space-separated).",
+            valueName: "command"
+        )
+    )
+    var daemonPrefix = ""
+    @Flag(help: "Print the results as JSON.") var json = false
+
+    func run() async throws {
+        let idle = try idleSessions.split(separator: ",").map { part -> Int in
+            guard let value = Int(part.filter { $0 != " " }), (0...62).contains(value) else {
+                throw ValidationError("--idle-sessions takes numbers from 0 to 62")
+            }
+            return value
+        }
+        let chosen: [BenchSystem]
+        switch systems {
+        case "both": chosen = [.raw, .flowd]
+        case "flowd": chosen = [.flowd]
+        case "raw": chosen = [.raw]
+        default: throw ValidationError("--systems is flowd, raw or both")
+        }
+        guard samples > 0, warmup >= 0, seconds > 0, `repeat` > 0, window > 0, window <= 900 else {
+            throw ValidationError("--samples, --seconds, --repeat and --window (at most 900) must be positive")
+        }
+        let settings = Settings(
+            transports: transport.transports, systems: chosen, samples: samples, warmup: warmup, seconds: seconds,
+            repeats: `repeat`, window: window, idleSessions: idle.isEmpty ? [0] : idle,
+            daemonPrefix: daemonPrefix.split(separator: " ").map(String.init)
+        )
+        try Orchestrator(settings: settings).run(json: json)
+    }
+}
+
+struct DaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "daemon", abstract: "(child) flowd with the benchmark flow.")
+    @Option var control: String
+    @Option var events: String
+
+    func run() async throws { try await runDaemon(control: control, events: events) }
+}
+
+struct RelayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "relay", abstract: "(child) the raw ZeroMQ relay.")
+    @Option var control: String
+    @Option var commandExtra: Int
+    @Option var okBytes: Int
+
+    func run() throws { try runRelay(control: control, commandExtra: commandExtra, okBytes: okBytes) }
+}
+
+/// The options of the two client modes.
+struct ClientOptions: ParsableArguments {
+    @Option var system: BenchSystem
+    @Option var control: String
+    @Option var side: String
+    @Option var warmup: Int
+    @Option var samples: Int
+    @Option var seconds: Double
+    @Option var window: Int
+
+    var plan: PhasePlan {
+        PhasePlan(system: system, control: control, warmup: warmup, samples: samples, seconds: seconds, window: window)
+    }
+}
+
+struct StepperCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stepper", abstract: "(child) the stepper process.")
+    @OptionGroup var options: ClientOptions
+
+    func run() throws { try runStepper(plan: options.plan, side: options.side) }
+}
+
+struct PresenterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "presenter", abstract: "(child) the presenter process.")
+    @OptionGroup var options: ClientOptions
+
+    func run() throws { try runPresenter(plan: options.plan, side: options.side) }
+}
