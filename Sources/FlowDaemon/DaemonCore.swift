@@ -39,6 +39,9 @@ public struct DaemonCore {
     private var outputs: [DaemonOutput] = []
     /// What the daemon counted: messages, errors by code, steps, commands, drops by reason.
     public private(set) var counters = DaemonCounters()
+    /// Whether to output events (``DaemonOutput/publish(_:)``); the server turns it off while nobody subscribes, so
+    /// no event is built for no one. Counters count all the same.
+    public var publishesEvents = true
 
     /// Makes a daemon core; ``start(now:)`` creates the default session.
     public init(
@@ -541,6 +544,7 @@ public struct DaemonCore {
                     "step dropped",
                     metadata: ["session": "\(session.id)", "step": "\(drop.step)", "reason": "\(drop.reason)"]
                 )
+                guard publishesEvents else { break }
                 let flow = drop.coordinator.flatMap { session.machine.flow(of: $0)?.flowName }
                 outputs.append(
                     .publish(
@@ -562,6 +566,7 @@ public struct DaemonCore {
     }
 
     private mutating func publish(_ event: NavigationEvent, kind: String, in session: Session) {
+        guard publishesEvents else { return }
         outputs.append(
             .publish(
                 EventMessage(

@@ -186,7 +186,9 @@ public final class DaemonServer: Service, Sendable {
         defer { router.close() }
         var publisherOptions = configuration.socketOptions
         publisherOptions.heartbeat = nil
-        let publisher = try ZMQSocket(.pub, context: context, options: publisherOptions)
+        // An XPUB rather than a PUB (subscribers cannot tell): it reports the topics subscribed to, so the core builds
+        // no events while nobody watches, which was a tenth of a step's cost (docs/PERFORMANCE.md).
+        let publisher = try ZMQSocket(.xpub, context: context, options: publisherOptions)
         defer { publisher.close() }
         try router.bind(configuration.controlEndpoint)
         try publisher.bind(configuration.eventsEndpoint)
@@ -214,6 +216,8 @@ public final class DaemonServer: Service, Sendable {
             application: application, configuration: configuration.daemon, daemonID: daemonID, logger: logger,
             now: now()
         )
+        core.publishesEvents = false
+        var subscriptions: Set<[UInt8]> = []
         driver.perform(core.start(now: now()), on: &core, now: now())
 
         let waiters = shared.withLock { shared in
@@ -231,6 +235,7 @@ public final class DaemonServer: Service, Sendable {
         let poller = ZMQPoller()
         let routerIndex = poller.register(router, for: .pollIn)
         let wakeIndex = poller.register(wakeReceiver, for: .pollIn)
+        let eventsIndex = poller.register(publisher, for: .pollIn)
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
 
         while true {
@@ -246,6 +251,15 @@ public final class DaemonServer: Service, Sendable {
             let wait = nextTick > current ? nextTick - current : 0
             let ready = try poller.poll(timeout: .milliseconds(Int64(min(wait, 1000))))
             if ready[wakeIndex].contains(.pollIn) { ZMQWakeUp.drain(wakeReceiver) }
+            if ready[eventsIndex].contains(.pollIn) {
+                // `\u{1}topic` when a topic gets its first subscriber, `\u{0}topic` when its last one leaves.
+                while let message = try publisher.tryReceive() {
+                    guard let frame = message.frames.first, let kind = frame.first else { continue }
+                    if kind == 1 { subscriptions.insert(Array(frame.dropFirst())) }
+                    if kind == 0 { subscriptions.remove(Array(frame.dropFirst())) }
+                }
+                core.publishesEvents = !subscriptions.isEmpty
+            }
             if ready[routerIndex].contains(.pollIn) {
                 for _ in 0..<256 {
                     guard let message = try router.tryReceive() else { break }
