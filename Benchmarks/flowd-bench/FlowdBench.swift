@@ -57,6 +57,7 @@ struct Run: AsyncParsableCommand {
     )
     var daemonPrefix = ""
     @Flag(help: "Print the results as JSON.") var json = false
+    @Option(help: "Also write the JSON results to this file.") var jsonOut: String?
 
     func run() async throws {
         let idle = try idleSessions.split(separator: ",").map { part -> Int in
@@ -80,7 +81,7 @@ struct Run: AsyncParsableCommand {
             repeats: `repeat`, window: window, idleSessions: idle.isEmpty ? [0] : idle,
             daemonPrefix: daemonPrefix.split(separator: " ").map(String.init)
         )
-        try Orchestrator(settings: settings).run(json: json)
+        try Orchestrator(settings: settings).run(json: json, jsonOut: jsonOut)
     }
 }
 

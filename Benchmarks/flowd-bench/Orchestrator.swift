@@ -158,7 +158,8 @@ final class Child {
 struct Orchestrator {
     let settings: Settings
 
-    func run(json: Bool) throws {
+    func run(json: Bool, jsonOut: String? = nil) throws {
+        let machine = machine()
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let sizes = BenchWire.messageSizes(stamp: monotonicNanoseconds())
@@ -168,7 +169,7 @@ struct Orchestrator {
         )
         if !json {
             print("flowd-bench: stepper → server → presenter, Flowd against a raw ZeroMQ relay")
-            print("machine: \(machine().sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")
+            print("machine: \(machine.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")
             print(
                 "bodies: STEP \(messageSizes.step) B, COMMAND \(messageSizes.command) B, OK \(messageSizes.ok) B, "
                     + "ACK \(messageSizes.ack) B (+ frames FLOWD1 and the type)"
@@ -204,7 +205,10 @@ struct Orchestrator {
                 }
             }
         }
-        let report = makeReport(runs: runs, sizes: messageSizes)
+        let report = makeReport(runs: runs, sizes: messageSizes, machine: machine)
+        if let jsonOut {
+            try Data(try encodeJSON(report, pretty: true).utf8).write(to: URL(fileURLWithPath: jsonOut))
+        }
         if json {
             print(try encodeJSON(report, pretty: true))
         } else {
@@ -294,7 +298,7 @@ struct Orchestrator {
 
     // MARK: Report
 
-    private func makeReport(runs: [RunResult], sizes: MessageSizes) -> BenchReport {
+    private func makeReport(runs: [RunResult], sizes: MessageSizes, machine: [String: String]) -> BenchReport {
         var summaries: [Summary] = []
         var ratios: [Ratio] = []
         for transport in settings.transports {
@@ -351,7 +355,7 @@ struct Orchestrator {
             )
         }
         return BenchReport(
-            machine: machine(), settings: settings, messageSizes: sizes, runs: runs, summary: summaries, ratios: ratios
+            machine: machine, settings: settings, messageSizes: sizes, runs: runs, summary: summaries, ratios: ratios
         )
     }
 
@@ -371,12 +375,10 @@ struct Orchestrator {
             ]
             print(header.joined(separator: " | "))
             for summary in report.summary where summary.transport == transport {
-                let kilo = Summary.Cell(
-                    [summary.commandsPerSecond.median / 1000, summary.commandsPerSecond.min / 1000,
-                     summary.commandsPerSecond.max / 1000]
-                )
-                var thousands = kilo
-                thousands.median = summary.commandsPerSecond.median / 1000
+                var thousands = summary.commandsPerSecond
+                thousands.median /= 1000
+                thousands.min /= 1000
+                thousands.max /= 1000
                 let row = [
                     summary.system.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
                     (summary.system == .flowd ? "\(1 + summary.idleSessions)" : "-")

@@ -210,8 +210,8 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
     let stampKey = plan.system == .flowd ? BenchWire.dataKey : BenchWire.payloadKey
     var gaps = 0
 
-    /// Reads one command: its receive time, its stamp, and acknowledges it. `nil` for other messages.
-    func command(_ message: ZMQMessage, received: UInt64) throws -> UInt64? {
+    /// Reads one command's stamp and acknowledges the command; `nil` for other messages.
+    func command(_ message: ZMQMessage) throws -> UInt64? {
         guard message.count == 3, message.frames[1] == BenchWire.commandType else { return nil }
         let body = message.frames[2]
         guard let stamp = Bytes.integer(after: stampKey, in: body) else {
@@ -227,7 +227,6 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
         }
         lastSeq = seq
         try client.send(type: BenchWire.ackType, body: BenchWire.ackBody(seq: seq))
-        _ = received
         return UInt64(stamp)
     }
 
@@ -239,7 +238,7 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
         _ = try poller.poll(timeout: .milliseconds(200))
         while let message = try client.dealer.tryReceive() {
             let time = monotonicNanoseconds()
-            guard let stamp = try command(message, received: time) else { continue }
+            guard let stamp = try command(message) else { continue }
             try side.send(ZMQMessage([SideMessage.go]))
             if received >= plan.warmup { latencies.append(time &- stamp) }
             received += 1
@@ -258,7 +257,7 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
         _ = try poller.poll(timeout: .milliseconds(200))
         while let message = try client.dealer.tryReceive() {
             let time = monotonicNanoseconds()
-            guard let stamp = try command(message, received: time) else { continue }
+            guard let stamp = try command(message) else { continue }
             if stamp == BenchWire.endMarker {
                 finished = true
                 break
