@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FlowCore
 import FlowWire
 public import Logging
@@ -182,6 +189,9 @@ public final class DaemonServer: Service, Sendable {
     private func ioThreadMain() throws {
         let context = try ZMQContext()
         defer { context.shutdown() }
+        // libzmq leaves ipc:// socket files behind; remove the ones this daemon bound, once its sockets are closed.
+        var boundIPCPaths: [String] = []
+        defer { for path in boundIPCPaths { unlink(path) } }
         let router = try ZMQSocket(.router, context: context, options: configuration.socketOptions)
         defer { router.close() }
         var publisherOptions = configuration.socketOptions
@@ -191,7 +201,9 @@ public final class DaemonServer: Service, Sendable {
         let publisher = try ZMQSocket(.xpub, context: context, options: publisherOptions)
         defer { publisher.close() }
         try router.bind(configuration.controlEndpoint)
+        boundIPCPaths += Self.ipcPath(configuration.controlEndpoint).map { [$0] } ?? []
         try publisher.bind(configuration.eventsEndpoint)
+        boundIPCPaths += Self.ipcPath(configuration.eventsEndpoint).map { [$0] } ?? []
         let bound = BoundEndpoints(
             control: try router.option(.lastEndpoint), events: try publisher.option(.lastEndpoint)
         )
@@ -348,6 +360,13 @@ public final class DaemonServer: Service, Sendable {
             }
             localSubscriptions = [:]
         }
+    }
+
+    /// The file of an `ipc://` endpoint.
+    private static func ipcPath(_ endpoint: String) -> String? {
+        guard endpoint.hasPrefix("ipc://") else { return nil }
+        let path = String(endpoint.dropFirst("ipc://".count))
+        return path.isEmpty || path.hasPrefix("@") ? nil : path
     }
 
     private static func makeDaemonID() -> String {
