@@ -1,0 +1,15 @@
+# The Flowd demo image: flowd, login-service, movie-service, movie-presenter and flowctl over Debian bookworm.
+#
+# No image registry is needed: the base image `flowd-base:bookworm` is Debian bookworm made with debootstrap
+# (minbase plus libzmq5) and imported with `docker import`, and the binaries are built on the host
+# (`swift build -c release --static-swift-stdlib`, so the Swift runtime is inside them) and staged in
+# .build-compose/image/bin. scripts/compose-check does all three; .dockerignore keeps the build context to the
+# staged binaries and config/.
+ARG BASE_IMAGE=flowd-base:bookworm
+FROM ${BASE_IMAGE}
+COPY .build-compose/image/bin/ /usr/local/bin/
+COPY config/flowd.json /etc/flowd/flowd.json
+# nobody: the daemon needs no privilege (in compose it listens on tcp:// ports above 1024).
+USER 65534:65534
+EXPOSE 5560 5561
+CMD ["flowd", "--config", "/etc/flowd/flowd.json", "--control", "tcp://0.0.0.0:5560", "--events", "tcp://0.0.0.0:5561"]
