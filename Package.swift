@@ -141,5 +141,10 @@ let package = Package(
             name: "MovieServicesTests", dependencies: ["MovieServices", "MovieDemo", "FlowCore"],
             swiftSettings: swiftSettings
         ),
+        // Spawns the built executables (flowd, flowctl, the services, movie-presenter): build every product first.
+        .testTarget(
+            name: "FlowdIntegrationTests", dependencies: ["FlowCore", "FlowWire", "ZeroMQ"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -1,0 +1,340 @@
+import Foundation
+import Synchronization
+
+/// The real processes of one test: `flowd`, the services, presenters, `flowctl watch`, in a runtime folder of their
+/// own (`ipc://` sockets), all ended by pid and the folder removed when the test ends, whatever its outcome.
+///
+/// Use ``withCluster(_:)``. Every process gets `FLOWD_RUNTIME_DIR` set to the test's folder, so clients find the
+/// daemon's default endpoints without flags; tests over TCP pass `--control`/`--events` explicitly.
+///
+/// `Sendable`: the list of processes is behind a mutex.
+final class Cluster: Sendable {
+    /// The per-test runtime folder (short: `ipc://` paths are limited to about 107 bytes).
+    let runtimeDirectory: String
+    /// Where the built executables are.
+    let binDirectory: URL
+    private let processes = Mutex<[ManagedProcess]>([])
+    private let names = Mutex<[String: Int]>([:])
+
+    /// The heartbeat interval every process is started with, so liveness takes a fraction of a second.
+    static let heartbeatMs = 200
+
+    init() throws {
+        binDirectory = try Self.findBinDirectory()
+        runtimeDirectory = "/tmp/fit-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(
+            atPath: runtimeDirectory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700]
+        )
+    }
+
+    /// The default control endpoint in the runtime folder.
+    var controlEndpoint: String { "ipc://\(runtimeDirectory)/control.sock" }
+    /// The default events endpoint in the runtime folder.
+    var eventsEndpoint: String { "ipc://\(runtimeDirectory)/events.sock" }
+
+    // MARK: - Executables
+
+    /// The folder of the test binary (`.build/debug`), where `swift build` put every product; `FLOWD_BIN_DIR`
+    /// overrides it.
+    private static func findBinDirectory() throws -> URL {
+        let required = ["flowd", "flowctl", "login-service", "movie-service", "movie-presenter"]
+        var candidates: [URL] = []
+        if let explicit = ProcessInfo.processInfo.environment["FLOWD_BIN_DIR"], !explicit.isEmpty {
+            candidates.append(URL(fileURLWithPath: explicit))
+        }
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            // On macOS the test binary sits inside a bundle: …/debug/x.xctest/Contents/MacOS/x.
+            candidates.append(url)
+            for _ in 0..<3 {
+                url = url.deletingLastPathComponent()
+                candidates.append(url)
+            }
+        }
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        for candidate in candidates
+        where required.allSatisfy({ FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent($0).path) }) {
+            return candidate
+        }
+        throw HarnessError(
+            "the executables \(required) were not found next to the test binary (looked in \(candidates.map(\.path))):"
+                + " build every product first (`swift build` before `swift test --skip-build`)"
+        )
+    }
+
+    // MARK: - Processes
+
+    /// Starts `executable` (a product name) with `arguments`; the process is ended when the test ends.
+    @discardableResult
+    func launch(_ executable: String, _ arguments: [String], name: String? = nil) throws -> ManagedProcess {
+        var environment = ProcessInfo.processInfo.environment
+        environment["FLOWD_RUNTIME_DIR"] = runtimeDirectory
+        let base = name ?? executable
+        let label = names.withLock { names -> String in
+            names[base, default: 0] += 1
+            return names[base]! == 1 ? base : "\(base)#\(names[base]!)"
+        }
+        let process = try ManagedProcess(
+            name: label, executable: binDirectory.appendingPathComponent(executable), arguments: arguments,
+            environment: environment
+        )
+        processes.withLock { $0.append(process) }
+        return process
+    }
+
+    /// Ends every process still running (newest first: clients before the daemon), by pid, and waits for each.
+    func stopAll() async {
+        let all = processes.withLock { $0 }
+        for process in all.reversed() { await process.stop() }
+    }
+
+    /// The tails of every process's output, for failure messages.
+    var diagnostics: String {
+        processes.withLock { $0 }.map(\.diagnostics).joined(separator: "\n")
+    }
+
+    // MARK: - flowd
+
+    /// Starts `flowd` with a short heartbeat and waits until it is ready (its `flowd ready` log line).
+    ///
+    /// - Returns: the daemon and the endpoints it reported as bound (a `tcp://…:*` endpoint with its real port).
+    @discardableResult
+    func startFlowd(_ extraArguments: [String] = []) async throws -> Daemon {
+        let process = try launch(
+            "flowd",
+            ["--runtime-dir", runtimeDirectory, "--heartbeat-ms", "\(Self.heartbeatMs)", "--log-level", "info"]
+                + extraArguments
+        )
+        let index = try await process.waitForError("the 'flowd ready' log line") { $0.contains("flowd ready") }
+        let line = process.stderr.lines[index]
+        guard let control = Self.metadata("control", in: line), let events = Self.metadata("events", in: line) else {
+            throw HarnessError("flowd's ready line names no endpoints: \(line)")
+        }
+        return Daemon(process: process, control: control, events: events)
+    }
+
+    /// A `key=value` field of a swift-log `StreamLogHandler` line.
+    static func metadata(_ key: String, in line: String) -> String? {
+        guard let range = line.range(of: " \(key)=") else { return nil }
+        let rest = line[range.upperBound...]
+        return String(rest.prefix { $0 != " " })
+    }
+
+    // MARK: - Services and presenters
+
+    /// Starts the login service.
+    @discardableResult
+    func startLoginService(_ extraArguments: [String] = []) throws -> ManagedProcess {
+        try launch("login-service", ["--heartbeat-ms", "\(Self.heartbeatMs)"] + extraArguments)
+    }
+
+    /// Starts the movie service.
+    @discardableResult
+    func startMovieService(_ extraArguments: [String] = []) throws -> ManagedProcess {
+        try launch("movie-service", ["--heartbeat-ms", "\(Self.heartbeatMs)"] + extraArguments)
+    }
+
+    /// Starts a headless presenter.
+    func startPresenter(_ extraArguments: [String] = [], name: String = "movie-presenter") throws -> Presenter {
+        Presenter(
+            process: try launch(
+                "movie-presenter", ["--heartbeat-ms", "\(Self.heartbeatMs)", "--name", name] + extraArguments,
+                name: name
+            )
+        )
+    }
+
+    // MARK: - flowctl
+
+    /// What a `flowctl` run printed, and how it ended.
+    struct CommandResult: Sendable, CustomStringConvertible {
+        let exit: ManagedProcess.Exit
+        let stdout: [String]
+        let stderr: [String]
+
+        var description: String {
+            "\(exit)\nstdout:\n\(stdout.joined(separator: "\n"))\nstderr:\n\(stderr.joined(separator: "\n"))"
+        }
+
+        /// Standard output as one string (lines joined with newlines).
+        var output: String { stdout.joined(separator: "\n") }
+    }
+
+    /// Runs `flowctl` to its end (bounded by a generous deadline: then it is killed and the test fails).
+    func flowctl(_ arguments: [String]) async throws -> CommandResult {
+        let process = try launch("flowctl", arguments)
+        guard let exit = await process.waitForExit(within: generousDeadline) else {
+            await process.kill9()
+            throw HarnessError("flowctl \(arguments.joined(separator: " ")) did not end\n\(process.diagnostics)")
+        }
+        // The output is complete once both pipes are closed.
+        _ = try await withDeadline("flowctl's output to close") {
+            _ = try? await process.stdout.waitForLine(from: Int.max) { _ in false }
+            _ = try? await process.stderr.waitForLine(from: Int.max) { _ in false }
+        }
+        return CommandResult(exit: exit, stdout: process.stdout.lines, stderr: process.stderr.lines)
+    }
+
+    /// Runs `flowctl` and fails unless it exits with 0.
+    func flowctlSucceeding(_ arguments: [String]) async throws -> CommandResult {
+        let result = try await flowctl(arguments)
+        guard result.exit == .exited(0) else {
+            throw HarnessError("flowctl \(arguments.joined(separator: " ")) failed: \(result)")
+        }
+        return result
+    }
+
+    /// `flowctl health --json`, decoded.
+    func health(_ connection: [String] = []) async throws -> [String: Any] {
+        let result = try await flowctlSucceeding(["health", "--json"] + connection)
+        return try Self.jsonObject(result.output)
+    }
+
+    /// `flowctl sessions --json`: each session's `seq` by ID.
+    func sessionSeqs(_ connection: [String] = []) async throws -> [String: Int] {
+        let result = try await flowctlSucceeding(["sessions", "--json"] + connection)
+        guard let sessions = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]] else {
+            throw HarnessError("flowctl sessions --json is not an array: \(result.output)")
+        }
+        var seqs: [String: Int] = [:]
+        for session in sessions {
+            if let id = session["id"] as? String, let seq = session["seq"] as? Int { seqs[id] = seq }
+        }
+        return seqs
+    }
+
+    static func jsonObject(_ text: String) throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw HarnessError("not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    // MARK: - Watching
+
+    /// Starts `flowctl watch` (with dropped steps) and waits until its subscription is live: it deep-links the
+    /// harmless `fakeStep` (every flow navigates to it and does nothing) until the watch prints it, so no event after
+    /// this returns can be missed. Probe lines contain `step=fakeStep`; ``Watch/lines`` leaves them out.
+    func startWatch(session: String? = nil, connection: [String] = []) async throws -> Watch {
+        var arguments = ["watch", "--drops"] + connection
+        if let session { arguments += ["--session", session] }
+        let process = try launch("flowctl", arguments, name: "watch-\(session ?? "all")")
+        let watch = Watch(process: process)
+        let probed = session ?? "default"
+        for attempt in 1...20 {
+            _ = try await flowctlSucceeding(["step", "--session", probed, "fakeStep"] + connection)
+            let seen = try? await withDeadline("the watch to print a probe", deadline: .seconds(attempt < 3 ? 1 : 3)) {
+                try await process.stdout.waitForLine { $0.contains("step=fakeStep") }
+            }
+            if seen != nil { return watch }
+            if let exit = process.exit { throw HarnessError("flowctl watch ended (\(exit))\n\(process.diagnostics)") }
+        }
+        throw HarnessError("flowctl watch never printed a probe\n\(process.diagnostics)")
+    }
+}
+
+/// A running `flowd`.
+struct Daemon: Sendable {
+    let process: ManagedProcess
+    /// The control endpoint it bound (as it logged it).
+    let control: String
+    /// The events endpoint it bound.
+    let events: String
+
+    /// `--control … --events …` for a client of this daemon.
+    var connectionArguments: [String] { ["--control", control, "--events", events] }
+}
+
+/// A running `flowctl watch`.
+struct Watch: Sendable {
+    let process: ManagedProcess
+
+    /// The lines printed so far, without the subscription probes.
+    var lines: [String] { process.stdout.lines.filter { !$0.contains("step=fakeStep") } }
+
+    /// Waits until the watch prints `line`.
+    func waitFor(_ line: String) async throws {
+        try await process.waitForOutput(line: line)
+    }
+}
+
+/// A running `movie-presenter`: what it printed, and commands for its standard input.
+struct Presenter: Sendable {
+    let process: ManagedProcess
+
+    /// Every line printed so far.
+    var lines: [String] { process.stdout.lines }
+
+    /// The `command <seq> …` lines' sequence numbers, in order.
+    var commandSeqs: [Int] {
+        lines.compactMap { line in
+            guard line.hasPrefix("command ") else { return nil }
+            return Int(line.split(separator: " ")[1])
+        }
+    }
+
+    /// The `command <seq> <command>` lines, without their sequence numbers: `push x onto y`.
+    var commands: [String] {
+        lines.compactMap { line in
+            guard line.hasPrefix("command ") else { return nil }
+            return line.split(separator: " ", maxSplits: 2).dropFirst(2).first.map(String.init)
+        }
+    }
+
+    /// Waits for a line equal to `line`, from index `from` on; returns its index.
+    @discardableResult
+    func waitFor(_ line: String, from: Int = 0) async throws -> Int {
+        try await process.waitForOutput(from: from, line: line)
+    }
+
+    /// Waits for a line starting with `prefix`, from index `from` on; returns its index.
+    @discardableResult
+    func waitFor(prefix: String, from: Int = 0) async throws -> Int {
+        try await process.waitForOutput(from: from, "a line starting with '\(prefix)'") { $0.hasPrefix(prefix) }
+    }
+
+    /// Sends an input line and waits for its `ok …` answer (failing on `error …`); returns the answer.
+    @discardableResult
+    func run(_ input: String) async throws -> String {
+        let from = process.stdout.count
+        try process.send(input)
+        let index = try await process.waitForOutput(from: from, "the answer to '\(input)'") {
+            $0.hasPrefix("ok \(input)") || $0.hasPrefix("error \(input)")
+        }
+        let answer = process.stdout.lines[index]
+        guard answer.hasPrefix("ok ") else { throw HarnessError("the presenter refused '\(input)': \(answer)") }
+        return answer
+    }
+
+    /// Prints the UI (`screens`) and returns the lines between `--- screens` and `--- end`.
+    func screens() async throws -> [String] {
+        let from = process.stdout.count
+        try process.send("screens")
+        let start = try await process.waitForOutput(from: from, line: "--- screens")
+        let end = try await process.waitForOutput(from: start, line: "--- end")
+        return Array(process.stdout.lines[(start + 1)..<end])
+    }
+}
+
+/// Runs `body` with a fresh ``Cluster``; whatever happens, every process it started is ended (SIGTERM, then
+/// SIGKILL) and waited for, and the runtime folder is removed. A failure adds the processes' output to the error.
+func withCluster<T: Sendable>(_ body: (Cluster) async throws -> T) async throws -> T {
+    let cluster = try Cluster()
+    let result: Result<T, any Error>
+    do {
+        result = .success(try await body(cluster))
+    } catch {
+        result = .failure(error)
+    }
+    let diagnostics = cluster.diagnostics
+    await cluster.stopAll()
+    try? FileManager.default.removeItem(atPath: cluster.runtimeDirectory)
+    switch result {
+    case .success(let value):
+        return value
+    case .failure(let error as HarnessError):
+        throw HarnessError("\(error)\n\(diagnostics)")
+    case .failure(let error):
+        throw error
+    }
+}

@@ -1,0 +1,96 @@
+import FlowWire
+import Foundation
+import ZeroMQ
+
+/// A bare `DEALER` to the daemon's control endpoint, for sending what no client library would: frames of any
+/// shape. Blocking, with generous send and receive timeouts (a reply that never comes fails instead of hanging), and
+/// a monitor of its own connection.
+///
+/// Not `Sendable`: libzmq sockets belong to one thread; use it from one test.
+final class RawDealer {
+    private let context: ZMQContext
+    private let socket: ZMQSocket
+    private let monitor: ZMQSocket
+    private let codec = WireCodec()
+    private var nextReq: UInt64 = 100
+
+    /// Connects to `endpoint`; the monitor reports `connected` / `disconnected`.
+    init(endpoint: String) throws {
+        context = try ZMQContext()
+        // No hard limit on what this peer receives, and none of the library's heartbeats: the test controls everything.
+        let options = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
+        socket = try ZMQSocket(.dealer, context: context, options: options)
+        try socket.setOption(.receiveTimeout, to: 30_000)
+        try socket.setOption(.sendTimeout, to: 30_000)
+        try socket.setOption(.reconnectInterval, to: 50)
+        let monitorEndpoint = "inproc://raw-dealer-monitor-\(UUID().uuidString)"
+        try socket.startMonitor(at: monitorEndpoint, events: [.connected, .disconnected, .handshakeSucceeded])
+        monitor = try ZMQSocket(.pair, context: context, options: ZMQSocketOptions(linger: .zero, heartbeat: nil))
+        try monitor.setOption(.receiveTimeout, to: 30_000)
+        try monitor.connect(monitorEndpoint)
+        try socket.connect(endpoint)
+    }
+
+    deinit {
+        try? socket.stopMonitor()
+        socket.close()
+        monitor.close()
+    }
+
+    /// A new request number.
+    func req() -> UInt64 {
+        nextReq += 1
+        return nextReq
+    }
+
+    /// Sends raw frames.
+    func send(_ frames: [[UInt8]]) throws {
+        try socket.send(ZMQMessage(frames))
+    }
+
+    /// Sends frames given as strings.
+    func send(strings: [String]) throws {
+        try send(strings.map { Array($0.utf8) })
+    }
+
+    /// Sends a message through the codec.
+    func send(_ message: WireMessage) throws {
+        try send(codec.encode(message))
+    }
+
+    /// Receives the next message that is not a `HEARTBEAT`, decoded.
+    func receive() throws -> WireMessage {
+        while true {
+            let message = try socket.receive()
+            let decoded = try codec.decode(message.frames)
+            if case .heartbeat = decoded { continue }
+            return decoded
+        }
+    }
+
+    /// Receives the next `ERROR`; fails on anything else.
+    func receiveError() throws -> ErrorReply {
+        let message = try receive()
+        guard case .error(let error) = message else { throw HarnessError("expected an ERROR, got \(message)") }
+        return error
+    }
+
+    /// Says `HELLO` as `role` and returns the `WELCOME`.
+    @discardableResult
+    func hello(role: PeerRole = .operator, name: String = "raw-dealer") throws -> Welcome {
+        try send(.hello(Hello(req: req(), role: role, name: name, instance: "raw", heartbeatMs: 60_000)))
+        let reply = try receive()
+        guard case .welcome(let welcome) = reply else { throw HarnessError("expected WELCOME, got \(reply)") }
+        return welcome
+    }
+
+    /// Reads monitor events until one of `kinds` arrives; returns the events read, the matching one last.
+    func waitForConnectionEvent(_ kinds: ZMQMonitorEvent.Kind) throws -> [ZMQMonitorEvent] {
+        var events: [ZMQMonitorEvent] = []
+        while true {
+            guard let event = ZMQMonitorEvent(try monitor.receive()) else { continue }
+            events.append(event)
+            if !event.kind.isDisjoint(with: kinds) { return events }
+        }
+    }
+}
