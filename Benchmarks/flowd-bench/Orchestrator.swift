@@ -31,6 +31,28 @@ struct RunResult: Codable, Sendable {
     var repetition: Int
     var presenter: PresenterResult
     var stepper: StepperResult
+    /// CPU each process used during the throughput phase, per step sent in it.
+    var cpu: CPUUsage
+}
+
+/// CPU time per step during the throughput phase (user + system, all threads, from `/proc/<pid>/stat`).
+struct CPUUsage: Codable, Sendable {
+    var serverMicrosPerStep: Double
+    var stepperMicrosPerStep: Double
+    var presenterMicrosPerStep: Double
+    /// How many cores the server kept busy.
+    var serverCores: Double
+}
+
+/// The CPU time a process has used so far, in seconds.
+func cpuSeconds(pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // After the command: state (0), …, utime (11), stime (12), in clock ticks.
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 /// The medians (and ranges) over the repetitions of one configuration.
@@ -61,6 +83,7 @@ struct Summary: Codable, Sendable {
     var commandsPerSecond: Cell
     var loadedP50Micros: Cell
     var gaps: Int
+    var serverCPUMicrosPerStep: Cell
 }
 
 /// Flowd against raw, per transport: the bars of the benchmark.
@@ -260,9 +283,20 @@ struct Orchestrator {
         let stepper = try Child("stepper", arguments: ["stepper", "--side", side] + common)
         children.append(stepper)
         _ = try stepper.expect("READY", timeout: 60)
+        let phaseTimeout = 120 + Double(settings.warmup + settings.samples) * 0.002
+        _ = try stepper.expect("PHASE throughput-start", timeout: phaseTimeout)
+        let processes = [server, stepper, presenter]
+        let before = processes.map { cpuSeconds(pid: $0.pid) }
+        let started = monotonicNanoseconds()
+        _ = try stepper.expect("PHASE throughput-end", timeout: settings.seconds * 2 + 60)
+        let after = processes.map { cpuSeconds(pid: $0.pid) }
+        let wall = Double(monotonicNanoseconds() - started) / 1e9
         let timeout = 120 + Double(settings.warmup + settings.samples) * 0.002 + settings.seconds * 2
         let stepperResult = try decodeJSON(StepperResult.self, try stepper.expect("RESULT ", timeout: timeout))
         let presenterResult = try decodeJSON(PresenterResult.self, try presenter.expect("RESULT ", timeout: 60))
+        func perStep(_ index: Int) -> Double {
+            stepperResult.throughputSteps > 0 ? (after[index] - before[index]) * 1e6 / Double(stepperResult.throughputSteps) : 0
+        }
         if presenterResult.throughputCommands != stepperResult.throughputSteps {
             note(
                 "warning: run \(number): the stepper sent \(stepperResult.throughputSteps) steps, the presenter got "
@@ -271,7 +305,11 @@ struct Orchestrator {
         }
         return RunResult(
             system: system, transport: transport, idleSessions: idleSessions, repetition: repetition,
-            presenter: presenterResult, stepper: stepperResult
+            presenter: presenterResult, stepper: stepperResult,
+            cpu: CPUUsage(
+                serverMicrosPerStep: perStep(0), stepperMicrosPerStep: perStep(1), presenterMicrosPerStep: perStep(2),
+                serverCores: wall > 0 ? (after[0] - before[0]) / wall : 0
+            )
         )
     }
 
@@ -317,7 +355,8 @@ struct Orchestrator {
                             meanMicros: cell { $0.presenter.latency.mean / 1000 },
                             commandsPerSecond: cell { $0.presenter.throughputPerSecond },
                             loadedP50Micros: cell { $0.presenter.loadedLatency.p50 / 1000 },
-                            gaps: group.reduce(0) { $0 + $1.presenter.gaps }
+                            gaps: group.reduce(0) { $0 + $1.presenter.gaps },
+                            serverCPUMicrosPerStep: cell { $0.cpu.serverMicrosPerStep }
                         )
                     )
                 }
@@ -364,14 +403,15 @@ struct Orchestrator {
             let text = { (value: Double) in String(format: "%.\(digits)f", value) }
             return "\(text(cell.median)) (\(text(cell.min))-\(text(cell.max)))"
         }
-        print("cells: median (min-max) over repetitions; latency one-way stepper send → presenter receive, µs")
+        print("cells: median (min-max) over repetitions; latency one-way stepper send → presenter receive, µs;")
+        print("loaded p50: latency while flat out (queueing); server CPU: all threads, throughput phase, per step")
         for transport in settings.transports {
             print("")
             print("== \(transport) ==")
             let header = [
                 "system".padding(toLength: 6, withPad: " ", startingAt: 0),
                 "sessions".padding(toLength: 8, withPad: " ", startingAt: 0),
-                "p50", "p90", "p99", "p99.9", "mean", "k cmds/s", "loaded p50",
+                "p50", "p90", "p99", "p99.9", "mean", "k cmds/s", "loaded p50", "server CPU µs/step",
             ]
             print(header.joined(separator: " | "))
             for summary in report.summary where summary.transport == transport {
@@ -385,7 +425,7 @@ struct Orchestrator {
                         .padding(toLength: 8, withPad: " ", startingAt: 0),
                     format(summary.p50Micros), format(summary.p90Micros), format(summary.p99Micros),
                     format(summary.p999Micros), format(summary.meanMicros), format(thousands),
-                    format(summary.loadedP50Micros, digits: 0),
+                    format(summary.loadedP50Micros, digits: 0), format(summary.serverCPUMicrosPerStep),
                 ]
                 print(row.joined(separator: " | ") + (summary.gaps > 0 ? "  (\(summary.gaps) seq gaps!)" : ""))
             }

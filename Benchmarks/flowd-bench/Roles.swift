@@ -114,6 +114,7 @@ func runStepper(plan: PhasePlan, side sideEndpoint: String) throws {
     let repliesBefore = replies
     var sent = 0
     var presented = 0
+    emit("PHASE throughput-start")
     let start = monotonicNanoseconds()
     let end = start + UInt64(plan.seconds * 1e9)
     while true {
@@ -134,6 +135,7 @@ func runStepper(plan: PhasePlan, side sideEndpoint: String) throws {
         if batch == 0 { _ = try poller.poll(timeout: .milliseconds(50)) }
     }
     result.throughputSeconds = Double(monotonicNanoseconds() - start) / 1e9
+    emit("PHASE throughput-end")
     result.throughputSteps = sent
     // The end marker: wait until the presenter saw it (and so everything before it) and every step was answered.
     try sendStep(stamp: BenchWire.endMarker)
