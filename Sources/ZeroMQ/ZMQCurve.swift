@@ -134,3 +134,17 @@ public enum ZMQCurve: Sendable {
 
     private static func isZ85Character(_ character: UInt8) -> Bool { z85Alphabet.contains(character) }
 }
+
+/// The CURVE role a socket takes (``ZMQSocketOptions/curve``), set before it binds or connects.
+///
+/// Its `description` never shows a secret key (``ZMQCurveKey``'s own does not).
+public enum ZMQCurveSecurity: Hashable, Sendable {
+    /// A CURVE server (`ZMQ_CURVE_SERVER=1`, `ZMQ_CURVE_SECRETKEY`). With `zapDomain` (`ZMQ_ZAP_DOMAIN`), every
+    /// handshake asks the context's ZAP handler (`inproc://zeromq.zap.01`) whether the client's public key may in; the
+    /// user id the handler returns is on every message of that connection (`User-Id`, see
+    /// ``ZMQSocket/tryReceive(withProperty:)``).
+    case server(secretKey: ZMQCurveKey, zapDomain: String?)
+    /// A CURVE client (`ZMQ_CURVE_SERVERKEY`, `ZMQ_CURVE_PUBLICKEY`, `ZMQ_CURVE_SECRETKEY`): the handshake only
+    /// completes with the server that holds `serverKey`'s secret key.
+    case client(keyPair: ZMQCurveKeyPair, serverKey: ZMQCurveKey)
+}

@@ -152,8 +152,29 @@ public final class ZMQSocket {
     /// - Parameter nonBlocking: fail with ``ZMQError/Code/wouldBlock`` instead of waiting when no message is queued.
     ///   A blocking receive also fails that way when ``ZMQSocketOption/receiveTimeout`` runs out.
     public func receive(nonBlocking: Bool = false) throws(ZMQError) -> ZMQMessage {
+        try receive(nonBlocking: nonBlocking, property: nil).message
+    }
+
+    /// Receives a message if one is queued, with a metadata property of its connection (`zmq_msg_gets`): `User-Id`
+    /// (what the ZAP handler returned for the peer), `Peer-Address`, `Socket-Type`, `Routing-Id`.
+    ///
+    /// - Returns: `nil` when no message is queued (it would block); the property is `nil` when the connection does
+    ///   not have it.
+    public func tryReceive(withProperty property: String) throws(ZMQError) -> (message: ZMQMessage, value: String?)? {
+        do throws(ZMQError) {
+            let received = try receive(nonBlocking: true, property: property)
+            return (received.message, received.value)
+        } catch where error.code == .wouldBlock {
+            return nil
+        }
+    }
+
+    private func receive(
+        nonBlocking: Bool, property: String?
+    ) throws(ZMQError) -> (message: ZMQMessage, value: String?) {
         let handle = try open("zmq_msg_recv")
         var frames: [[UInt8]] = []
+        var value: String?
         var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
         zmq_msg_init(message)
         defer { zmq_msg_close(message) }
@@ -166,10 +187,12 @@ public final class ZMQSocket {
                 let data = zmq_msg_data(message)!.assumingMemoryBound(to: UInt8.self)
                 frames.append(Array(UnsafeBufferPointer(start: data, count: size)))
             }
+            // Every frame of a message carries its connection's metadata (a ROUTER's routing id frame too).
+            if let property, value == nil, let text = zmq_msg_gets(message, property) { value = String(cString: text) }
             // The remaining frames of a multipart message are delivered together with the first.
             flags = 0
         } while zmq_msg_more(message) != 0
-        return ZMQMessage(frames)
+        return (ZMQMessage(frames), value)
     }
 
     /// Receives a message if one is queued.

@@ -11,6 +11,7 @@
 ///   ``ZMQError/Code/hostUnreachable`` instead of vanishing.
 /// - ``immediateOnDealers`` (DEALER sockets): on (libzmq: off). Messages wait for a completed connection instead of
 ///   being parked on one that may never complete.
+/// - ``curve``: none (libzmq: NULL mechanism, no encryption).
 public struct ZMQSocketOptions: Hashable, Sendable {
     /// ZMTP-level heartbeats (`ZMQ_HEARTBEAT_IVL`, `_TIMEOUT`, `_TTL`).
     public struct Heartbeat: Hashable, Sendable {
@@ -43,6 +44,8 @@ public struct ZMQSocketOptions: Hashable, Sendable {
     public var routerMandatory: Bool
     /// `ZMQ_IMMEDIATE=1` on DEALER sockets (the client side of the daemon's ROUTERs). Default on.
     public var immediateOnDealers: Bool
+    /// CURVE encryption and authentication (``ZMQCurveSecurity``); `nil` (the default) keeps the NULL mechanism.
+    public var curve: ZMQCurveSecurity?
 
     /// Options with the documented defaults, any of which can be overridden here.
     public init(
@@ -52,7 +55,8 @@ public struct ZMQSocketOptions: Hashable, Sendable {
         sendHighWaterMark: Int32? = nil,
         receiveHighWaterMark: Int32? = nil,
         routerMandatory: Bool = true,
-        immediateOnDealers: Bool = true
+        immediateOnDealers: Bool = true,
+        curve: ZMQCurveSecurity? = nil
     ) {
         self.linger = linger
         self.maxMessageSize = maxMessageSize
@@ -61,6 +65,7 @@ public struct ZMQSocketOptions: Hashable, Sendable {
         self.receiveHighWaterMark = receiveHighWaterMark
         self.routerMandatory = routerMandatory
         self.immediateOnDealers = immediateOnDealers
+        self.curve = curve
     }
 
     /// The libzmq `ZMQ_LINGER` value for ``linger``.
@@ -79,6 +84,18 @@ public struct ZMQSocketOptions: Hashable, Sendable {
         if let receiveHighWaterMark { try socket.setOption(.receiveHighWaterMark, to: receiveHighWaterMark) }
         if routerMandatory, socket.type == .router { try socket.setOption(.routerMandatory, to: true) }
         if immediateOnDealers, socket.type == .dealer { try socket.setOption(.immediate, to: true) }
+        switch curve {
+        case .server(let secretKey, let zapDomain)?:
+            if let zapDomain { try socket.setOption(.zapDomain, to: zapDomain) }
+            try socket.setOption(.curveServer, to: true)
+            try socket.setOption(.curveSecretKey, to: secretKey)
+        case .client(let keyPair, let serverKey)?:
+            try socket.setOption(.curveServerKey, to: serverKey)
+            try socket.setOption(.curvePublicKey, to: keyPair.publicKey)
+            try socket.setOption(.curveSecretKey, to: keyPair.secretKey)
+        case nil:
+            break
+        }
     }
 }
 
