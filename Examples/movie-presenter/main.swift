@@ -61,7 +61,29 @@ struct MoviePresenterCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(
+        name: .customLong("key-file"),
+        help: "This process's CURVE secret key file, for a flowd running with keys (default: $FLOWD_KEY_FILE)."
+    )
+    var keyFile: String?
+
+    @Option(
+        name: .customLong("server-key"),
+        help: "flowd's CURVE public key: Z85 text or a file holding it (default: $FLOWD_SERVER_KEY)."
+    )
+    var serverKey: String?
+
+    /// CURVE towards flowd from --key-file/--server-key or the environment; `nil` for plaintext.
+    func clientCurve() throws -> FlowClientCurve? {
+        try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
+    }
+
     func validate() throws {
+        do {
+            _ = try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
+        } catch {
+            throw ValidationError(error.message)
+        }
         guard (100...60_000).contains(heartbeatMs) else { throw ValidationError("--heartbeat-ms must be 100...60000") }
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -81,7 +103,8 @@ struct MoviePresenterCommand: AsyncParsableCommand {
         let client = PresenterClient(
             name: name, session: session, createSession: create,
             configuration: FlowClientConfiguration(
-                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs), logger: logger
+                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs), curve: try clientCurve(),
+                logger: logger
             )
         )
         let output = LineOutput()

@@ -34,7 +34,24 @@ struct MovieServiceCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(
+        name: .customLong("key-file"),
+        help: "This process's CURVE secret key file, for a flowd running with keys (default: $FLOWD_KEY_FILE)."
+    )
+    var keyFile: String?
+
+    @Option(
+        name: .customLong("server-key"),
+        help: "flowd's CURVE public key: Z85 text or a file holding it (default: $FLOWD_SERVER_KEY)."
+    )
+    var serverKey: String?
+
     func validate() throws {
+        do {
+            _ = try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
+        } catch {
+            throw ValidationError(error.message)
+        }
         guard (100...60_000).contains(heartbeatMs) else { throw ValidationError("--heartbeat-ms must be 100...60000") }
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -54,7 +71,8 @@ struct MovieServiceCommand: AsyncParsableCommand {
         let client = StepperClient(
             name: name, serves: MovieStepperLogic.kinds,
             configuration: FlowClientConfiguration(
-                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs), logger: logger
+                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs),
+                curve: try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey), logger: logger
             )
         )
         logger.info(

@@ -31,6 +31,8 @@ public struct FlowClientConfiguration: Sendable {
     public var requestTimeout: Duration?
     /// The options of the client's sockets: bounded linger, and `ZMQ_IMMEDIATE` on the control DEALER.
     public var socketOptions: ZMQSocketOptions
+    /// CURVE towards a daemon that runs with keys (its public key and the client's key pair); `nil`: plaintext.
+    public var curve: FlowClientCurve?
     /// Where the client logs.
     public var logger: Logger
 
@@ -45,6 +47,7 @@ public struct FlowClientConfiguration: Sendable {
         maximumReconnectDelay: Duration = .seconds(2),
         requestTimeout: Duration? = nil,
         socketOptions: ZMQSocketOptions = ZMQSocketOptions(linger: .milliseconds(100), immediateOnDealers: true),
+        curve: FlowClientCurve? = nil,
         logger: Logger = Logger(label: "flowd.client")
     ) {
         self.endpoints = endpoints
@@ -56,7 +59,15 @@ public struct FlowClientConfiguration: Sendable {
         self.maximumReconnectDelay = maximumReconnectDelay
         self.requestTimeout = requestTimeout
         self.socketOptions = socketOptions
+        self.curve = curve
         self.logger = logger
+    }
+
+    /// The options of the sockets that talk to the daemon: ``socketOptions`` with ``curve``, if set, as a CURVE client.
+    public var connectionSocketOptions: ZMQSocketOptions {
+        var options = socketOptions
+        if let curve { options.curve = .client(keyPair: curve.keyPair, serverKey: curve.serverKey) }
+        return options
     }
 
     /// ``heartbeatInterval`` in whole milliseconds, clamped to the protocol's 100...60000.

@@ -233,7 +233,7 @@ final class FlowConnection: Sendable {
         let endpoint = configuration.endpoints.control
         let socket: ZMQSocketHandle
         do {
-            socket = try await loop.makeSocket(.dealer, options: configuration.socketOptions)
+            socket = try await loop.makeSocket(.dealer, options: configuration.connectionSocketOptions)
         } catch {
             return Task.isCancelled ? .cancelled : .fatal(FlowClientError(.transport, "cannot make a DEALER: \(error)"))
         }

@@ -229,7 +229,7 @@ public final class OperatorClient: Sendable {
     /// drop events under load (`docs/PROTOCOL.md` §9).
     public func watch(session: String? = nil) -> FlowEvents {
         FlowEvents(
-            endpoint: configuration.endpoints.events, session: session, options: configuration.socketOptions,
+            endpoint: configuration.endpoints.events, session: session, options: configuration.connectionSocketOptions,
             logger: configuration.logger
         )
     }

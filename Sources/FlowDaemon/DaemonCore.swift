@@ -20,6 +20,8 @@ public struct DaemonCore {
         let address: PeerAddress
         let id: String
         let hello: Hello
+        /// The allow-list entry of the peer's key (with an ``AccessPolicy``), which its `HELLO` matched.
+        let identity: AllowedClient?
         var lastHeard: UInt64
         var nextHeartbeat: UInt64
         var role: PeerRole { hello.role }
@@ -42,15 +44,23 @@ public struct DaemonCore {
     /// Whether to output events (``DaemonOutput/publish(_:)``); the server turns it off while nobody subscribes, so
     /// no event is built for no one. Counters count all the same.
     public var publishesEvents = true
+    /// Whom the daemon lets do what (CURVE keys and their roles); `nil` when it runs without CURVE. With a policy,
+    /// only ``DaemonInput/authenticatedMessage(from:userID:frames:)`` from an allowed key gets in (docs/SECURITY.md).
+    public let accessPolicy: AccessPolicy?
 
     /// Makes a daemon core; ``start(now:)`` creates the default session.
+    ///
+    /// - Parameter accessPolicy: the allow-list that every peer's `HELLO` and requests are held to; `nil`: none.
     public init(
         application: any FlowApplication,
         configuration: DaemonConfiguration = DaemonConfiguration(),
         daemonID: String,
         logger: Logger,
-        now: UInt64
+        now: UInt64,
+        accessPolicy: AccessPolicy? = nil
     ) {
+        self.accessPolicy = accessPolicy
+        if accessPolicy != nil { counters.authDenied = 0 }
         self.application = application
         self.configuration = configuration
         self.daemonID = daemonID
@@ -71,7 +81,9 @@ public struct DaemonCore {
     public mutating func handle(_ input: DaemonInput, now: UInt64) -> [DaemonOutput] {
         switch input {
         case .message(let address, let frames):
-            receive(frames, from: address, now: now)
+            receive(frames, from: address, userID: nil, now: now)
+        case .authenticatedMessage(let address, let userID, let frames):
+            receive(frames, from: address, userID: userID, now: now)
         case .tick:
             tick(now: now)
         case .localStep(let sessionID, let attachment, let step):
@@ -118,9 +130,14 @@ public struct DaemonCore {
         Dictionary(grouping: peers.values, by: \.role).mapValues(\.count)
     }
 
+    /// Counts a connection the ZAP handler refused (`auth_denied` in `HEALTH`).
+    public mutating func countAuthenticationDenied() {
+        counters.authDenied = (counters.authDenied ?? 0) + 1
+    }
+
     // MARK: - Messages
 
-    private mutating func receive(_ frames: [[UInt8]], from address: PeerAddress, now: UInt64) {
+    private mutating func receive(_ frames: [[UInt8]], from address: PeerAddress, userID: String?, now: UInt64) {
         counters.messagesIn += 1
         // Any message is a sign of life, even one that is refused (§3).
         peers[address]?.lastHeard = now
@@ -132,10 +149,21 @@ public struct DaemonCore {
             return
         }
         if case .hello(let hello) = message {
-            welcome(hello, from: address, now: now)
+            welcome(hello, from: address, userID: userID, now: now)
             return
         }
         guard peers[address] != nil else {
+            reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
+            return
+        }
+        if accessPolicy != nil, peers[address]!.identity?.name != userID {
+            // The routing ID belongs to another key's connection now (the one that said HELLO is gone): what that
+            // connection held is not this one's.
+            logger.notice(
+                "routing id reused by another key; the old peer is gone",
+                metadata: ["peer": "\(peers[address]!.id)", "key": "\(userID ?? "-")"]
+            )
+            peerLost(address)
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }
@@ -192,10 +220,40 @@ public struct DaemonCore {
         }
     }
 
-    private mutating func welcome(_ hello: Hello, from address: PeerAddress, now: UInt64) {
-        // The same client restarted (same role and name, new connection): the old connection is gone.
+    private mutating func welcome(_ hello: Hello, from address: PeerAddress, userID: String?, now: UInt64) {
+        var identity: AllowedClient?
+        if let accessPolicy {
+            guard let userID, let client = accessPolicy.client(named: userID) else {
+                return reject(
+                    WireError(.forbidden, "this connection has no allowed key", req: hello.req, type: .hello),
+                    to: address
+                )
+            }
+            guard client.role == hello.role else {
+                return reject(
+                    WireError(
+                        .forbidden,
+                        "the key '\(client.name)' is a \(client.role.rawValue)'s, not a \(hello.role.rawValue)'s",
+                        req: hello.req, type: .hello
+                    ),
+                    to: address
+                )
+            }
+            if let kind = hello.serves.first(where: { !client.mayServe($0) }) {
+                return reject(
+                    WireError(
+                        .forbidden, "the key '\(client.name)' may not serve the stepper kind '\(kind)'", req: hello.req,
+                        type: .hello
+                    ),
+                    to: address
+                )
+            }
+            identity = client
+        }
+        // The same client restarted (same role, name and key; new connection): the old connection is gone.
         let replaced = peers.values.filter {
             $0.address != address && $0.role == hello.role && $0.hello.name == hello.name
+                && $0.identity?.name == identity?.name
         }
         for old in replaced.map(\.address).sorted(by: { $0.routingID.lexicographicallyPrecedes($1.routingID) }) {
             logger.info("peer replaced by its restart", metadata: ["peer": "\(peers[old]!.id)", "name": "\(hello.name)"])
@@ -212,12 +270,15 @@ public struct DaemonCore {
             id = "p\(lastPeerNumber)"
         }
         peers[address] = Peer(
-            address: address, id: id, hello: hello, lastHeard: now,
+            address: address, id: id, hello: hello, identity: identity, lastHeard: now,
             nextHeartbeat: now + UInt64(configuration.heartbeatMs)
         )
         logger.info(
             "peer joined",
-            metadata: ["peer": "\(id)", "role": "\(hello.role.rawValue)", "name": "\(hello.name)"]
+            metadata: [
+                "peer": "\(id)", "role": "\(hello.role.rawValue)", "name": "\(hello.name)",
+                "key": "\(identity?.name ?? "-")",
+            ]
         )
         send(.welcome(Welcome(req: hello.req, peer: id, daemon: daemonID, heartbeatMs: configuration.heartbeatMs)), to: address)
         if hello.role == .stepper {
@@ -228,6 +289,12 @@ public struct DaemonCore {
     // MARK: Steppers
 
     private mutating func step(_ body: StepMessage, from peer: Peer) {
+        if let identity = peer.identity, !identity.mayEmit(body.step.name) {
+            return reject(
+                .forbidden, "the key '\(identity.name)' may not emit '\(body.step.name)'", req: body.req, type: .step,
+                to: peer
+            )
+        }
         guard let session = sessions[body.session] else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .step, to: peer)
         }
@@ -284,6 +351,12 @@ public struct DaemonCore {
     // MARK: Presenters
 
     private mutating func sync(_ body: Sync, from peer: Peer) {
+        if let identity = peer.identity, !identity.mayHost(body.session) {
+            return reject(
+                .forbidden, "the key '\(identity.name)' may not host session '\(body.session)'", req: body.req,
+                type: .sync, to: peer
+            )
+        }
         var session = sessions[body.session]
         if session == nil, body.create {
             guard WireProtocol.isValidName(body.session) else {
@@ -300,7 +373,9 @@ public struct DaemonCore {
         guard let session else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .sync, to: peer)
         }
-        if let host = session.host, host != peer.address, let current = peers[host], current.hello.name != peer.hello.name {
+        if let host = session.host, host != peer.address, let current = peers[host],
+            current.hello.name != peer.hello.name || current.identity?.name != peer.identity?.name
+        {
             return reject(
                 .sessionHosted, "session '\(session.id)' is hosted by '\(current.hello.name)'", req: body.req,
                 type: .sync, to: peer

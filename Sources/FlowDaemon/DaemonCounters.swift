@@ -16,12 +16,15 @@ public struct DaemonCounters: Sendable, Hashable {
     public var reports = 0
     public var userActions = 0
     public var peersLost = 0
+    /// Connections the ZAP handler refused (a key not on the allow-list, or not allowed on that socket); `nil` when
+    /// the daemon runs without CURVE (then it is not in ``json``).
+    public var authDenied: Int?
 
     public init() {}
 
     /// The counters as JSON for `HEALTH`.
     public var json: JSONValue {
-        .object([
+        var fields: [String: JSONValue] = [
             "messages_in": .int(messagesIn),
             "messages_out": .int(messagesOut),
             "errors": .object(errors.mapValues { .int($0) }),
@@ -34,6 +37,8 @@ public struct DaemonCounters: Sendable, Hashable {
             "reports": .int(reports),
             "user_actions": .int(userActions),
             "peers_lost": .int(peersLost),
-        ])
+        ]
+        if let authDenied { fields["auth_denied"] = .int(authDenied) }
+        return .object(fields)
     }
 }

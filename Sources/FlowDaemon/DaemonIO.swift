@@ -14,6 +14,9 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
 public enum DaemonInput: Sendable {
     /// A message arrived on the control socket (frames after the routing ID).
     case message(from: PeerAddress, frames: [[UInt8]])
+    /// A message arrived on a CURVE control socket from a connection the ZAP handler admitted as `userID` (the
+    /// ``AllowedClient/name`` of its key; `nil` when the connection had none).
+    case authenticatedMessage(from: PeerAddress, userID: String?, frames: [[UInt8]])
     /// Time passed: send heartbeats that are due, notice dead peers.
     case tick
     /// A stepper inside the daemon (a flow's `OneStepper`, say) emitted a step.

@@ -43,17 +43,21 @@ public final class DaemonServer: Service, Sendable {
         public var daemon: DaemonConfiguration
         /// Options of the control and events sockets (linger, hard message size limit, ZMTP heartbeats, …).
         public var socketOptions: ZMQSocketOptions
+        /// CURVE on both sockets with a ZAP handler admitting the allow-list's keys (docs/SECURITY.md); `nil`: none.
+        public var security: DaemonSecurity?
 
         public init(
             controlEndpoint: String,
             eventsEndpoint: String,
             daemon: DaemonConfiguration = DaemonConfiguration(),
-            socketOptions: ZMQSocketOptions = ZMQSocketOptions()
+            socketOptions: ZMQSocketOptions = ZMQSocketOptions(),
+            security: DaemonSecurity? = nil
         ) {
             self.controlEndpoint = controlEndpoint
             self.eventsEndpoint = eventsEndpoint
             self.daemon = daemon
             self.socketOptions = socketOptions
+            self.security = security
         }
     }
 
@@ -192,9 +196,23 @@ public final class DaemonServer: Service, Sendable {
         // libzmq leaves ipc:// socket files behind; remove the ones this daemon bound, once its sockets are closed.
         var boundIPCPaths: [String] = []
         defer { for path in boundIPCPaths { unlink(path) } }
-        let router = try ZMQSocket(.router, context: context, options: configuration.socketOptions)
-        defer { router.close() }
+        // With CURVE, the ZAP handler is bound first (libzmq asks it from the first handshake on), in this context.
+        let security = configuration.security
+        let zap = try security.map { _ throws(ZMQError) in
+            let socket = try ZMQSocket(.router, context: context, options: ZMQSocketOptions(heartbeat: nil))
+            try socket.bind(ZAPHandler.endpoint)
+            return socket
+        }
+        defer { zap?.close() }
+        var routerOptions = configuration.socketOptions
         var publisherOptions = configuration.socketOptions
+        if let security {
+            let secretKey = security.keyPair.secretKey
+            routerOptions.curve = .server(secretKey: secretKey, zapDomain: AccessPolicy.controlDomain)
+            publisherOptions.curve = .server(secretKey: secretKey, zapDomain: AccessPolicy.eventsDomain)
+        }
+        let router = try ZMQSocket(.router, context: context, options: routerOptions)
+        defer { router.close() }
         publisherOptions.heartbeat = nil
         // An XPUB rather than a PUB (subscribers cannot tell): it reports the topics subscribed to, so the core builds
         // no events while nobody watches, which was a tenth of a step's cost (docs/PERFORMANCE.md).
@@ -204,6 +222,10 @@ public final class DaemonServer: Service, Sendable {
         boundIPCPaths += Self.ipcPath(configuration.controlEndpoint).map { [$0] } ?? []
         try publisher.bind(configuration.eventsEndpoint)
         boundIPCPaths += Self.ipcPath(configuration.eventsEndpoint).map { [$0] } ?? []
+        // Only this user may connect to the ipc:// socket files (docs/SECURITY.md).
+        for path in boundIPCPaths where chmod(path, 0o600) != 0 {
+            logger.warning("cannot restrict the socket file's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
+        }
         let bound = BoundEndpoints(
             control: try router.option(.lastEndpoint), events: try publisher.option(.lastEndpoint)
         )
@@ -226,7 +248,7 @@ public final class DaemonServer: Service, Sendable {
         )
         var core = DaemonCore(
             application: application, configuration: configuration.daemon, daemonID: daemonID, logger: logger,
-            now: now()
+            now: now(), accessPolicy: security?.policy
         )
         core.publishesEvents = false
         var subscriptions: Set<[UInt8]> = []
@@ -241,13 +263,22 @@ public final class DaemonServer: Service, Sendable {
         for waiter in waiters { waiter.resume(returning: bound) }
         logger.info(
             "flowd ready",
-            metadata: ["control": "\(bound.control)", "events": "\(bound.events)", "daemon": "\(daemonID)"]
+            metadata: [
+                "control": "\(bound.control)", "events": "\(bound.events)", "daemon": "\(daemonID)",
+                "curve": "\(security == nil ? "off" : "on")",
+            ].merging(
+                security.map { ["server_key": "\($0.keyPair.publicKey.z85)", "clients": "\($0.policy.clients.count)"] }
+                    ?? [:]
+            ) { first, _ in first }
         )
 
         let poller = ZMQPoller()
         let routerIndex = poller.register(router, for: .pollIn)
         let wakeIndex = poller.register(wakeReceiver, for: .pollIn)
         let eventsIndex = poller.register(publisher, for: .pollIn)
+        let zapIndex = zap.map { poller.register($0, for: .pollIn) }
+        // Refusals per key: a refused client retries every ~100 ms, so only the 1st, 10th, 100th… are warned about.
+        var refusals: [String: Int] = [:]
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
 
         while true {
@@ -272,12 +303,52 @@ public final class DaemonServer: Service, Sendable {
                 }
                 core.publishesEvents = !subscriptions.isEmpty
             }
+            if let zap, let zapIndex, let security, ready[zapIndex].contains(.pollIn) {
+                while let request = try zap.tryReceive() {
+                    guard let (reply, decision) = ZAPHandler.answer(request.frames, policy: security.policy) else {
+                        continue
+                    }
+                    _ = try zap.trySend(ZMQMessage(reply))
+                    let metadata: Logger.Metadata = [
+                        "domain": "\(decision.domain)", "address": "\(decision.address)",
+                        "key": "\(decision.publicKey ?? "-")", "client": "\(decision.client ?? "-")",
+                        "reason": "\(decision.reason)",
+                    ]
+                    if decision.allowed {
+                        logger.debug("connection admitted", metadata: metadata)
+                    } else {
+                        core.countAuthenticationDenied()
+                        if refusals.count >= 10_000 { refusals.removeAll() }  // bounded, whatever keys are tried
+                        let count = refusals[decision.publicKey ?? "-", default: 0] + 1
+                        refusals[decision.publicKey ?? "-"] = count
+                        var power = count
+                        while power % 10 == 0 { power /= 10 }
+                        if power == 1 {
+                            logger.warning(
+                                "connection refused by ZAP", metadata: metadata.merging(["refusals": "\(count)"]) { $1 }
+                            )
+                        }
+                    }
+                }
+            }
             if ready[routerIndex].contains(.pollIn) {
                 for _ in 0..<256 {
-                    guard let message = try router.tryReceive() else { break }
+                    let message: ZMQMessage
+                    var userID: String?
+                    if security == nil {
+                        guard let received = try router.tryReceive() else { break }
+                        message = received
+                    } else {
+                        guard let received = try router.tryReceive(withProperty: "User-Id") else { break }
+                        (message, userID) = received
+                    }
                     guard message.count >= 2 else { continue }
                     let address = PeerAddress(message.frames[0])
-                    let input = DaemonInput.message(from: address, frames: Array(message.frames.dropFirst()))
+                    let frames = Array(message.frames.dropFirst())
+                    let input: DaemonInput =
+                        security == nil
+                        ? .message(from: address, frames: frames)
+                        : .authenticatedMessage(from: address, userID: userID, frames: frames)
                     let time = now()
                     driver.perform(core.handle(input, now: time), on: &core, now: time)
                 }

@@ -39,6 +39,30 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     public var logLevel: String?
 
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "The daemon's CURVE secret key file (`flowctl keygen`); turns CURVE on for every endpoint "
+                + "(docs/SECURITY.md).",
+            valueName: "path"
+        )
+    )
+    public var keyFile: String?
+
+    @Option(
+        name: .customLong("clients-file"),
+        help: ArgumentHelp(
+            "A JSON array of the client keys allowed in, with their roles (docs/SECURITY.md).", valueName: "path"
+        )
+    )
+    public var clientsFile: String?
+
+    @Flag(
+        name: .customLong("allow-plaintext-tcp"),
+        help: "Allow tcp:// endpoints without CURVE (no authentication, no encryption)."
+    )
+    public var allowPlaintextTCP = false
+
     public init() {}
 
     public func validate() throws {
@@ -55,7 +79,8 @@ public struct FlowdOptions: ParsableArguments, Sendable {
 
     /// The settings these options give, reading the config file if one is named.
     ///
-    /// - Throws: ``FlowdConfigError`` when the file cannot be read or parsed.
+    /// - Throws: ``FlowdConfigError`` when the file cannot be read or parsed; ``FlowdSecurityError`` when a `tcp://`
+    ///   endpoint would run without CURVE (and plaintext is not allowed) or the CURVE settings cannot be used.
     public func settings(environment: [String: String] = FlowdEndpoints.currentEnvironment()) throws -> FlowdSettings {
         var file = FlowdConfigFile()
         if let config {
@@ -82,13 +107,20 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let zmtp = file.sockets?.zmtpHeartbeatMs {
             sockets.heartbeat = zmtp == 0 ? nil : .init(interval: .milliseconds(zmtp), timeout: .milliseconds(3 * zmtp), ttl: .milliseconds(3 * zmtp))
         }
+        let controlEndpoint = control ?? file.control ?? defaults.control
+        let eventsEndpoint = events ?? file.events ?? defaults.events
+        let security = try FlowdSecuritySettings.resolve(
+            file.security, configPath: config, keyFile: keyFile, clientsFile: clientsFile,
+            allowPlaintextTCP: allowPlaintextTCP, endpoints: [controlEndpoint, eventsEndpoint]
+        )
         return FlowdSettings(
             runtimeDirectory: runtimeDirectory,
             server: DaemonServer.Configuration(
-                controlEndpoint: control ?? file.control ?? defaults.control,
-                eventsEndpoint: events ?? file.events ?? defaults.events,
+                controlEndpoint: controlEndpoint,
+                eventsEndpoint: eventsEndpoint,
                 daemon: daemon,
-                socketOptions: sockets
+                socketOptions: sockets,
+                security: security
             ),
             logLevel: (logLevel ?? file.logLevel).flatMap(FlowdSettings.logLevel(named:)) ?? .info
         )
@@ -129,11 +161,13 @@ public struct FlowdConfigFile: Codable, Sendable, Hashable {
     public var logLevel: String?
     public var daemon: DaemonConfiguration?
     public var sockets: Sockets?
+    /// CURVE and the allowed client keys (``Security``).
+    public var security: Security?
 
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case control, events, daemon, sockets
+        case control, events, daemon, sockets, security
         case runtimeDirectory = "runtime_dir"
         case logLevel = "log_level"
     }

@@ -17,10 +17,14 @@ struct Flowctl: AsyncParsableCommand {
         discussion: """
             Endpoints default to ipc://$RUNTIME/control.sock and ipc://$RUNTIME/events.sock, where $RUNTIME is \
             $XDG_RUNTIME_DIR/flowd, /run/flowd for root, or /tmp/flowd-<uid>, as flowd itself uses.
+            A daemon running with CURVE keys needs --key-file (an operator key on its allow-list) and --server-key, \
+            or FLOWD_KEY_FILE and FLOWD_SERVER_KEY; `flowctl keygen` makes key pairs (docs/SECURITY.md).
             Exit codes: 0 success; 1 the daemon refused the request; 2 the daemon did not answer in time or could \
             not be reached; 64 usage.
             """,
-        subcommands: [Sessions.self, Tree.self, Watch.self, StepCommand.self, Health.self, SessionGroup.self]
+        subcommands: [
+            Sessions.self, Tree.self, Watch.self, StepCommand.self, Health.self, SessionGroup.self, Keygen.self,
+        ]
     )
 }
 
@@ -40,10 +44,35 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(name: .long, help: "Log the connection to standard error.")
     var verbose = false
 
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp("This client's CURVE secret key file (default: $FLOWD_KEY_FILE).", valueName: "path")
+    )
+    var keyFile: String?
+
+    @Option(
+        name: .customLong("server-key"),
+        help: ArgumentHelp(
+            "The daemon's CURVE public key: Z85 text or a file holding it (default: $FLOWD_SERVER_KEY).",
+            valueName: "key"
+        )
+    )
+    var serverKey: String?
+
     func validate() throws {
         guard timeout > 0, timeout.isFinite else {
             throw ValidationError("--timeout must be a positive number of seconds")
         }
+        do {
+            _ = try curve()
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    /// CURVE settings from the flags or the environment; `nil` for plaintext.
+    func curve() throws(FlowClientError) -> FlowClientCurve? {
+        try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
     }
 
     var endpoints: FlowdEndpoints {
@@ -59,7 +88,9 @@ struct ConnectionOptions: ParsableArguments {
             return handler
         }
         return FlowClientConfiguration(
-            endpoints: endpoints, requestTimeout: .milliseconds(Int64((timeout * 1000).rounded(.up))), logger: logger
+            endpoints: endpoints, requestTimeout: .milliseconds(Int64((timeout * 1000).rounded(.up))),
+            // Checked by `validate()` already.
+            curve: try? curve(), logger: logger
         )
     }
 
@@ -167,8 +198,10 @@ struct Watch: AsyncParsableCommand {
         try await connection.withOperator { client in
             if let session { _ = try await client.tree(session: session) } else { _ = try await client.health() }
         }
+        let configuration = connection.clientConfiguration
         let events = FlowEvents(
-            endpoint: connection.endpoints.events, session: session, logger: connection.clientConfiguration.logger
+            endpoint: connection.endpoints.events, session: session, options: configuration.connectionSocketOptions,
+            logger: configuration.logger
         )
         do {
             for try await event in events {
@@ -270,6 +303,35 @@ struct SessionGroup: AsyncParsableCommand {
         func run() async throws {
             let created = try await connection.withOperator { client in try await client.createSession(id) }
             printLine(created ? "created session \(id)" : "session \(id) exists already")
+        }
+    }
+}
+
+struct Keygen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make a CURVE key pair for flowd or one of its clients.",
+        discussion: """
+            With --out PREFIX, writes PREFIX.key (the secret key, mode 0600; an existing one is never overwritten) \
+            and PREFIX.pub (the public key) and prints the public key; without it, prints both keys. Give the public \
+            key to the daemon's allow-list (a client's) or to the clients as --server-key (the daemon's).
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Write <prefix>.key and <prefix>.pub.", valueName: "prefix"))
+    var out: String?
+
+    func run() throws {
+        do {
+            let pair = try FlowClientCurve.generate(writingTo: out)
+            printLine("public-key: \(pair.publicKey.z85)")
+            if let out {
+                printLine("wrote \(out).key (secret, mode 0600) and \(out).pub")
+            } else {
+                printLine("secret-key: \(pair.secretKey.z85)")
+            }
+        } catch {
+            printError(error.message)
+            throw ExitCode(1)
         }
     }
 }

@@ -16,6 +16,7 @@ extension FlowdIntegrationTests {
         try await withCluster { cluster in
             let daemon = try await cluster.startFlowd([
                 "--control", "tcp://127.0.0.1:*", "--events", "tcp://127.0.0.1:*", "--max-body-bytes", "65536",
+                "--allow-plaintext-tcp",
             ])
             #expect(daemon.control.hasPrefix("tcp://127.0.0.1:") && !daemon.control.hasSuffix(":*"))
             #expect(daemon.events.hasPrefix("tcp://127.0.0.1:") && daemon.events != daemon.control)

@@ -22,9 +22,11 @@ struct ZMQZAPTests {
             zap = try ZMQSocket(.router, context: context, options: ZMQSocketOptions(heartbeat: nil))
             try zap.bind("inproc://zeromq.zap.01")
             router = try ZMQSocket(
-                .router, context: context, options: ZMQSocketOptions(curve: .server(secretKey: keys.secretKey, zapDomain: "test"))
+                .router, context: context,
+                options: ZMQSocketOptions(curve: .server(secretKey: keys.secretKey, zapDomain: "test"))
             )
-            try router.startMonitor(at: "inproc://zap-tests.monitor", events: [.handshakeSucceeded, .handshakeFailedAuth])
+            try router.startMonitor(
+                at: "inproc://zap-tests.monitor", events: [.handshakeSucceeded, .handshakeFailedAuth])
             monitor = try boundedSocket(.pair, context: context, options: ZMQSocketOptions(heartbeat: nil))
             try monitor.connect("inproc://zap-tests.monitor")
             try router.bind("tcp://127.0.0.1:*")
@@ -45,7 +47,9 @@ struct ZMQZAPTests {
 
         /// Answers ZAP requests (`200` with user id `name` for `allowed`, `400` for any other key) until the monitor
         /// reports a handshake's outcome; returns the requests' frames and that outcome.
-        func authenticate(allowed: ZMQCurveKey, as name: String) throws -> (requests: [[[UInt8]]], outcome: ZMQMonitorEvent.Kind) {
+        func authenticate(
+            allowed: ZMQCurveKey, as name: String
+        ) throws -> (requests: [[[UInt8]]], outcome: ZMQMonitorEvent.Kind) {
             let poller = ZMQPoller()
             let zapIndex = poller.register(zap, for: .pollIn)
             let monitorIndex = poller.register(monitor, for: .pollIn)
@@ -59,7 +63,8 @@ struct ZMQZAPTests {
                     let ok = request.frames.count == 9 && request.frames[8] == allowed.bytes
                     try zap.send(
                         ZMQMessage([
-                            request.frames[0], [], Array("1.0".utf8), request.frames[3], Array((ok ? "200" : "400").utf8),
+                            request.frames[0], [], Array("1.0".utf8), request.frames[3],
+                            Array((ok ? "200" : "400").utf8),
                             Array((ok ? "OK" : "no").utf8), ok ? Array(name.utf8) : [], [],
                         ])
                     )

@@ -1,0 +1,447 @@
+public import FlowWire
+public import ZeroMQ
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+// MARK: - The allow-list
+
+/// One client key the daemon lets in (an entry of the config file's `security.clients`), and what it may do.
+///
+/// The ZAP handler admits a connection only when its CURVE public key is one of these; the connection's messages then
+/// carry the entry's ``name`` (`User-Id`), and ``DaemonCore`` holds the peer to the entry: its `HELLO` must claim
+/// ``role``, a stepper may serve only ``kinds`` and emit only ``steps``, a presenter may host only ``sessions``.
+/// `"*"` in a list allows everything.
+public struct AllowedClient: Sendable, Hashable, Codable {
+    /// The key's name: the `User-Id` of its connections, in logs (`[A-Za-z0-9._-]{1,64}`, unique).
+    public var name: String
+    /// The client's CURVE public key, Z85 (40 characters, unique).
+    public var publicKey: String
+    /// The only role the key may take in `HELLO`.
+    public var role: PeerRole
+    /// Steppers: the step names the key may emit (required).
+    public var steps: [String]?
+    /// Steppers: the stepper kinds the key may serve (`HELLO.serves`, required).
+    public var kinds: [String]?
+    /// Presenters: the sessions the key may host (`SYNC`, including creating them); `nil`: any.
+    public var sessions: [String]?
+
+    public init(
+        name: String, publicKey: String, role: PeerRole, steps: [String]? = nil, kinds: [String]? = nil,
+        sessions: [String]? = nil
+    ) {
+        self.name = name
+        self.publicKey = publicKey
+        self.role = role
+        self.steps = steps
+        self.kinds = kinds
+        self.sessions = sessions
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, role, steps, kinds, sessions
+        case publicKey = "public_key"
+    }
+
+    /// Whether the key may emit a step named `step`.
+    public func mayEmit(_ step: String) -> Bool { Self.allows(steps, step) }
+
+    /// Whether the key may serve the stepper kind `kind`.
+    public func mayServe(_ kind: String) -> Bool { Self.allows(kinds, kind) }
+
+    /// Whether the key may host the session `session`.
+    public func mayHost(_ session: String) -> Bool { sessions.map { Self.allows($0, session) } ?? true }
+
+    private static func allows(_ list: [String]?, _ value: String) -> Bool {
+        guard let list else { return false }
+        return list.contains(value) || list.contains("*")
+    }
+}
+
+/// The allow-list of client keys, checked: what the ZAP handler and ``DaemonCore`` consult.
+public struct AccessPolicy: Sendable, Hashable {
+    /// The ZAP domain of the control socket.
+    public static let controlDomain = "flowd"
+    /// The ZAP domain of the events socket.
+    public static let eventsDomain = "flowd.events"
+
+    /// The allowed clients, in the order given.
+    public let clients: [AllowedClient]
+    /// The roles whose keys may subscribe to the events socket (default: operators only).
+    public let eventsRoles: Set<PeerRole>
+    private let byName: [String: AllowedClient]
+    private let byKey: [[UInt8]: String]
+
+    /// Checks and indexes an allow-list.
+    ///
+    /// - Throws: ``AccessPolicyError`` for a name that breaks its pattern, a key that is not 40 Z85 characters, a name
+    ///   or key given twice, a stepper without `steps` or `kinds`, or `steps`/`kinds` on another role.
+    public init(clients: [AllowedClient], eventsRoles: Set<PeerRole> = [.operator]) throws(AccessPolicyError) {
+        var byName: [String: AllowedClient] = [:]
+        var byKey: [[UInt8]: String] = [:]
+        for client in clients {
+            guard WireProtocol.isValidName(client.name) else {
+                throw AccessPolicyError("client name '\(client.name)' is not [A-Za-z0-9._-]{1,64}")
+            }
+            guard byName[client.name] == nil else { throw AccessPolicyError("client '\(client.name)' is listed twice") }
+            let key: ZMQCurveKey
+            do {
+                key = try ZMQCurveKey(z85: client.publicKey)
+            } catch {
+                throw AccessPolicyError("client '\(client.name)': public_key is not a 40-character Z85 key")
+            }
+            if let other = byKey[key.bytes] {
+                throw AccessPolicyError("clients '\(other)' and '\(client.name)' have the same public key")
+            }
+            switch client.role {
+            case .stepper:
+                guard let steps = client.steps, let kinds = client.kinds else {
+                    throw AccessPolicyError(
+                        "stepper '\(client.name)' needs \"steps\" and \"kinds\" (the step names and stepper kinds "
+                            + "its key may use; [\"*\"] for any)"
+                    )
+                }
+                if let bad = steps.first(where: { $0 != "*" && !WireProtocol.isValidStepName($0) }) {
+                    throw AccessPolicyError("stepper '\(client.name)': step name '\(bad)' is not valid")
+                }
+                if let bad = kinds.first(where: { $0 != "*" && !WireProtocol.isValidKind($0) }) {
+                    throw AccessPolicyError("stepper '\(client.name)': stepper kind '\(bad)' is not valid")
+                }
+            case .presenter, .operator:
+                if client.steps != nil || client.kinds != nil {
+                    throw AccessPolicyError(
+                        "client '\(client.name)' is a \(client.role.rawValue): only steppers have \"steps\" and "
+                            + "\"kinds\""
+                    )
+                }
+            }
+            if client.sessions != nil, client.role != .presenter {
+                throw AccessPolicyError("client '\(client.name)': only presenters have \"sessions\"")
+            }
+            if let bad = client.sessions?.first(where: { $0 != "*" && !WireProtocol.isValidName($0) }) {
+                throw AccessPolicyError("presenter '\(client.name)': session '\(bad)' is not valid")
+            }
+            byName[client.name] = client
+            byKey[key.bytes] = client.name
+        }
+        self.clients = clients
+        self.eventsRoles = eventsRoles
+        self.byName = byName
+        self.byKey = byKey
+    }
+
+    /// The entry named `name` (a connection's `User-Id`).
+    public func client(named name: String) -> AllowedClient? { byName[name] }
+
+    /// The entry of the 32-byte public key `key`.
+    public func client(publicKey key: [UInt8]) -> AllowedClient? { byKey[key].flatMap { byName[$0] } }
+}
+
+/// An allow-list that cannot be used.
+public struct AccessPolicyError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+// MARK: - The daemon's CURVE setup
+
+/// CURVE on the daemon's sockets: its key pair and whom it lets in (``DaemonServer/Configuration/security``).
+///
+/// With it, the control ROUTER and the events XPUB are CURVE servers (ZAP domains ``AccessPolicy/controlDomain`` and
+/// ``AccessPolicy/eventsDomain``), a ZAP handler on the daemon's I/O thread admits only the allow-list's keys, and
+/// every message reaches the core with its key's name.
+public struct DaemonSecurity: Sendable, Hashable {
+    /// The daemon's long-term key pair; clients need its public key (their `ZMQ_CURVE_SERVERKEY`).
+    public var keyPair: ZMQCurveKeyPair
+    /// The allowed client keys and their rights.
+    public var policy: AccessPolicy
+
+    public init(keyPair: ZMQCurveKeyPair, policy: AccessPolicy) {
+        self.keyPair = keyPair
+        self.policy = policy
+    }
+
+    /// The daemon's key pair from a secret key file (``CurveKeyFile``).
+    ///
+    /// - Throws: ``CurveKeyFileError`` when the file cannot be read or holds no Z85 secret key.
+    public static func keyPair(secretKeyFile path: String) throws(CurveKeyFileError) -> ZMQCurveKeyPair {
+        let text = try CurveKeyFile.read(path)
+        do {
+            let secret = try ZMQCurveKey(z85: text)
+            return ZMQCurveKeyPair(publicKey: try ZMQCurve.publicKey(for: secret), secretKey: secret)
+        } catch {
+            throw CurveKeyFileError(path: path, reason: "does not hold a 40-character Z85 secret key")
+        }
+    }
+}
+
+// MARK: - ZAP
+
+/// The ZAP handler's decisions (ZeroMQ RFC 27), as a pure function of the request and the allow-list; the
+/// ``DaemonServer`` runs it on its I/O thread behind a ROUTER bound at `inproc://zeromq.zap.01`.
+public enum ZAPHandler: Sendable {
+    /// The ZAP endpoint libzmq asks, in the server socket's context.
+    public static let endpoint = "inproc://zeromq.zap.01"
+
+    /// What the handler decided about one connection.
+    public struct Decision: Sendable, Hashable {
+        /// Whether the connection may in (`200`).
+        public var allowed: Bool
+        /// The allowed key's name (the reply's user id), or `nil`.
+        public var client: String?
+        /// The ZAP domain asked about.
+        public var domain: String
+        /// The peer's address (`127.0.0.1`, or `localhost:<uid>:<gid>:<pid>` over ipc).
+        public var address: String
+        /// The client's public key (Z85), when the request carried one.
+        public var publicKey: String?
+        /// Why (the reply's status text).
+        public var reason: String
+    }
+
+    /// Answers one ZAP request as a ROUTER received it: `[routing id, "", "1.0", request id, domain, address,
+    /// identity, mechanism, credentials…]`.
+    ///
+    /// A CURVE client whose key is allowed on `domain` gets `200` with its name as user id; anyone else `400` (libzmq
+    /// then drops the connection without telling the client). A request that is not ZAP 1.0 gets `500` when it can be
+    /// answered at all.
+    ///
+    /// - Returns: the reply's frames (with the routing id) and the decision, or `nil` for a message that cannot be
+    ///   answered (too few frames).
+    public static func answer(_ frames: [[UInt8]], policy: AccessPolicy) -> (reply: [[UInt8]], decision: Decision)? {
+        guard frames.count >= 8, frames[1].isEmpty else { return nil }
+        let requestID = frames[3]
+        let text = { (index: Int) in String(decoding: frames[index], as: UTF8.self) }
+        var decision = Decision(allowed: false, client: nil, domain: text(4), address: text(5), reason: "")
+        let status: String
+        if text(2) != "1.0" {
+            status = "500"
+            decision.reason = "unsupported ZAP version"
+        } else if text(7) != "CURVE" || frames.count < 9 || frames[8].count != ZMQCurveKey.byteCount {
+            status = "400"
+            decision.reason = "CURVE required"
+        } else {
+            decision.publicKey = try? ZMQCurve.z85Encode(frames[8])
+            if let client = policy.client(publicKey: frames[8]) {
+                let mayIn =
+                    decision.domain == AccessPolicy.controlDomain
+                    || (decision.domain == AccessPolicy.eventsDomain && policy.eventsRoles.contains(client.role))
+                decision.client = client.name
+                decision.allowed = mayIn
+                decision.reason = mayIn ? "OK" : "a \(client.role.rawValue) key may not use \(decision.domain)"
+            } else {
+                decision.reason = "key not allowed"
+            }
+            status = decision.allowed ? "200" : "400"
+        }
+        let reply: [[UInt8]] = [
+            frames[0], [], Array("1.0".utf8), requestID, Array(status.utf8), Array(decision.reason.utf8),
+            decision.allowed ? Array((decision.client ?? "").utf8) : [], [],
+        ]
+        return (reply, decision)
+    }
+}
+
+// MARK: - Key files
+
+/// CURVE key files as `flowctl keygen` writes them: the Z85 key on a line of its own; empty lines and comment lines
+/// (`#` alone, or `# ` and text; `#` is a Z85 character but space is not) are skipped. A secret key file
+/// (`<prefix>.key`) should have mode 0600; a public key file (`<prefix>.pub`) may be shared.
+public enum CurveKeyFile: Sendable {
+    /// The key a key file holds (its first line that is not empty or a comment, trimmed).
+    ///
+    /// - Throws: ``CurveKeyFileError`` when the file cannot be read or holds no such line.
+    public static func read(_ path: String) throws(CurveKeyFileError) -> String {
+        guard let file = fopen(path, "r") else {
+            throw CurveKeyFileError(path: path, reason: "cannot be read: \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 65536 {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer.prefix(count)
+        }
+        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+        for line in lines {
+            let trimmed = line.trimmedOfBlanks
+            // "#" is a Z85 character: a comment is "#" alone or "# " and text (Z85 has no space).
+            if trimmed.isEmpty || trimmed == "#" || trimmed.hasPrefix("# ") { continue }
+            return trimmed
+        }
+        throw CurveKeyFileError(path: path, reason: "holds no key")
+    }
+
+    /// Whether users other than the file's owner and group may read or write the file at `path` (a secret key file
+    /// should be 0600, or 0640 for a group of services).
+    public static func isExposedToOthers(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & 0o007 != 0
+    }
+}
+
+/// A key file that could not be used.
+public struct CurveKeyFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+    public var description: String { "key file \(path) \(reason)" }
+}
+
+extension Substring {
+    /// The text without leading and trailing spaces, tabs and carriage returns.
+    fileprivate var trimmedOfBlanks: String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        return String(String(drop(while: blank).reversed().drop(while: blank).reversed()))
+    }
+}
+
+// MARK: - Configuration
+
+extension FlowdConfigFile {
+    /// The config file's `security` section: CURVE and the allow-list (docs/SECURITY.md). Every field may be left out.
+    ///
+    /// ```json
+    /// "security": {
+    ///   "secret_key_file": "/etc/flowd/keys/flowd.key",
+    ///   "clients": [
+    ///     {"name": "login-service", "public_key": "…40 Z85 characters…", "role": "stepper",
+    ///      "steps": ["loginIsRequired", "userIsLoggedIn"], "kinds": ["login.app", "login.form"]},
+    ///     {"name": "tui", "public_key": "…", "role": "presenter", "sessions": ["default"]},
+    ///     {"name": "admin", "public_key": "…", "role": "operator"}
+    ///   ],
+    ///   "events_roles": ["operator"],
+    ///   "allow_plaintext_tcp": false
+    /// }
+    /// ```
+    ///
+    /// Relative paths are relative to the config file's folder.
+    public struct Security: Codable, Sendable, Hashable {
+        /// The daemon's CURVE secret key file; CURVE is on when it is named.
+        public var secretKeyFile: String?
+        /// The allowed client keys.
+        public var clients: [AllowedClient]?
+        /// A JSON file holding more allowed client keys (an array of ``AllowedClient``).
+        public var clientsFile: String?
+        /// The roles whose keys may subscribe to the events socket; default `["operator"]`.
+        public var eventsRoles: [PeerRole]?
+        /// Whether `tcp://` endpoints may run without CURVE (default `false`: flowd refuses to start).
+        public var allowPlaintextTCP: Bool?
+
+        public init() {}
+
+        private enum CodingKeys: String, CodingKey {
+            case clients
+            case secretKeyFile = "secret_key_file"
+            case clientsFile = "clients_file"
+            case eventsRoles = "events_roles"
+            case allowPlaintextTCP = "allow_plaintext_tcp"
+        }
+    }
+}
+
+/// Why flowd will not start with the security settings it was given.
+public struct FlowdSecurityError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Turns the `security` section and the flags into a ``DaemonSecurity`` (or none), and refuses unsafe setups.
+public enum FlowdSecuritySettings: Sendable {
+    /// The daemon's security.
+    ///
+    /// - Parameters:
+    ///   - section: the config file's `security` section, if any.
+    ///   - configPath: the config file's path (its folder anchors the section's relative paths).
+    ///   - keyFile: `--key-file` (overrides `secret_key_file`).
+    ///   - clientsFile: `--clients-file` (overrides `clients_file`).
+    ///   - allowPlaintextTCP: `--allow-plaintext-tcp` (or'ed with `allow_plaintext_tcp`).
+    ///   - endpoints: the endpoints flowd will bind.
+    /// - Returns: `nil` when no secret key is named (no CURVE).
+    /// - Throws: ``FlowdSecurityError`` when a `tcp://` endpoint would run without CURVE and plaintext is not
+    ///   explicitly allowed, when the secret key file is unreadable, malformed or open to others, or when the
+    ///   allow-list is not valid.
+    public static func resolve(
+        _ section: FlowdConfigFile.Security?, configPath: String?, keyFile: String?, clientsFile: String?,
+        allowPlaintextTCP: Bool, endpoints: [String]
+    ) throws(FlowdSecurityError) -> DaemonSecurity? {
+        let section = section ?? FlowdConfigFile.Security()
+        let anchor = configPath.map(folder(of:))
+        let secretKeyFile = keyFile ?? section.secretKeyFile.map { relative($0, to: anchor) }
+        guard let secretKeyFile else {
+            let plaintextAllowed = allowPlaintextTCP || section.allowPlaintextTCP == true
+            if let tcp = endpoints.first(where: { $0.hasPrefix("tcp://") }), !plaintextAllowed {
+                throw FlowdSecurityError(
+                    "flowd refuses to listen on \(tcp) without CURVE: name the daemon's secret key (--key-file, or "
+                        + "security.secret_key_file in the config file; `flowctl keygen` makes one) and the allowed "
+                        + "client keys (security.clients), or allow unauthenticated, unencrypted connections with "
+                        + "--allow-plaintext-tcp (security.allow_plaintext_tcp)"
+                )
+            }
+            if section.clients?.isEmpty == false || section.clientsFile != nil || clientsFile != nil {
+                throw FlowdSecurityError(
+                    "allowed client keys are listed but no secret key is named (--key-file or security.secret_key_file)"
+                )
+            }
+            return nil
+        }
+        guard ZMQCurve.isAvailable else { throw FlowdSecurityError("this libzmq has no CURVE support") }
+        if CurveKeyFile.isExposedToOthers(secretKeyFile) {
+            throw FlowdSecurityError(
+                "the secret key file \(secretKeyFile) can be read by other users: chmod 600 it (or 640 for a group)"
+            )
+        }
+        let keyPair: ZMQCurveKeyPair
+        do {
+            keyPair = try DaemonSecurity.keyPair(secretKeyFile: secretKeyFile)
+        } catch {
+            throw FlowdSecurityError("\(error)")
+        }
+        var clients = section.clients ?? []
+        if let listFile = clientsFile ?? section.clientsFile.map({ relative($0, to: anchor) }) {
+            clients += try readClients(listFile)
+        }
+        do {
+            let policy = try AccessPolicy(clients: clients, eventsRoles: Set(section.eventsRoles ?? [.operator]))
+            return DaemonSecurity(keyPair: keyPair, policy: policy)
+        } catch {
+            throw FlowdSecurityError("the allowed clients are not valid: \(error)")
+        }
+    }
+
+    private static func readClients(_ path: String) throws(FlowdSecurityError) -> [AllowedClient] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FlowdSecurityError("the clients file \(path) cannot be read")
+        }
+        do {
+            return try JSONDecoder().decode([AllowedClient].self, from: data)
+        } catch {
+            throw FlowdSecurityError("the clients file \(path) is not a JSON array of clients: \(error)")
+        }
+    }
+
+    private static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    private static func relative(_ path: String, to folder: String?) -> String {
+        guard let folder, !path.hasPrefix("/") else { return path }
+        return folder.hasSuffix("/") ? folder + path : folder + "/" + path
+    }
+}
