@@ -385,6 +385,11 @@ public struct DaemonCore {
         // Nothing counts as visible until the presenter reports again after the sync.
         run(session, .presentablesLost(session.machine.visiblePresentables))
         let replay = body.lastSeq == 0 ? nil : session.replay(after: body.lastSeq)
+        if replay == nil {
+            // The presenter adopts the snapshot: what the session's commands removed and no presenter reported is
+            // gone (a presenter killed right after a dismiss never reports it), so tell the tree now.
+            for id in session.takeUnreportedDismissals() { run(session, .dismissed(id)) }
+        }
         // The snapshot's seq counts as applied (§6.1): only commands sent from here on are acknowledged.
         session.ackedSeq = replay == nil ? session.seq : min(body.lastSeq, session.seq)
         reply(
@@ -423,6 +428,7 @@ public struct DaemonCore {
         guard let session = hostedSession(body.session, req: body.req, type: .report, peer: peer) else { return }
         for entry in body.reports {
             let id = PresentableID(entry.presentable)
+            if entry.state == .dismissed { session.dismissalReported(id) }
             if entry.state == .dismissed, session.ui.contains(id) {
                 // The presenter removed it on its own (a person went back): the snapshot must not bring it back.
                 session.ui.remove(id)

@@ -43,7 +43,18 @@ final class Session {
         seq += 1
         var rejection: PresentationError?
         do {
-            _ = try ui.apply(command)
+            for case .dismissed(let removed) in try ui.apply(command) where !unreportedSet.contains(removed) {
+                unreportedSet.insert(removed)
+                unreportedDismissals.append(removed)
+            }
+            if !unreportedSet.isEmpty, command.addsScreens {
+                // Shown again since: its old dismissal no longer stands.
+                unreportedDismissals.removeAll { id in
+                    guard ui.contains(id) else { return false }
+                    unreportedSet.remove(id)
+                    return true
+                }
+            }
         } catch {
             rejection = error
         }
@@ -58,11 +69,42 @@ final class Session {
         return (message, rejection)
     }
 
+    /// Presentables the session's own commands took out of the UI whose dismissal the presenter has not reported
+    /// yet, in order. A presenter that dies before reporting never will; a new one adopting the snapshot does not
+    /// have them, so the sync reports them to the tree itself.
+    private(set) var unreportedDismissals: [PresentableID] = []
+    private var unreportedSet: Set<PresentableID> = []
+
+    /// The presenter reported `id` dismissed.
+    func dismissalReported(_ id: PresentableID) {
+        guard unreportedSet.remove(id) != nil else { return }
+        unreportedDismissals.removeAll { $0 == id }
+    }
+
+    /// Takes the dismissals nobody reported.
+    func takeUnreportedDismissals() -> [PresentableID] {
+        defer {
+            unreportedDismissals = []
+            unreportedSet = []
+        }
+        return unreportedDismissals
+    }
+
     /// The commands after `lastSeq`, if the outbox still holds all of them.
     func replay(after lastSeq: UInt64) -> [CommandMessage]? {
         guard lastSeq <= seq else { return nil }
         if lastSeq == seq { return [] }
         guard let first = outbox.first, first.seq <= lastSeq + 1 else { return nil }
         return outbox.filter { $0.seq > lastSeq }
+    }
+}
+
+extension NavigationCommand {
+    /// Whether the command may put screens (back) into the UI.
+    fileprivate var addsScreens: Bool {
+        switch self {
+        case .setRoot, .push, .setStack, .present, .setTabs, .showMaster, .showDetail: return true
+        case .pop, .popToRoot, .dismiss, .selectTab: return false
+        }
     }
 }

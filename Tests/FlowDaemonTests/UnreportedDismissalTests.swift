@@ -1,0 +1,52 @@
+import FlowCore
+import FlowDaemon
+import FlowWire
+import Testing
+
+/// A presenter killed right after the daemon told it to dismiss something never reports the dismissal. The next
+/// presenter adopts a snapshot without it, so the sync must end what depended on it (RxFlow: a flow whose root is
+/// dismissed tears down its subtree).
+struct UnreportedDismissalTests {
+    let presenter = PeerAddress([1])
+    let nextPresenter = PeerAddress([2])
+    let operatorPeer = PeerAddress([3])
+
+    private func flowNames(_ harness: DaemonHarness) -> [String] {
+        harness.core.tree(of: "default")?.allNodes.map(\.flow) ?? []
+    }
+
+    @Test("A snapshot sync dismisses in the tree what the session's commands removed and nobody reported")
+    func snapshotSyncDismissesUnreportedRemovals() {
+        var harness = DaemonHarness()
+        harness.presenter(presenter, name: "tui")
+        harness.hello(operatorPeer, .operator, name: "ops")
+        harness.deepLink(operatorPeer, Step("openSettings"))
+        #expect(flowNames(harness) == ["AppFlow", "SettingsFlow"])
+
+        // AppFlow dismisses the settings modal; the presenter dies before it reports the dismissal.
+        harness.deepLink(operatorPeer, Step("settingsClosed"), req: 3)
+        #expect(harness.core.ui(of: "default")?.contains("settings") == false)
+        #expect(flowNames(harness) == ["AppFlow", "SettingsFlow"])
+        harness.receive(.bye, from: presenter)
+
+        harness.presenter(nextPresenter, name: "tui")
+        #expect(flowNames(harness) == ["AppFlow"])
+    }
+
+    @Test("A dismissal the presenter reported is not reported again at the next snapshot sync")
+    func reportedDismissalsAreNotRepeated() {
+        var harness = DaemonHarness()
+        harness.presenter(presenter, name: "tui")
+        harness.hello(operatorPeer, .operator, name: "ops")
+        harness.deepLink(operatorPeer, Step("openSettings"))
+        harness.deepLink(operatorPeer, Step("settingsClosed"), req: 3)
+        harness.report(presenter, [("settings", .dismissed), ("settings.list", .dismissed)])
+        #expect(flowNames(harness) == ["AppFlow"])
+
+        // SettingsFlow opens again under the same root ID; a snapshot sync must not dismiss the new one.
+        harness.deepLink(operatorPeer, Step("openSettings"), req: 4)
+        harness.receive(.bye, from: presenter)
+        harness.presenter(nextPresenter, name: "tui")
+        #expect(flowNames(harness) == ["AppFlow", "SettingsFlow"])
+    }
+}
