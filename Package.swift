@@ -133,6 +133,11 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", swiftLog], swiftSettings: swiftSettings),
         .testTarget(
+            name: "FlowFuzzTests", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", "ZeroMQ", swiftLog],
+            // Optimized even in debug builds: its generators and checks would otherwise take most of the run.
+            swiftSettings: swiftSettings + [.unsafeFlags(["-O"])]
+        ),
+        .testTarget(
             name: "MovieDemoTests",
             dependencies: ["MovieDemo", "MovieServices", "FlowDaemon", "FlowWire", "FlowCore", swiftLog],
             swiftSettings: swiftSettings

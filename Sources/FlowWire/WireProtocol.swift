@@ -8,6 +8,10 @@ public enum WireProtocol: Sendable {
     public static let signaturePrefix: [UInt8] = Array("FLOWD".utf8)
     /// The default limit on a body's size.
     public static let defaultMaxBodyBytes = 256 * 1024
+    /// How deep objects and arrays may nest in a body, the body's own object being the first level: deeper is
+    /// `malformedBody`. It keeps every accepted message cheap to decode and writable again (the daemon forwards
+    /// payloads: `JSONEncoder` fails one level before `JSONDecoder`'s 512).
+    public static let maxNestingDepth = 64
     /// The topic prefix of events: `nav/<session>`.
     public static let eventTopicPrefix = "nav/"
 

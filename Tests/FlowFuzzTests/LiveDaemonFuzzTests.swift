@@ -1,0 +1,511 @@
+import FlowCore
+import FlowDaemon
+import FlowWire
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import ZeroMQ
+
+/// Part 3 of the fuzzing of issue 5: a `DaemonServer` running in this process (its own I/O thread, ZeroMQ over
+/// `ipc://` in a temporary folder) takes a million malformed and mutated messages from four raw DEALERs (two welcomed,
+/// as an operator and as a stepper, two that never say HELLO), each with at most ``window`` messages outstanding so
+/// that nothing overflows a high-water mark, plus a handful over the socket's hard `ZMQ_MAXMSGSIZE`, which libzmq
+/// answers by dropping the connection (the DEALER reconnects, says HELLO again if it had, and carries on).
+///
+/// Every message below the hard limit gets its `ERROR`, in order; the daemon is still running at the end, `HEALTH`
+/// counts exactly the refusals and messages sent, and a presenter and a stepper then do a normal round (HELLO, SYNC,
+/// REPORT, STEP, COMMAND).
+struct LiveDaemonFuzzTests {
+    static let messageCount = 1_000_000
+    static let oversizedCount = 6
+    static let window = 256
+
+    /// Starts a daemon in a temporary folder, fuzzes it, stops it; the folder is removed afterwards.
+    static func runLive(seed: UInt64, messages: Int, oversized: Int) async throws -> LiveFuzz.Summary {
+        // ipc:// paths must stay short (about 107 bytes).
+        let directory = "/tmp/flowd-fuzz-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = DaemonServer(
+            application: FuzzApplication(),
+            configuration: DaemonServer.Configuration(
+                controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock"
+            ),
+            logger: Logger(label: "FlowFuzzTests.live", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let stopped = StoppedFlag()
+        let report = try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { stopped.value.withLock { $0 = true } }
+                try await server.run()
+            }
+            // Whatever happens below, the daemon stops, or the group would wait for it forever.
+            defer { server.stop() }
+            let bound = try await server.waitUntilReady()
+            let report = try await onDedicatedThread("fuzz-live") {
+                var fuzz = LiveFuzz(seed: seed, endpoint: bound.control)
+                return try fuzz.run(messages: messages, oversized: oversized, window: Self.window)
+            }
+            #expect(!stopped.value.withLock { $0 }, "the daemon is still running after the fuzzing")
+            return report
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/control.sock"), "the daemon removed its socket")
+        return report
+    }
+
+    @Test func aMillionMutatedMessagesToALiveDaemonAreEachAnsweredAndItKeepsServing() async throws {
+        let seed = FuzzSeed.value
+        let report = try await Self.runLive(seed: seed, messages: Self.messageCount, oversized: Self.oversizedCount)
+
+        print(
+            "live daemon fuzz: seed \(FuzzSeed.hex(seed)), \(report.sent) messages below the hard limit and "
+                + "\(report.oversizedSent) over it in \(String(format: "%.1f", report.seconds)) s "
+                + "(client thread CPU \(String(format: "%.1f", report.cpuSeconds)) s); replies=\(report.replies), "
+                + "disconnects=\(report.disconnects), reconnects=\(report.reconnects), skipped=\(report.skipped)"
+        )
+        print("  ERROR replies by code: \(report.tally)")
+        print("  HEALTH errors: \(report.healthErrors.keys.sorted().map { "\($0)=\(report.healthErrors[$0]!)" })")
+        #expect(report.failureCount == 0, "\(report.failureCount) failures:\n\(report.failures.joined(separator: "\n"))")
+        #expect(report.sent >= Self.messageCount)
+        #expect(report.replies == report.sent, "every message below the hard limit got its ERROR")
+        #expect(report.tally.total == report.sent)
+        #expect(report.oversizedSent == Self.oversizedCount)
+        #expect(report.disconnects == Self.oversizedCount, "libzmq dropped each oversized message's connection")
+        #expect(report.reconnects == Self.oversizedCount)
+        #expect(report.healthAnswered)
+        #expect(report.healthErrors == report.tally.counts, "HEALTH counts every refusal")
+        #expect(report.healthMessagesIn == report.sent + report.validSentBeforeHealth, "HEALTH counts every message below the limit")
+        #expect(Set(report.tally.counts.keys).isSubset(of: ProtocolCodes.documented))
+        #expect(report.normalRoundWorked)
+    }
+}
+
+/// Set when the daemon's `run()` returned.
+final class StoppedFlag: Sendable {
+    let value = Mutex(false)
+}
+
+/// One live fuzz run, on one thread that owns every socket.
+struct LiveFuzz {
+    struct Summary: Sendable {
+        var sent = 0
+        var skipped = 0
+        var oversizedSent = 0
+        var replies = 0
+        var validSent = 0
+        var validSentBeforeHealth = 0
+        var disconnects = 0
+        var reconnects = 0
+        var tally = CodeTally()
+        var failures: [String] = []
+        var failureCount = 0
+        var healthAnswered = false
+        var healthErrors: [String: Int] = [:]
+        var healthMessagesIn = -1
+        var normalRoundWorked = false
+        var seconds = 0.0
+        var cpuSeconds = 0.0
+    }
+
+    /// What a dealer waits for, in order.
+    enum Expectation {
+        /// An `ERROR` with this code (any refusal code when `nil`) and, when known, this `req`.
+        case error(code: String?, req: UInt64??)
+        case welcome
+    }
+
+    /// One raw DEALER and its bookkeeping.
+    final class Dealer {
+        let socket: ZMQSocket
+        let monitor: ZMQSocket
+        /// The role it says HELLO as, `nil` for one that never does.
+        let role: PeerRole?
+        let name: String
+        var expected: [Expectation] = []
+        var head = 0
+        var nextCase: Int
+        var pending: (frames: [[UInt8]], expectation: Expectation)?
+        /// Waiting for its connection to come back after an oversized message.
+        var reconnecting = false
+        var disconnected = false
+        var oversizedDue = false
+
+        init(socket: ZMQSocket, monitor: ZMQSocket, role: PeerRole?, name: String, firstCase: Int) {
+            self.socket = socket
+            self.monitor = monitor
+            self.role = role
+            self.name = name
+            self.nextCase = firstCase
+        }
+
+        var outstanding: Int { expected.count - head }
+
+        func expect(_ expectation: Expectation) {
+            if head > 4096 {
+                expected.removeFirst(head)
+                head = 0
+            }
+            expected.append(expectation)
+        }
+
+        func takeExpectation() -> Expectation? {
+            guard head < expected.count else { return nil }
+            defer { head += 1 }
+            return expected[head]
+        }
+    }
+
+    let seed: UInt64
+    let endpoint: String
+    let codec = WireCodec()
+    let fuzzer = FrameFuzzer()
+    var report = Summary()
+    var nextReq: UInt64 = 1
+
+    init(seed: UInt64, endpoint: String) {
+        self.seed = seed
+        self.endpoint = endpoint
+    }
+
+    private mutating func fail(_ what: String) {
+        report.failureCount += 1
+        if report.failures.count < 30 { report.failures.append(what) }
+    }
+
+    private mutating func req() -> UInt64 {
+        nextReq += 1
+        return nextReq
+    }
+
+    // MARK: - Running
+
+    mutating func run(messages: Int, oversized: Int, window: Int) throws -> Summary {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let roles: [PeerRole?] = [.operator, nil, .stepper, nil]
+        var dealers: [Dealer] = []
+        for (index, role) in roles.enumerated() {
+            dealers.append(try makeDealer(context: context, role: role, name: "live-\(index)", firstCase: index))
+        }
+        defer {
+            for dealer in dealers {
+                dealer.socket.close()
+                dealer.monitor.close()
+            }
+        }
+        let (_, seconds, cpuSeconds) = try measure {
+            for dealer in dealers where dealer.role != nil { try hello(dealer) }
+            try fuzz(dealers, messages: messages, oversized: oversized, window: window)
+            try health(context: context)
+            try normalRound(context: context)
+        }
+        report.seconds = seconds
+        report.cpuSeconds = cpuSeconds
+        return report
+    }
+
+    private func makeDealer(context: ZMQContext, role: PeerRole?, name: String, firstCase: Int) throws -> Dealer {
+        let socket = try ZMQSocket(.dealer, context: context)
+        try socket.setOption(.receiveTimeout, to: 30_000)
+        try socket.setOption(.sendTimeout, to: 30_000)
+        try socket.setOption(.reconnectInterval, to: 20)
+        let monitorEndpoint = "inproc://fuzz-monitor-\(name)"
+        try socket.startMonitor(at: monitorEndpoint, events: [.disconnected, .handshakeSucceeded])
+        let monitor = try ZMQSocket(.pair, context: context, options: ZMQSocketOptions(linger: .zero, heartbeat: nil))
+        try monitor.connect(monitorEndpoint)
+        try socket.connect(endpoint)
+        return Dealer(socket: socket, monitor: monitor, role: role, name: name, firstCase: firstCase)
+    }
+
+    /// Says HELLO (blocking) and checks the WELCOME, skipping heartbeats.
+    private mutating func hello(_ dealer: Dealer, serves: [String] = []) throws {
+        guard let role = dealer.role else { return }
+        let number = req()
+        let hello = Hello(req: number, role: role, name: dealer.name, instance: "live", heartbeatMs: 60_000, serves: serves)
+        try dealer.socket.send(ZMQMessage(codec.encode(.hello(hello))))
+        report.validSent += 1
+        let reply = try receive(dealer.socket)
+        guard case .welcome(let welcome) = reply, welcome.req == number else {
+            return fail("\(dealer.name): HELLO answered \(reply)")
+        }
+    }
+
+    /// The next message that is not a HEARTBEAT, decoded (blocking, up to the receive timeout).
+    private func receive(_ socket: ZMQSocket) throws -> WireMessage {
+        while true {
+            let message = try socket.receive()
+            let decoded = try codec.decode(message.frames)
+            if case .heartbeat = decoded { continue }
+            return decoded
+        }
+    }
+
+    // MARK: - Fuzzing
+
+    /// The next case a dealer sends and the reply it waits for; a case that would not surely be refused is skipped
+    /// (a HELLO that decodes, from a dealer that must stay unknown; anything that decodes, from a welcomed one).
+    private mutating func nextCase(for dealer: Dealer, dealers: Int) -> (frames: [[UInt8]], expectation: Expectation) {
+        while true {
+            let index = dealer.nextCase
+            dealer.nextCase += dealers
+            var rng = SplitMix64(seed: seed, case: index)
+            let fuzzCase = fuzzer.make(&rng)
+            let frames = fuzzCase.frames
+            // ZeroMQ has no message without frames; one over the hard limit is sent apart (``sendOversized(from:)``),
+            // with nothing else in flight.
+            guard !frames.isEmpty, !frames.contains(where: { $0.count > Self.hardLimit }) else {
+                report.skipped += 1
+                continue
+            }
+            // Frames the codec refuses before reading the body need no decoding to know the answer.
+            if let verdict = Self.frameLevelRefusal(frames) { return (frames, verdict) }
+            // Only frames that could be a HELLO need decoding to know what an unknown dealer gets back; the others
+            // are decoded on a sample, to check the daemon gives the codec's code.
+            let mayBeHello = frames.count == 3 && frames[1] == helloType && frames[0] == WireProtocol.signature
+            if dealer.role == nil, !mayBeHello, index % 8 != 0 {
+                return (frames, .error(code: nil, req: nil))
+            }
+            do throws(WireError) {
+                let message = try codec.decode(frames)
+                if dealer.role == nil, message.type != .hello {
+                    return (frames, .error(code: "notWelcome", req: .some(message.req)))
+                }
+                report.skipped += 1
+            } catch {
+                return (frames, .error(code: error.code.rawValue, req: .some(error.req)))
+            }
+        }
+    }
+
+    /// The refusal of frames whose shape, signature, type or size is wrong, as `WireCodec.decode` checks them
+    /// before reading the body (`docs/PROTOCOL.md` §2-§3); `nil` when they pass. The `req` of a refusal whose body
+    /// is read for its `req` is left unchecked.
+    static func frameLevelRefusal(_ frames: [[UInt8]]) -> Expectation? {
+        guard frames.count == 3 else { return .error(code: "malformedFrame", req: .some(nil)) }
+        if frames[0] != WireProtocol.signature {
+            let version = frames[0].dropFirst(WireProtocol.signaturePrefix.count)
+            if frames[0].starts(with: WireProtocol.signaturePrefix), !version.isEmpty,
+                version.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            {
+                return .error(code: "unsupportedVersion", req: nil)
+            }
+            return .error(code: "malformedFrame", req: .some(nil))
+        }
+        guard MessageType(rawValue: String(decoding: frames[1], as: UTF8.self)) != nil else {
+            return .error(code: "unknownType", req: nil)
+        }
+        guard frames[2].count <= WireProtocol.defaultMaxBodyBytes else {
+            return .error(code: "messageTooLarge", req: nil)
+        }
+        return nil
+    }
+
+    private let helloType = Array("HELLO".utf8)
+    /// The daemon's `ZMQ_MAXMSGSIZE` (``ZMQSocketOptions``' default).
+    static let hardLimit = 1 << 20
+
+    private mutating func fuzz(_ dealers: [Dealer], messages: Int, oversized: Int, window: Int) throws {
+        let poller = ZMQPoller()
+        for dealer in dealers {
+            poller.register(dealer.socket, for: .pollIn)
+            poller.register(dealer.monitor, for: .pollIn)
+        }
+        // The oversized messages go out at even intervals, from each dealer in turn.
+        var oversizedAt = (1...oversized).map { $0 * messages / (oversized + 1) }
+        var oversizedSent = 0
+        let clock = ContinuousClock()
+        var lastProgress = clock.now
+        while report.sent < messages || dealers.contains(where: { $0.outstanding > 0 || $0.reconnecting }) {
+            if let next = oversizedAt.first, report.sent >= next {
+                oversizedAt.removeFirst()
+                dealers[oversizedSent % dealers.count].oversizedDue = true
+                oversizedSent += 1
+            }
+            for dealer in dealers where !dealer.reconnecting {
+                if dealer.oversizedDue {
+                    // Nothing may be in flight on the connection libzmq is about to drop.
+                    guard dealer.outstanding == 0 else { continue }
+                    try sendOversized(from: dealer)
+                    continue
+                }
+                while dealer.outstanding < window, report.sent < messages {
+                    let next = dealer.pending ?? nextCase(for: dealer, dealers: dealers.count)
+                    if try !dealer.socket.trySend(ZMQMessage(next.frames)) {
+                        dealer.pending = next
+                        break
+                    }
+                    dealer.pending = nil
+                    dealer.expect(next.expectation)
+                    report.sent += 1
+                }
+            }
+            let ready = try poller.poll(timeout: .milliseconds(100))
+            var progressed = false
+            for (index, dealer) in dealers.enumerated() {
+                if ready[2 * index].contains(.pollIn) {
+                    while let message = try dealer.socket.tryReceive() {
+                        progressed = true
+                        check(message, from: dealer)
+                    }
+                }
+                if ready[2 * index + 1].contains(.pollIn) {
+                    while let message = try dealer.monitor.tryReceive() {
+                        progressed = true
+                        try connectionEvent(message, of: dealer)
+                    }
+                }
+            }
+            if progressed {
+                lastProgress = clock.now
+            } else if lastProgress.duration(to: clock.now) > .seconds(60) {
+                let waiting = dealers.map { "\($0.name): \($0.outstanding) outstanding, reconnecting \($0.reconnecting)" }
+                return fail("no reply nor connection event for 60 s (a hang?): \(waiting)")
+            }
+        }
+    }
+
+    /// Sends one message over the socket's hard limit: libzmq on the daemon's side drops the connection.
+    private mutating func sendOversized(from dealer: Dealer) throws {
+        var rng = SplitMix64(seed: seed, case: Int(Int32.max) - report.oversizedSent)
+        let size = Self.hardLimit + 1 + rng.below(3 * Self.hardLimit)
+        let body = Array(#"{"req":1,"pad":""#.utf8) + Array(repeating: 0x78, count: size) + Array(#""}"#.utf8)
+        try dealer.socket.send(ZMQMessage([WireProtocol.signature, Array("HEALTH".utf8), body]))
+        dealer.oversizedDue = false
+        dealer.reconnecting = true
+        dealer.disconnected = false
+        report.oversizedSent += 1
+    }
+
+    private mutating func connectionEvent(_ message: ZMQMessage, of dealer: Dealer) throws {
+        guard let event = ZMQMonitorEvent(message) else { return }
+        if event.kind.contains(.disconnected) {
+            if !dealer.reconnecting { return fail("\(dealer.name) disconnected without an oversized message") }
+            dealer.disconnected = true
+            report.disconnects += 1
+        } else if event.kind.contains(.handshakeSucceeded), dealer.reconnecting, dealer.disconnected {
+            dealer.reconnecting = false
+            report.reconnects += 1
+            // A new connection: the daemon does not know it; a welcomed dealer says HELLO again.
+            try hello(dealer)
+        }
+    }
+
+    /// Checks one message a dealer received against what it waits for.
+    private mutating func check(_ message: ZMQMessage, from dealer: Dealer) {
+        let frames = message.frames
+        guard frames.count == 3, frames[0] == WireProtocol.signature else {
+            return fail("\(dealer.name) received \(message)")
+        }
+        let type = String(decoding: frames[1], as: UTF8.self)
+        if type == "HEARTBEAT" { return }
+        guard let expectation = dealer.takeExpectation() else {
+            return fail("\(dealer.name) received \(type) it did not ask for")
+        }
+        report.replies += 1
+        guard type == "ERROR", case .error(let code, let req) = expectation else {
+            return fail("\(dealer.name) received \(type) \(String(decoding: frames[2], as: UTF8.self)), expecting \(expectation)")
+        }
+        // The code, read straight from the body; the whole reply decoded on a sample.
+        guard let received = Self.code(in: frames[2]) else {
+            return fail("\(dealer.name): an ERROR without a code: \(String(decoding: frames[2], as: UTF8.self))")
+        }
+        report.tally.add(received)
+        if let code, code != received { fail("\(dealer.name): \(received), expected \(code)") }
+        if req != nil || report.replies % 64 == 0 {
+            guard case .error(let reply)? = try? codec.decode(frames) else {
+                return fail("\(dealer.name): an ERROR that does not decode: \(String(decoding: frames[2], as: UTF8.self))")
+            }
+            if let req, reply.req != req { fail("\(dealer.name): ERROR req \(String(describing: reply.req)), expected \(String(describing: req))") }
+            if reply.message.isEmpty { fail("\(dealer.name): an ERROR without text") }
+        }
+    }
+
+    /// The `code` of an ERROR body as the daemon writes it (`{"code":"…",…}`).
+    private static func code(in body: [UInt8]) -> String? {
+        let key = Array(#""code":""#.utf8)
+        guard body.count > key.count, Array(body[1..<(1 + key.count)]) == key else { return nil }
+        let start = 1 + key.count
+        guard let end = body[start...].firstIndex(of: 0x22) else { return nil }
+        return String(decoding: body[start..<end], as: UTF8.self)
+    }
+
+    // MARK: - Afterwards
+
+    /// A fresh operator asks for HEALTH.
+    private mutating func health(context: ZMQContext) throws {
+        let dealer = try makeDealer(context: context, role: .operator, name: "live-health", firstCase: 0)
+        defer {
+            dealer.socket.close()
+            dealer.monitor.close()
+        }
+        try hello(dealer)
+        let number = req()
+        try dealer.socket.send(ZMQMessage(codec.encode(.health(PlainRequest(req: number)))))
+        report.validSent += 1
+        let reply = try receive(dealer.socket)
+        guard case .ok(let ok) = reply, ok.req == number, case .object(let result) = ok.result,
+            result["status"] == "ok", case .object(let counters)? = result["counters"],
+            case .object(let errors)? = counters["errors"], let messagesIn = counters["messages_in"]?.intValue
+        else {
+            return fail("HEALTH answered \(reply)")
+        }
+        report.healthAnswered = true
+        report.validSentBeforeHealth = report.validSent
+        report.healthErrors = errors.compactMapValues(\.intValue)
+        report.healthMessagesIn = messagesIn
+    }
+
+    /// A presenter syncs the default session and reports it, a stepper serving `home` gets its attachment and emits
+    /// a step, and the presenter receives the command.
+    private mutating func normalRound(context: ZMQContext) throws {
+        let presenter = try makeDealer(context: context, role: .presenter, name: "live-presenter", firstCase: 0)
+        let stepper = try makeDealer(context: context, role: .stepper, name: "live-stepper", firstCase: 0)
+        defer {
+            for dealer in [presenter, stepper] {
+                dealer.socket.close()
+                dealer.monitor.close()
+            }
+        }
+        try hello(presenter)
+        let syncReq = req()
+        try presenter.socket.send(ZMQMessage(codec.encode(.sync(Sync(req: syncReq, session: "default", lastSeq: 0)))))
+        guard case .ok(let synced) = try receive(presenter.socket), synced.req == syncReq,
+            case .object(let syncResult) = synced.result, let seq = syncResult["seq"]?.intValue,
+            case .snapshot(let snapshot) = try receive(presenter.socket), snapshot.seq == UInt64(seq)
+        else {
+            return fail("SYNC did not give OK and a SNAPSHOT")
+        }
+        let reportReq = req()
+        let reports = [
+            PresentableReport(presentable: "app", state: .visible), PresentableReport(presentable: "home", state: .visible),
+        ]
+        try presenter.socket.send(ZMQMessage(codec.encode(.report(Report(req: reportReq, session: "default", reports: reports)))))
+        guard case .ok(let reported) = try receive(presenter.socket), reported.req == reportReq else {
+            return fail("REPORT not answered OK")
+        }
+        let helloReq = req()
+        let hello = Hello(req: helloReq, role: .stepper, name: "live-stepper", instance: "live", heartbeatMs: 60_000, serves: ["home"])
+        try stepper.socket.send(ZMQMessage(codec.encode(.hello(hello))))
+        guard case .welcome = try receive(stepper.socket),
+            case .attach(let attach) = try receive(stepper.socket), attach.session == "default", attach.kind == "home"
+        else {
+            return fail("the stepper got no WELCOME and ATTACH")
+        }
+        let stepReq = req()
+        let step = StepMessage(req: stepReq, session: "default", attachment: attach.attachment, step: Step("openDetail", payload: 1))
+        try stepper.socket.send(ZMQMessage(codec.encode(.step(step))))
+        guard case .ok(let accepted) = try receive(stepper.socket), accepted.req == stepReq,
+            accepted.result == ["accepted": true]
+        else {
+            return fail("the STEP was not accepted")
+        }
+        let expected = CommandMessage(
+            session: "default", seq: UInt64(seq) + 1, command: .push(FuzzApplication.detail(1), onto: "app")
+        )
+        guard case .command(let command) = try receive(presenter.socket), command == expected else {
+            return fail("the presenter did not get \(expected)")
+        }
+        report.normalRoundWorked = true
+    }
+}

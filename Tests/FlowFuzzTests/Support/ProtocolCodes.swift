@@ -1,0 +1,77 @@
+import FlowWire
+import Foundation
+
+/// The error codes of `docs/PROTOCOL.md` §3's table, read from the document itself.
+enum ProtocolCodes {
+    static let documented: Set<String> = {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // Support
+            .deletingLastPathComponent()  // FlowFuzzTests
+            .deletingLastPathComponent()  // Tests
+            .deletingLastPathComponent()  // repository
+            .appendingPathComponent("docs/PROTOCOL.md")
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        var codes: Set<String> = []
+        var inTable = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("| code | meaning |") {
+                inTable = true
+                continue
+            }
+            guard inTable else { continue }
+            guard line.hasPrefix("|") else { break }
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if let first = cells.first, first.hasPrefix("`"), first.hasSuffix("`"), first.count > 2 {
+                codes.insert(String(first.dropFirst().dropLast()))
+            }
+        }
+        return codes
+    }()
+}
+
+/// Counts by error code (and a count of cases that decoded), printed as a sorted table.
+struct CodeTally: CustomStringConvertible, Sendable {
+    private(set) var counts: [String: Int] = [:]
+
+    mutating func add(_ code: String, _ count: Int = 1) { counts[code, default: 0] += count }
+
+    var total: Int { counts.values.reduce(0, +) }
+
+    var description: String {
+        counts.keys.sorted().map { "\($0)=\(counts[$0]!)" }.joined(separator: " ")
+    }
+}
+
+/// Runs blocking work on a dedicated OS thread (8 MiB stack, off Swift's cooperative pool, which the other tests of
+/// the run need) and returns its result.
+func onDedicatedThread<Result: Sendable>(
+    _ name: String, _ body: @escaping @Sendable () throws -> Result
+) async throws -> Result {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+        let thread = Thread {
+            continuation.resume(with: Swift.Result { try body() })
+        }
+        thread.name = name
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
+
+/// Time spent in `body`: wall-clock seconds, and the CPU seconds of the calling thread (which the other processes
+/// of a busy machine do not inflate).
+func measure<T>(_ body: () throws -> T) rethrows -> (result: T, seconds: Double, cpuSeconds: Double) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let cpuStart = threadCPUSeconds()
+    let result = try body()
+    let elapsed = start.duration(to: clock.now)
+    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return (result, wall, threadCPUSeconds() - cpuStart)
+}
+
+/// The CPU time the calling thread has used.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
