@@ -10,6 +10,10 @@ let swiftSettings: [SwiftSetting] = [
 
 let swiftLog: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let metrics: [Target.Dependency] = [
+    .product(name: "Metrics", package: "swift-metrics"),
+    .product(name: "Prometheus", package: "swift-prometheus"),
+]
 let serviceLifecycle: [Target.Dependency] = [
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -37,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: - Core
@@ -57,12 +63,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            ] + metrics,
             swiftSettings: swiftSettings
         ),
         // The daemon running the movie demo (`MovieDemoApplication`).
         .executableTarget(
-            name: "flowd", dependencies: ["FlowDaemon", "MovieDemo", swiftLog, argumentParser],
+            name: "flowd", dependencies: ["FlowDaemon", "MovieDemo", swiftLog, argumentParser] + metrics,
             swiftSettings: swiftSettings
         ),
 
@@ -118,7 +124,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            ] + metrics,
             path: "Benchmarks/flowd-bench",
             swiftSettings: swiftSettings
         ),
@@ -126,7 +132,11 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", swiftLog], swiftSettings: swiftSettings),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", swiftLog], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FlowDaemonTests",
+            dependencies: ["FlowDaemon", "FlowWire", "FlowCore", swiftLog] + metrics + [serviceLifecycle[0]],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FlowClientTests", dependencies: ["FlowClient", "FlowWire", "FlowCore", "ZeroMQ", swiftLog],
             swiftSettings: swiftSettings

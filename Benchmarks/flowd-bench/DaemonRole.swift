@@ -1,5 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FlowDaemon
 import Logging
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -11,10 +17,14 @@ func runDaemon(control: String, events: String) async throws {
         return handler
     }
     let logger = Logger(label: "flowd-bench.daemon")
+    // FLOWD_BENCH_METRICS=1: the daemon records its metrics into a Prometheus registry, as `flowd --metrics` does, to
+    // measure what they cost (docs/PERFORMANCE.md).
+    let metrics = getenv("FLOWD_BENCH_METRICS").map { String(cString: $0) == "1" } ?? false
     let server = DaemonServer(
         application: BenchApplication(),
         configuration: DaemonServer.Configuration(controlEndpoint: control, eventsEndpoint: events),
-        logger: logger
+        logger: logger,
+        metricsFactory: metrics ? PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()) : nil
     )
     let group = ServiceGroup(
         configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm], logger: logger)

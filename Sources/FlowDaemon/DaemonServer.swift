@@ -8,6 +8,7 @@ import Darwin
 import FlowCore
 import FlowWire
 public import Logging
+public import CoreMetrics
 public import ServiceLifecycle
 import Synchronization
 public import ZeroMQ
@@ -78,12 +79,19 @@ public final class DaemonServer: Service, Sendable {
     private let shared = Mutex(Shared())
     private let adaptRequests: AsyncStream<(session: String, request: AdaptRequest)>
     private let adaptContinuation: AsyncStream<(session: String, request: AdaptRequest)>.Continuation
+    private let metricsFactory: (any MetricsFactory)?
 
     /// Makes a daemon for `application`; nothing is bound until ``run()``.
-    public init(application: any FlowApplication, configuration: Configuration, logger: Logger) {
+    ///
+    /// - Parameter metricsFactory: where the daemon's metrics go (``DaemonMetrics``); none when `nil`.
+    public init(
+        application: any FlowApplication, configuration: Configuration, logger: Logger,
+        metricsFactory: (any MetricsFactory)? = nil
+    ) {
         self.application = application
         self.configuration = configuration
         self.logger = logger
+        self.metricsFactory = metricsFactory
         self.daemonID = Self.makeDaemonID()
         (adaptRequests, adaptContinuation) = AsyncStream.makeStream()
     }
@@ -280,6 +288,9 @@ public final class DaemonServer: Service, Sendable {
         // Refusals per key: a refused client retries every ~100 ms, so only the 1st, 10th, 100th… are warned about.
         var refusals: [String: Int] = [:]
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
+        // Metrics: counters after each batch, gauges (which walk the peers and sessions) at most every 100 ms.
+        var metrics = metricsFactory.map(DaemonMetrics.init(factory:))
+        var nextGauges: UInt64 = 0
 
         while true {
             let inputs: [DaemonInput]? = shared.withLock { shared in
@@ -361,7 +372,15 @@ public final class DaemonServer: Service, Sendable {
             } else {
                 nextTick = min(nextTick, core.nextDeadline(now: time))
             }
+            if metrics != nil {
+                metrics!.record(core.counters)
+                if time >= nextGauges {
+                    metrics!.record(peers: core.peerCounts, sessions: core.sessionIDs.count)
+                    nextGauges = time + 100
+                }
+            }
         }
+        metrics?.record(core)
         driver.detachAll()
         logger.info("flowd stopping", metadata: ["daemon": "\(daemonID)"])
     }

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import FlowWire
 public import Logging
+public import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -14,11 +15,17 @@ public struct FlowdSettings: Sendable {
     public var runtimeDirectory: String
     public var server: DaemonServer.Configuration
     public var logLevel: Logger.Level
+    /// Where to serve Prometheus metrics over HTTP (`host:port`); `nil`: no metrics endpoint.
+    public var metricsAddress: String?
 
-    public init(runtimeDirectory: String, server: DaemonServer.Configuration, logLevel: Logger.Level) {
+    public init(
+        runtimeDirectory: String, server: DaemonServer.Configuration, logLevel: Logger.Level,
+        metricsAddress: String? = nil
+    ) {
         self.runtimeDirectory = runtimeDirectory
         self.server = server
         self.logLevel = logLevel
+        self.metricsAddress = metricsAddress
     }
 
     /// The log level named `name`.
@@ -40,16 +47,30 @@ public struct FlowdSettings: Sendable {
 public enum Flowd: Sendable {
     /// Runs until SIGTERM or SIGINT (graceful shutdown), notifying systemd (`READY=1`, `STOPPING=1`) when it started
     /// the daemon with `Type=notify`.
+    ///
+    /// When `settings.metricsAddress` names an address, the daemon records its metrics (``DaemonMetrics``) into
+    /// `metrics` (a registry of its own if `nil`) and serves them there (``MetricsEndpoint``), stopped with the rest.
+    /// A `metrics` registry given without an address is recorded into all the same, for the caller to expose.
+    ///
+    /// - Throws: ``MetricsEndpointError`` when the metrics address cannot be bound; the daemon's errors.
     public static func run(
         _ application: any FlowApplication,
         settings: FlowdSettings,
         logger: Logger,
+        metrics: PrometheusCollectorRegistry? = nil,
         environment: [String: String] = FlowdEndpoints.currentEnvironment()
     ) async throws {
         if settings.server.controlEndpoint.hasPrefix("ipc://") || settings.server.eventsEndpoint.hasPrefix("ipc://") {
             try prepareRuntimeDirectory(settings.runtimeDirectory)
         }
-        let server = DaemonServer(application: application, configuration: settings.server, logger: logger)
+        let registry = metrics ?? (settings.metricsAddress == nil ? nil : PrometheusCollectorRegistry())
+        let endpoint = try settings.metricsAddress.map { address throws(MetricsEndpointError) in
+            try MetricsEndpoint(address: address, logger: logger) { [registry] in registry?.emitToBuffer() ?? [] }
+        }
+        let server = DaemonServer(
+            application: application, configuration: settings.server, logger: logger,
+            metricsFactory: registry.map { PrometheusMetricsFactory(registry: $0) }
+        )
         let notifier = ReadinessNotifier(
             server: server, notifier: SystemdNotifier(environment: environment), logger: logger
         )
@@ -58,7 +79,7 @@ public enum Flowd: Sendable {
                 services: [
                     .init(service: server),
                     .init(service: notifier, successTerminationBehavior: .ignore),
-                ],
+                ] + (endpoint.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

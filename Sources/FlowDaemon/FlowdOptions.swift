@@ -40,6 +40,16 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     public var logLevel: String?
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve Prometheus metrics over HTTP (GET /metrics) at host:port, e.g. 127.0.0.1:9464 (none by default; "
+                + "off: none even if the config file names one).",
+            valueName: "host:port"
+        )
+    )
+    public var metrics: String?
+
+    @Option(
         name: .customLong("key-file"),
         help: ArgumentHelp(
             "The daemon's CURVE secret key file (`flowctl keygen`); turns CURVE on for every endpoint "
@@ -74,6 +84,9 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let outboxLimit, outboxLimit < 1 { throw ValidationError("--outbox-limit must be at least 1") }
         if let logLevel, FlowdSettings.logLevel(named: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        if let metrics, metrics != "off", MetricsEndpoint.parseAddress(metrics) == nil {
+            throw ValidationError("--metrics must be host:port (e.g. 127.0.0.1:9464) or off")
         }
     }
 
@@ -113,6 +126,10 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             file.security, configPath: config, keyFile: keyFile, clientsFile: clientsFile,
             allowPlaintextTCP: allowPlaintextTCP, endpoints: [controlEndpoint, eventsEndpoint]
         )
+        let metricsAddress = metrics ?? file.metrics
+        if let metricsAddress, metricsAddress != "off", MetricsEndpoint.parseAddress(metricsAddress) == nil {
+            throw FlowdConfigError(path: config ?? "--metrics", reason: "names a metrics address that is not host:port")
+        }
         return FlowdSettings(
             runtimeDirectory: runtimeDirectory,
             server: DaemonServer.Configuration(
@@ -122,7 +139,8 @@ public struct FlowdOptions: ParsableArguments, Sendable {
                 socketOptions: sockets,
                 security: security
             ),
-            logLevel: (logLevel ?? file.logLevel).flatMap(FlowdSettings.logLevel(named:)) ?? .info
+            logLevel: (logLevel ?? file.logLevel).flatMap(FlowdSettings.logLevel(named:)) ?? .info,
+            metricsAddress: metricsAddress == "off" ? nil : metricsAddress
         )
     }
 }
@@ -137,7 +155,7 @@ public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 /// The config file's shape (JSON); every field may be left out.
 ///
 /// ```json
-/// {"control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info",
+/// {"control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
 ///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 64, "max_body_bytes": 262144, "outbox_limit": 1024},
 ///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}
 /// ```
@@ -159,6 +177,8 @@ public struct FlowdConfigFile: Codable, Sendable, Hashable {
     public var events: String?
     public var runtimeDirectory: String?
     public var logLevel: String?
+    /// Where to serve Prometheus metrics (`host:port`); none when left out.
+    public var metrics: String?
     public var daemon: DaemonConfiguration?
     public var sockets: Sockets?
     /// CURVE and the allowed client keys (``Security``).
@@ -167,7 +187,7 @@ public struct FlowdConfigFile: Codable, Sendable, Hashable {
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case control, events, daemon, sockets, security
+        case control, events, daemon, sockets, metrics, security
         case runtimeDirectory = "runtime_dir"
         case logLevel = "log_level"
     }

@@ -4,7 +4,9 @@
 import ArgumentParser
 import FlowDaemon
 import Logging
+import Metrics
 import MovieDemo
+import Prometheus
 
 struct FlowdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +23,15 @@ struct FlowdCommand: AsyncParsableCommand {
             handler.logLevel = settings.logLevel
             return handler
         }
-        try await Flowd.run(MovieDemoApplication(), settings: settings, logger: Logger(label: "flowd"))
+        // With a metrics address, the process's metrics (the daemon's, and any other swift-metrics user's) go to one
+        // Prometheus registry, served at that address.
+        var registry: PrometheusCollectorRegistry?
+        if settings.metricsAddress != nil {
+            let processRegistry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: processRegistry))
+            registry = processRegistry
+        }
+        try await Flowd.run(MovieDemoApplication(), settings: settings, logger: Logger(label: "flowd"), metrics: registry)
     }
 }
 

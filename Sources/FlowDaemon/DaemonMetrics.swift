@@ -1,0 +1,130 @@
+public import CoreMetrics
+public import FlowWire
+
+/// The daemon's metrics, recorded through swift-metrics objects made once from the factory it is given.
+///
+/// It turns ``DaemonCounters`` (what ``DaemonCore`` counts anyway) into counters by adding their increases since the
+/// last reading, and sets the gauges from the core's peers and sessions. The daemon's I/O thread calls it after each
+/// batch of messages (the counters) and a few times a second (the gauges); nothing is made or looked up per message.
+/// A labelled counter (`reason`, `code`) is made the first time its label value shows up, then kept.
+///
+/// | metric | type | labels |
+/// |---|---|---|
+/// | `flowd_steps_accepted_total` | counter | |
+/// | `flowd_steps_dropped_total` | counter | `reason` (a `StepDropReason`) |
+/// | `flowd_commands_sent_total` | counter | |
+/// | `flowd_commands_acked_total` | counter | |
+/// | `flowd_navigations_total` | counter | |
+/// | `flowd_errors_total` | counter | `code` (a `WireError.Code`) |
+/// | `flowd_messages_in_total`, `flowd_messages_out_total` | counter | |
+/// | `flowd_auth_denied_total` | counter | (none; with CURVE only: connections the ZAP handler refused) |
+/// | `flowd_peers` | gauge | `role`: `stepper`, `presenter`, `operator` |
+/// | `flowd_sessions` | gauge | |
+///
+/// A value type the I/O thread owns; its metric objects are `Sendable` and thread-safe.
+public struct DaemonMetrics: Sendable {
+    /// The metric names, for dashboards and tests.
+    public enum Name: Sendable {
+        public static let stepsAccepted = "flowd_steps_accepted_total"
+        public static let stepsDropped = "flowd_steps_dropped_total"
+        public static let commandsSent = "flowd_commands_sent_total"
+        public static let commandsAcked = "flowd_commands_acked_total"
+        public static let navigations = "flowd_navigations_total"
+        public static let errors = "flowd_errors_total"
+        public static let messagesIn = "flowd_messages_in_total"
+        public static let messagesOut = "flowd_messages_out_total"
+        public static let authDenied = "flowd_auth_denied_total"
+        public static let peers = "flowd_peers"
+        public static let sessions = "flowd_sessions"
+    }
+
+    private let factory: any MetricsFactory
+    private let stepsAccepted: Counter
+    private let commandsSent: Counter
+    private let commandsAcked: Counter
+    private let navigations: Counter
+    private let messagesIn: Counter
+    private let messagesOut: Counter
+    private var stepsDropped: [String: Counter] = [:]
+    private var errors: [String: Counter] = [:]
+    /// Made when the daemon first counts ZAP refusals (``DaemonCounters/authDenied`` is `nil` without CURVE).
+    private var authDenied: Counter?
+    private let peers: [PeerRole: Gauge]
+    private let sessions: Gauge
+    /// The counters as last recorded.
+    private var last = DaemonCounters()
+
+    /// Makes the metric objects from `factory` (not the global `MetricsSystem`): the process decides where they go.
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+        stepsAccepted = Counter(label: Name.stepsAccepted, factory: factory)
+        commandsSent = Counter(label: Name.commandsSent, factory: factory)
+        commandsAcked = Counter(label: Name.commandsAcked, factory: factory)
+        navigations = Counter(label: Name.navigations, factory: factory)
+        messagesIn = Counter(label: Name.messagesIn, factory: factory)
+        messagesOut = Counter(label: Name.messagesOut, factory: factory)
+        peers = Dictionary(
+            uniqueKeysWithValues: PeerRole.allCases.map {
+                ($0, Gauge(label: Name.peers, dimensions: [("role", $0.rawValue)], factory: factory))
+            }
+        )
+        sessions = Gauge(label: Name.sessions, factory: factory)
+    }
+
+    /// Adds what `counters` counted since the last call to the counters.
+    ///
+    /// Cheap when little changed: a few integer comparisons, and the two small dictionaries are walked only when
+    /// they differ.
+    public mutating func record(_ counters: DaemonCounters) {
+        Self.add(counters.stepsAccepted, last.stepsAccepted, to: stepsAccepted)
+        Self.add(counters.commandsSent, last.commandsSent, to: commandsSent)
+        Self.add(counters.commandsAcked, last.commandsAcked, to: commandsAcked)
+        Self.add(counters.navigations, last.navigations, to: navigations)
+        Self.add(counters.messagesIn, last.messagesIn, to: messagesIn)
+        Self.add(counters.messagesOut, last.messagesOut, to: messagesOut)
+        if counters.stepsDropped != last.stepsDropped {
+            for (reason, count) in counters.stepsDropped {
+                let before = last.stepsDropped[reason] ?? 0
+                guard count > before else { continue }
+                labelled(&stepsDropped, Name.stepsDropped, "reason", reason).increment(by: count - before)
+            }
+        }
+        if counters.errors != last.errors {
+            for (code, count) in counters.errors {
+                let before = last.errors[code] ?? 0
+                guard count > before else { continue }
+                labelled(&errors, Name.errors, "code", code).increment(by: count - before)
+            }
+        }
+        if let denied = counters.authDenied, denied > last.authDenied ?? 0 {
+            if authDenied == nil { authDenied = Counter(label: Name.authDenied, factory: factory) }
+            authDenied!.increment(by: denied - (last.authDenied ?? 0))
+        }
+        last = counters
+    }
+
+    /// Sets the gauges: connected peers by role (every role, 0 when none) and sessions held.
+    public func record(peers counts: [PeerRole: Int], sessions count: Int) {
+        for (role, gauge) in peers { gauge.record(counts[role] ?? 0) }
+        sessions.record(count)
+    }
+
+    /// Records everything about `core`: its counters and its peers and sessions.
+    public mutating func record(_ core: DaemonCore) {
+        record(core.counters)
+        record(peers: core.peerCounts, sessions: core.sessionIDs.count)
+    }
+
+    private static func add(_ now: Int, _ before: Int, to counter: Counter) {
+        if now > before { counter.increment(by: now - before) }
+    }
+
+    private func labelled(
+        _ cache: inout [String: Counter], _ name: String, _ label: String, _ value: String
+    ) -> Counter {
+        if let counter = cache[value] { return counter }
+        let counter = Counter(label: name, dimensions: [(label, value)], factory: factory)
+        cache[value] = counter
+        return counter
+    }
+}

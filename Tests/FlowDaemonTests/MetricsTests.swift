@@ -1,0 +1,146 @@
+import FlowCore
+import FlowDaemon
+import FlowWire
+import Prometheus
+import Testing
+
+/// The Prometheus text of `registry` as `series → value` (`name{labels}` → the value as printed), and the `# TYPE`
+/// lines as `name → type`.
+private func scrape(_ registry: PrometheusCollectorRegistry) -> (values: [String: String], types: [String: String]) {
+    var values: [String: String] = [:]
+    var types: [String: String] = [:]
+    for line in registry.emitToString().split(separator: "\n") {
+        let parts = line.split(separator: " ")
+        if line.hasPrefix("# TYPE "), parts.count == 4 {
+            types[String(parts[2])] = String(parts[3])
+        } else if !line.hasPrefix("#"), parts.count == 2 {
+            #expect(values[String(parts[0])] == nil, "series \(parts[0]) printed twice")
+            values[String(parts[0])] = String(parts[1])
+        }
+    }
+    return (values, types)
+}
+
+/// A scripted run over the in-memory transport: a step dropped (nothing visible yet), a presenter, a step accepted
+/// and its command acknowledged, an unknown step, a stranger's message, an operator, a stepper leaving.
+private func scriptedRun(recordingInto metrics: inout DaemonMetrics, midway: Bool) -> DaemonHarness {
+    var h = DaemonHarness(application: TestApplication(stepNames: testStepNames))
+    h.hello(Peers.movies, .stepper, name: "movies", serves: ["home", "detail"])
+    // No presenter yet: `home` is not visible, the step is dropped.
+    h.step(Peers.movies, Step("openDetail", payload: 6), attachment: 2, req: 2)
+    if midway { metrics.record(h.core) }
+    h.presenter(Peers.tui, name: "tui")
+    h.report(Peers.tui, [("app", .visible), ("home", .visible)])
+    h.step(Peers.movies, Step("openDetail", payload: 7), attachment: 2, req: 3)
+    h.receive(.ack(Ack(session: "default", seq: 3)), from: Peers.tui)
+    h.step(Peers.movies, Step("noSuchStep"), attachment: 2, req: 4)
+    h.receive(.heartbeat(Heartbeat(sessions: [:])), from: Peers.stranger)
+    h.hello(Peers.flowctl, .operator, name: "flowctl")
+    h.hello(Peers.moviesB, .stepper, name: "other", serves: [])
+    h.receive(.bye, from: Peers.moviesB)
+    metrics.record(h.core)
+    return h
+}
+
+struct MetricsTests {
+    private static let expected: [String: String] = [
+        "flowd_steps_accepted_total": "1",
+        "flowd_steps_dropped_total{reason=\"notVisible\"}": "1",
+        "flowd_commands_sent_total": "1",
+        "flowd_commands_acked_total": "1",
+        // `start` when the default session was made, then `openDetail(7)`.
+        "flowd_navigations_total": "2",
+        "flowd_errors_total{code=\"unknownStep\"}": "1",
+        "flowd_errors_total{code=\"notWelcome\"}": "1",
+        "flowd_peers{role=\"stepper\"}": "1.0",
+        "flowd_peers{role=\"presenter\"}": "1.0",
+        "flowd_peers{role=\"operator\"}": "1.0",
+        "flowd_sessions": "1.0",
+    ]
+
+    @Test func aScriptedRunGivesTheseSeriesAndValues() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        let h = scriptedRun(recordingInto: &metrics, midway: false)
+        let (values, types) = scrape(registry)
+        for (series, value) in Self.expected {
+            #expect(values[series] == value, "\(series)")
+        }
+        // Messages both ways, as the core counted them.
+        #expect(values["flowd_messages_in_total"] == String(h.core.counters.messagesIn))
+        #expect(values["flowd_messages_out_total"] == String(h.core.counters.messagesOut))
+        #expect(h.core.counters.messagesIn == 12)
+        // Nothing else: every series is one of the above.
+        #expect(
+            Set(values.keys) == Set(Self.expected.keys).union(["flowd_messages_in_total", "flowd_messages_out_total"]))
+        #expect(
+            types == [
+                "flowd_steps_accepted_total": "counter", "flowd_steps_dropped_total": "counter",
+                "flowd_commands_sent_total": "counter", "flowd_commands_acked_total": "counter",
+                "flowd_navigations_total": "counter", "flowd_errors_total": "counter",
+                "flowd_messages_in_total": "counter", "flowd_messages_out_total": "counter",
+                "flowd_peers": "gauge", "flowd_sessions": "gauge",
+            ]
+        )
+    }
+
+    @Test func recordingAgainAddsOnlyWhatChanged() {
+        // Recorded midway and at the end: the counters hold the totals, not the sums of the two readings.
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        let h = scriptedRun(recordingInto: &metrics, midway: true)
+        let (values, _) = scrape(registry)
+        for (series, value) in Self.expected {
+            #expect(values[series] == value, "\(series)")
+        }
+        #expect(values["flowd_messages_in_total"] == String(h.core.counters.messagesIn))
+        // And a reading with nothing new changes nothing.
+        metrics.record(h.core)
+        #expect(scrape(registry).values == values)
+    }
+
+    @Test func gaugesFollowPeersLeavingAndSessionsCreated() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var h = DaemonHarness()
+        metrics.record(h.core)
+        #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "0.0")
+        #expect(scrape(registry).values["flowd_sessions"] == "1.0")
+        h.presenter(Peers.tui, name: "tui", session: "kiosk", create: true)
+        metrics.record(h.core)
+        #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "1.0")
+        #expect(scrape(registry).values["flowd_sessions"] == "2.0")
+        h.receive(.bye, from: Peers.tui)
+        metrics.record(h.core)
+        #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "0.0")
+        #expect(scrape(registry).values["flowd_sessions"] == "2.0")
+    }
+
+    @Test func refusedConnectionsAreCountedOnlyWithCURVE() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var counters = DaemonCounters()
+        metrics.record(counters)
+        // Without CURVE there is nothing to count: no series.
+        #expect(scrape(registry).values["flowd_auth_denied_total"] == nil)
+        counters.authDenied = 2
+        metrics.record(counters)
+        counters.authDenied = 5
+        metrics.record(counters)
+        #expect(scrape(registry).values["flowd_auth_denied_total"] == "5")
+        #expect(scrape(registry).types["flowd_auth_denied_total"] == "counter")
+    }
+
+    @Test func twoDaemonsInOneProcessKeepTheirOwnRegistries() {
+        // No global state: each factory's registry sees only its own daemon.
+        let first = PrometheusCollectorRegistry()
+        let second = PrometheusCollectorRegistry()
+        var firstMetrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: first))
+        var secondMetrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: second))
+        _ = scriptedRun(recordingInto: &firstMetrics, midway: false)
+        secondMetrics.record(DaemonHarness().core)
+        #expect(scrape(first).values["flowd_steps_accepted_total"] == "1")
+        #expect(scrape(second).values["flowd_steps_accepted_total"] == "0")
+        #expect(scrape(second).values["flowd_steps_dropped_total{reason=\"notVisible\"}"] == nil)
+    }
+}
