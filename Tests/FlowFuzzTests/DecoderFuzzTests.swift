@@ -123,7 +123,8 @@ struct DecoderFuzzTests {
         let seed = FuzzSeed.value
         let report = try await onDedicatedThread("fuzz-decoder") { Self.run(seed: seed, cases: Self.caseCount) }
         print(
-            "decoder fuzz: seed \(FuzzSeed.hex(seed)), \(report.cases) cases in \(String(format: "%.1f", report.seconds)) s "
+            "decoder fuzz: seed \(FuzzSeed.hex(seed)), \(report.cases) cases in "
+                + "\(String(format: "%.1f", report.seconds)) s "
                 + "(thread CPU \(String(format: "%.1f", report.cpuSeconds)) s):"
                 + " decoded=\(report.decoded) \(report.codes)"
         )

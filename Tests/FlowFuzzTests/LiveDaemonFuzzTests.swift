@@ -66,7 +66,9 @@ struct LiveDaemonFuzzTests {
         )
         print("  ERROR replies by code: \(report.tally)")
         print("  HEALTH errors: \(report.healthErrors.keys.sorted().map { "\($0)=\(report.healthErrors[$0]!)" })")
-        #expect(report.failureCount == 0, "\(report.failureCount) failures:\n\(report.failures.joined(separator: "\n"))")
+        #expect(
+            report.failureCount == 0, "\(report.failureCount) failures:\n\(report.failures.joined(separator: "\n"))"
+        )
         #expect(report.sent >= Self.messageCount)
         #expect(report.replies == report.sent, "every message below the hard limit got its ERROR")
         #expect(report.tally.total == report.sent)
@@ -75,7 +77,10 @@ struct LiveDaemonFuzzTests {
         #expect(report.reconnects == Self.oversizedCount)
         #expect(report.healthAnswered)
         #expect(report.healthErrors == report.tally.counts, "HEALTH counts every refusal")
-        #expect(report.healthMessagesIn == report.sent + report.validSentBeforeHealth, "HEALTH counts every message below the limit")
+        #expect(
+            report.healthMessagesIn == report.sent + report.validSentBeforeHealth,
+            "HEALTH counts every message below the limit"
+        )
         #expect(Set(report.tally.counts.keys).isSubset(of: ProtocolCodes.documented))
         #expect(report.normalRoundWorked)
     }
@@ -108,11 +113,18 @@ struct LiveFuzz {
         var cpuSeconds = 0.0
     }
 
-    /// What a dealer waits for, in order.
-    enum Expectation {
-        /// An `ERROR` with this code (any refusal code when `nil`) and, when known, this `req`.
-        case error(code: String?, req: UInt64??)
-        case welcome
+    /// The `ERROR` a dealer waits for (replies come in order): its code (any refusal code when `nil`) and, when
+    /// known, its `req`.
+    struct Expectation: CustomStringConvertible {
+        var code: String?
+        var req: UInt64??
+
+        static func error(code: String?, req: UInt64??) -> Expectation { Expectation(code: code, req: req) }
+
+        var description: String {
+            let reqText = req.map { $0.map(String.init) ?? "null" } ?? "unchecked"
+            return "ERROR \(code ?? "(any code)") req \(reqText)"
+        }
     }
 
     /// One raw DEALER and its bookkeeping.
@@ -206,7 +218,8 @@ struct LiveFuzz {
     }
 
     private func makeDealer(context: ZMQContext, role: PeerRole?, name: String, firstCase: Int) throws -> Dealer {
-        let socket = try ZMQSocket(.dealer, context: context)
+        // No ZMTP heartbeats of its own: a busy machine must not make the test's side drop a connection.
+        let socket = try ZMQSocket(.dealer, context: context, options: ZMQSocketOptions(heartbeat: nil))
         try socket.setOption(.receiveTimeout, to: 30_000)
         try socket.setOption(.sendTimeout, to: 30_000)
         try socket.setOption(.reconnectInterval, to: 20)
@@ -222,7 +235,9 @@ struct LiveFuzz {
     private mutating func hello(_ dealer: Dealer, serves: [String] = []) throws {
         guard let role = dealer.role else { return }
         let number = req()
-        let hello = Hello(req: number, role: role, name: dealer.name, instance: "live", heartbeatMs: 60_000, serves: serves)
+        let hello = Hello(
+            req: number, role: role, name: dealer.name, instance: "live", heartbeatMs: 60_000, serves: serves
+        )
         try dealer.socket.send(ZMQMessage(codec.encode(.hello(hello))))
         report.validSent += 1
         let reply = try receive(dealer.socket)
@@ -316,7 +331,9 @@ struct LiveFuzz {
         var oversizedSent = 0
         let clock = ContinuousClock()
         var lastProgress = clock.now
-        while report.sent < messages || dealers.contains(where: { $0.outstanding > 0 || $0.reconnecting }) {
+        while report.sent < messages
+            || dealers.contains(where: { $0.outstanding > 0 || $0.reconnecting || $0.oversizedDue })
+        {
             if let next = oversizedAt.first, report.sent >= next {
                 oversizedAt.removeFirst()
                 dealers[oversizedSent % dealers.count].oversizedDue = true
@@ -359,7 +376,9 @@ struct LiveFuzz {
             if progressed {
                 lastProgress = clock.now
             } else if lastProgress.duration(to: clock.now) > .seconds(60) {
-                let waiting = dealers.map { "\($0.name): \($0.outstanding) outstanding, reconnecting \($0.reconnecting)" }
+                let waiting = dealers.map {
+                    "\($0.name): \($0.outstanding) outstanding, reconnecting \($0.reconnecting)"
+                }
                 return fail("no reply nor connection event for 60 s (a hang?): \(waiting)")
             }
         }
@@ -403,8 +422,10 @@ struct LiveFuzz {
             return fail("\(dealer.name) received \(type) it did not ask for")
         }
         report.replies += 1
-        guard type == "ERROR", case .error(let code, let req) = expectation else {
-            return fail("\(dealer.name) received \(type) \(String(decoding: frames[2], as: UTF8.self)), expecting \(expectation)")
+        let (code, req) = (expectation.code, expectation.req)
+        guard type == "ERROR" else {
+            let body = String(decoding: frames[2], as: UTF8.self)
+            return fail("\(dealer.name) received \(type) \(body), expecting \(expectation)")
         }
         // The code, read straight from the body; the whole reply decoded on a sample.
         guard let received = Self.code(in: frames[2]) else {
@@ -414,9 +435,12 @@ struct LiveFuzz {
         if let code, code != received { fail("\(dealer.name): \(received), expected \(code)") }
         if req != nil || report.replies % 64 == 0 {
             guard case .error(let reply)? = try? codec.decode(frames) else {
-                return fail("\(dealer.name): an ERROR that does not decode: \(String(decoding: frames[2], as: UTF8.self))")
+                let body = String(decoding: frames[2], as: UTF8.self)
+                return fail("\(dealer.name): an ERROR that does not decode: \(body)")
             }
-            if let req, reply.req != req { fail("\(dealer.name): ERROR req \(String(describing: reply.req)), expected \(String(describing: req))") }
+            if let req, reply.req != req {
+                fail("\(dealer.name): ERROR req \(String(describing: reply.req)), expected \(String(describing: req))")
+            }
             if reply.message.isEmpty { fail("\(dealer.name): an ERROR without text") }
         }
     }
@@ -478,14 +502,19 @@ struct LiveFuzz {
         }
         let reportReq = req()
         let reports = [
-            PresentableReport(presentable: "app", state: .visible), PresentableReport(presentable: "home", state: .visible),
+            PresentableReport(presentable: "app", state: .visible),
+            PresentableReport(presentable: "home", state: .visible),
         ]
-        try presenter.socket.send(ZMQMessage(codec.encode(.report(Report(req: reportReq, session: "default", reports: reports)))))
+        let shown = Report(req: reportReq, session: "default", reports: reports)
+        try presenter.socket.send(ZMQMessage(codec.encode(.report(shown))))
         guard case .ok(let reported) = try receive(presenter.socket), reported.req == reportReq else {
             return fail("REPORT not answered OK")
         }
         let helloReq = req()
-        let hello = Hello(req: helloReq, role: .stepper, name: "live-stepper", instance: "live", heartbeatMs: 60_000, serves: ["home"])
+        let hello = Hello(
+            req: helloReq, role: .stepper, name: "live-stepper", instance: "live", heartbeatMs: 60_000,
+            serves: ["home"]
+        )
         try stepper.socket.send(ZMQMessage(codec.encode(.hello(hello))))
         guard case .welcome = try receive(stepper.socket),
             case .attach(let attach) = try receive(stepper.socket), attach.session == "default", attach.kind == "home"
@@ -493,7 +522,9 @@ struct LiveFuzz {
             return fail("the stepper got no WELCOME and ATTACH")
         }
         let stepReq = req()
-        let step = StepMessage(req: stepReq, session: "default", attachment: attach.attachment, step: Step("openDetail", payload: 1))
+        let step = StepMessage(
+            req: stepReq, session: "default", attachment: attach.attachment, step: Step("openDetail", payload: 1)
+        )
         try stepper.socket.send(ZMQMessage(codec.encode(.step(step))))
         guard case .ok(let accepted) = try receive(stepper.socket), accepted.req == stepReq,
             accepted.result == ["accepted": true]

@@ -6,8 +6,6 @@ import FlowWire
 struct FuzzCase {
     var frames: [[UInt8]]
     var mutation: Mutation
-    /// The corpus message it was made from, if any.
-    var seedIndex: Int?
 
     /// Frames as readable text, for a failure report.
     var dump: String {
@@ -139,7 +137,7 @@ struct FrameFuzzer {
             default: deleteBytes(&frames[2], &rng)
             }
         }
-        return FuzzCase(frames: frames, mutation: mutation, seedIndex: mutation == .random ? nil : seedIndex)
+        return FuzzCase(frames: frames, mutation: mutation)
     }
 
     // MARK: - Bytes and frames
@@ -192,7 +190,8 @@ struct FrameFuzzer {
         case 3: return Array(seedType.rawValue.utf8) + [rng.pick([0x00, 0x20, 0xFF, 0x5F, 0x41])]
         default:
             let variants = [
-                "", "TELEPORT", " STEP", "STEP\n", "HELLO\u{301}", "ＳＴＥＰ", "Step", "USER-ACTION", "DEEP_LINK", "_",
+                "", "TELEPORT", " STEP", "STEP\n", "HELLO\u{301}", "ＳＴＥＰ", "Step", "USER-ACTION", "DEEP_LINK",
+                "_",
                 "OK ", "ERROR\0", "\u{FEFF}HELLO",
             ]
             return Array(rng.pick(variants).utf8)
@@ -201,7 +200,8 @@ struct FrameFuzzer {
 
     private func notAnObject(_ rng: inout SplitMix64, body: [UInt8]) -> [UInt8] {
         let variants = [
-            "", " ", "null", "[]", "[{}]", "\"text\"", "42", "-0", "true", "{", "}", "{}{}", "{} x", "{},", "\u{FEFF}{}",
+            "", " ", "null", "[]", "[{}]", "\"text\"", "42", "-0", "true", "{", "}", "{}{}", "{} x", "{},",
+            "\u{FEFF}{}",
             "{\"req\":1", "{'req':1}", "{req:1}", "{\"req\":1,}", "{\"req\" 1}", "/* */{}", "{}\0",
         ]
         switch rng.below(4) {
@@ -217,7 +217,8 @@ struct FrameFuzzer {
         guard body.last == 0x7D else { return body + Array(repeating: 0x20, count: size) }
         body.removeLast()
         let padding = #","pad":""#.utf8.count + 2
-        body += Array(#","pad":""#.utf8) + Array(repeating: 0x78, count: max(0, size - body.count - padding)) + [0x22, 0x7D]
+        body += Array(#","pad":""#.utf8) + Array(repeating: 0x78, count: max(0, size - body.count - padding))
+        body += [0x22, 0x7D]
         return body
     }
 
@@ -274,7 +275,8 @@ struct FrameFuzzer {
     }
 
     private static let numberTokens = [
-        "0", "-0", "1", "-1", "0.0", "-0.0", "1.0", "0.5", "1e2", "1E+2", "1e-2", "9007199254740992", "9007199254740993",
+        "0", "-0", "1", "-1", "0.0", "-0.0", "1.0", "0.5", "1e2", "1E+2", "1e-2", "9007199254740992",
+        "9007199254740993",
         "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
         "18446744073709551615", "18446744073709551616", "99999999999999999999999999999999999999", "1e308", "1.8e308",
         "1e400", "-1e400", "1e-400", "4.9e-324", "2.2250738585072014e-308", "0.1", "123456789.123456789e-5",
@@ -293,7 +295,8 @@ struct FrameFuzzer {
         case 8: return .array([.null, .token([0x31]), .string("a")])
         case 9: return .object([(key: "name", value: .string("x")), (key: "payload", value: .null)])
         case 10, 11: return deepNesting(&rng)
-        case 12: return .token(Array(rng.pick(["NaN", "Infinity", "-Infinity", "undefined", "None", "nil", "True"]).utf8))
+        case 12:
+            return .token(Array(rng.pick(["NaN", "Infinity", "-Infinity", "undefined", "None", "nil", "True"]).utf8))
         default: return .rawString(rng.bytes(rng.length(max: 24)).map { $0 == 0x22 ? 0x27 : $0 })
         }
     }
@@ -323,11 +326,15 @@ struct FrameFuzzer {
             return .string(String(repeating: rng.pick(["a", "é", "-", "😀"]), count: count))
         case 1:
             // Invalid UTF-8 and overlong forms, raw.
-            let bad: [[UInt8]] = [[0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80]]
+            let bad: [[UInt8]] = [
+                [0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80],
+            ]
             return .rawString(Array(text.utf8.prefix(8)) + rng.pick(bad) + Array(text.utf8.dropFirst(8)))
         case 2:
             // Escapes: lone surrogates, NUL, invalid ones.
-            let escapes = [#"\ud800"#, #"\udfff"#, #"\ud83d\ude00"#, #"\u0000"#, #"\x41"#, #"\u12"#, #"\/"#, #"\""#, #"\"#]
+            let escapes = [
+                #"\ud800"#, #"\udfff"#, #"\ud83d\ude00"#, #"\u0000"#, #"\x41"#, #"\u12"#, #"\/"#, #"\""#, #"\"#,
+            ]
             return .rawString(Array(text.utf8) + Array(rng.pick(escapes).utf8))
         case 3:
             // Raw control characters inside the quotes.

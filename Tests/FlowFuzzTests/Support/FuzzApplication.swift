@@ -34,7 +34,9 @@ final class FuzzAppFlow: Flow {
             let detail = FuzzApplication.detail(step.payload.intValue ?? 0)
             navigator.push(detail, onto: "app")
             return .one(
-                flowContributor: .contribute(withNextPresentable: detail, withNextStepper: RemoteStepper(kind: "detail"))
+                flowContributor: .contribute(
+                    withNextPresentable: detail, withNextStepper: RemoteStepper(kind: "detail")
+                )
             )
         case "back":
             navigator.pop("app")
@@ -45,8 +47,8 @@ final class FuzzAppFlow: Flow {
     }
 }
 
-/// The rule of `docs/PROTOCOL.md` on who may send what (§3, §5, §6, §7).
-func roleMaySend(_ type: MessageTypeName, _ role: PeerRoleName) -> Bool {
+/// The rule of `docs/PROTOCOL.md` on who may send what (§3, §5, §6, §7): a message type, a role.
+func roleMaySend(_ type: String, _ role: String) -> Bool {
     switch type {
     case "HEARTBEAT", "BYE": return true
     case "STEP": return role == "stepper"
@@ -55,6 +57,3 @@ func roleMaySend(_ type: MessageTypeName, _ role: PeerRoleName) -> Bool {
     default: return false
     }
 }
-
-typealias MessageTypeName = String
-typealias PeerRoleName = String
