@@ -106,7 +106,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "movie-presenter",
-            dependencies: ["FlowClient", "FlowWire", "FlowCore", swiftLog, argumentParser] + serviceLifecycle,
+            dependencies: ["FlowClient", "FlowWire", "FlowCore", "MovieDemo", swiftLog, argumentParser]
+                + serviceLifecycle,
             path: "Examples/movie-presenter", swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -154,6 +155,11 @@ let package = Package(
         ),
         .testTarget(
             name: "MovieServicesTests", dependencies: ["MovieServices", "MovieDemo", "FlowCore"],
+            swiftSettings: swiftSettings
+        ),
+        // The terminal presenter under tmux, with flowd and the services as processes; its renderer and key decoder.
+        .testTarget(
+            name: "MoviePresenterTUITests", dependencies: ["movie-presenter", "MovieDemo", "FlowCore"],
             swiftSettings: swiftSettings
         ),
         // Spawns the built executables (flowd, flowctl, the services, movie-presenter): build every product first.

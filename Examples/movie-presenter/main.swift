@@ -1,9 +1,15 @@
-// movie-presenter: a headless presenter for the movie demo, over FlowClient's PresenterClient. It hosts one flowd
-// session, carries out the daemon's navigation commands on a PresentationModel and reports truthfully what is
-// visible and dismissed. Tests and docker compose drive it through standard input; a terminal UI comes later on the
-// same client.
+// movie-presenter: the presenter of the movie demo, over FlowClient's PresenterClient. It hosts one flowd session,
+// carries out the daemon's navigation commands on a PresentationModel and reports truthfully what is visible and
+// dismissed. Two modes on the same client:
+// - the terminal UI (TerminalPresenter.swift), for a person: when standard input and output are both terminals, or
+//   with --tui; it draws the UI and takes keys (see --help);
+// - headless (below), for tests, docker compose and systemd: when either is not a terminal, or with --headless;
+//   standard input carries commands, standard output one line per event.
 //
-// Usage: movie-presenter [--session <id>] [--create] [--control <endpoint>] [--name <name>] [--log-level <level>]
+// Usage: movie-presenter [--tui | --headless] [--session <id>] [--create] [--control <endpoint>] [--name <name>]
+//                        [--log-level <level>] [--log-file <path>]
+//
+// Headless mode:
 //
 // Standard output, one line per event, flushed at once:
 //   snapshot <seq>                        a SNAPSHOT replaced the whole UI
@@ -40,8 +46,44 @@ import UnixSignals
 struct MoviePresenterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "movie-presenter",
-        abstract: "A headless presenter for the movie demo, driven by commands on standard input."
+        abstract: "The movie demo's presenter: a terminal UI for a person, or headless, driven by standard input.",
+        discussion: """
+            MODES
+              Terminal UI when standard input and output are both terminals, or \
+            with --tui. Headless otherwise, or with --headless (tests, docker \
+            compose, systemd).
+
+            TERMINAL UI KEYS
+              up/down j/k   move in a list
+              Enter         open the selected row (a movie, a cast, a settings
+                            row), or submit the form on screen
+              b Backspace   back (pops the stack's top screen)
+              1 2 3         select a tab; Tab: next tab (on Trending: next page)
+              l             log in as demo/demo; L: type a user and password
+              a             set the demo API key; A: type a key
+              s  i  o       Wishlist's settings, about, log out
+              d             done (About, Settings)
+              Esc           close an alert or a modal
+              q Ctrl-C      quit (BYE to flowd)
+              Logs go to --log-file (none by default); warnings show on the \
+            status line.
+
+            HEADLESS INPUT (one command per line)
+              action <presentable> <action-name> [json-payload]
+              back <stack> | tab <tabs> <index> | dismiss <modal> | screens | quit
+            Standard output: one line per event (snapshot, command, rejected, \
+            user, report, ok, error, screens).
+            """
     )
+
+    @Flag(help: "Draw the terminal UI (standard input and output must be terminals).")
+    var tui = false
+
+    @Flag(help: "Headless: commands on standard input, events on standard output, even on a terminal.")
+    var headless = false
+
+    @Option(name: .customLong("log-file"), help: "Terminal UI: append the logs to this file (default: not kept).")
+    var logFile: String?
 
     @Option(help: "The session to host.")
     var session = "default"
@@ -84,6 +126,10 @@ struct MoviePresenterCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
+        guard !(tui && headless) else { throw ValidationError("--tui and --headless cannot go together") }
+        guard !tui || Terminal.isInteractive else {
+            throw ValidationError("--tui needs standard input and output to be a terminal")
+        }
         guard (100...60_000).contains(heartbeatMs) else { throw ValidationError("--heartbeat-ms must be 100...60000") }
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -91,6 +137,10 @@ struct MoviePresenterCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if !headless && (tui || Terminal.isInteractive) {
+            try await runTerminalUI()
+            return
+        }
         let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
