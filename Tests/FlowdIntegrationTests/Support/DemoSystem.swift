@@ -59,6 +59,16 @@ struct DemoSystem: Sendable {
         #expect(keySet == "ok " + setApiKey + " delivered=1")
         try await presenter.waitFor("report wishlist.list visible")
         try await watch.waitFor(Self.onboardedLog.last!)
+        // The onboarding ends when flowd hears the presenter report its root dismissed; until then OnboardingFlow is
+        // in the tree (and would get deep links). Poll the tree, bounded, so a test that kills the presenter next
+        // does not race that report.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while try await flows().contains("OnboardingFlow") {
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("OnboardingFlow still in the tree 30 s after the onboarding completed")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// The flows of a session's tree, parent first (`flowctl tree --json`).
