@@ -130,6 +130,11 @@ public struct DaemonCore {
         Dictionary(grouping: peers.values, by: \.role).mapValues(\.count)
     }
 
+    /// Counts a message the transport could not queue for its peer (the peer's queue is full).
+    public mutating func countDroppedSend(_ type: MessageType) {
+        counters.sendsDropped[type.rawValue, default: 0] += 1
+    }
+
     /// Counts a connection the ZAP handler refused (`auth_denied` in `HEALTH`).
     public mutating func countAuthenticationDenied() {
         counters.authDenied = (counters.authDenied ?? 0) + 1

@@ -16,6 +16,9 @@ public struct DaemonCounters: Sendable, Hashable {
     public var reports = 0
     public var userActions = 0
     public var peersLost = 0
+    /// Messages not sent because the peer's queue was full (its high-water mark), by message type: the peer is
+    /// slow or stuck, and resyncs from the heartbeat's `seq` (docs/LIMITS.md).
+    public var sendsDropped: [String: Int] = [:]
     /// Connections the ZAP handler refused (a key not on the allow-list, or not allowed on that socket); `nil` when
     /// the daemon runs without CURVE (then it is not in ``json``).
     public var authDenied: Int?
@@ -37,6 +40,7 @@ public struct DaemonCounters: Sendable, Hashable {
             "reports": .int(reports),
             "user_actions": .int(userActions),
             "peers_lost": .int(peersLost),
+            "sends_dropped": .object(sendsDropped.mapValues { .int($0) }),
         ]
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
         return .object(fields)

@@ -406,6 +406,7 @@ public final class DaemonServer: Service, Sendable {
                     let frames = [address.routingID] + codec.encode(message)
                     do {
                         if try !router.trySend(ZMQMessage(frames)) {
+                            core.countDroppedSend(message.type)
                             logger.warning(
                                 "peer's queue is full, message dropped",
                                 metadata: ["type": "\(message.type.rawValue)"]
