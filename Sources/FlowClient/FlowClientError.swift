@@ -46,6 +46,10 @@ public struct FlowClientError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let timedOut = Code("timedOut")
         /// The connection was lost after the request was sent: the daemon may or may not have carried it out.
         public static let connectionLost = Code("connectionLost")
+        /// The request was not delivered and never will be: its timeout ran out before it could be sent, or the
+        /// daemon it was sent to restarted without its state (whatever that run did with it is gone with it). Safe to
+        /// send again as a new request.
+        public static let notDelivered = Code("notDelivered")
         /// The request needs a connection and there is none now (a presenter's report while reconnecting).
         public static let notConnected = Code("notConnected")
         /// The client's `run()` has ended (or was never able to start): nothing can be sent any more.

@@ -21,6 +21,12 @@ enum DisconnectedPolicy: Sendable {
     case wait
     /// Fail at once with ``FlowClientError/Code/notConnected``.
     case fail
+    /// Like ``wait``, and kept when the connection is lost after sending (for `STEP`, which the daemon de-duplicates
+    /// by `HELLO.instance` and `req`, `docs/PROTOCOL.md` §5.3): sent again, with the same `req`, after the next
+    /// `WELCOME` of the same daemon run; failed with ``FlowClientError/Code/notDelivered`` when the `WELCOME` names
+    /// another run (that daemon lost its state). A timeout fails it with `notDelivered` when it was never handed to a
+    /// daemon that may have carried it out, else with `timedOut`.
+    case resend
 }
 
 /// A request handed to the connection, whose reply can be awaited.
@@ -51,7 +57,12 @@ struct RequestTicket: Sendable {
 /// ``FlowClientError`` when the timeout runs out, the connection is lost after sending, or the client stopped.
 /// Requests made while no connection is welcomed wait for the next one (or fail, by policy). A request the daemon
 /// refused with `notWelcome` (and every request sent after it) is sent again after the new handshake: the daemon did
-/// nothing with them.
+/// nothing with them. A request with ``DisconnectedPolicy/resend`` survives a lost connection: it is sent again, with
+/// the same `req`, once a new connection is welcomed by the same daemon run (the daemon answers a repeated one with
+/// its first result), and fails with ``FlowClientError/Code/notDelivered`` when another run welcomes it.
+///
+/// Request numbers come from one counter for the whole process, so they keep growing across connections and clients:
+/// (`HELLO.instance`, `req`) names one request even when clients share a configuration (and its instance).
 ///
 /// `Sendable`: the mutable state is behind one mutex; sockets belong to the loop's thread.
 final class FlowConnection: Sendable {
@@ -81,13 +92,17 @@ final class FlowConnection: Sendable {
         let policy: DisconnectedPolicy
         /// The connection it was handed to; `nil` while queued for the next one.
         var sentOn: UInt64?
+        /// The daemon run (`WELCOME.daemon`) that may have carried it out: the one it was first handed to and that
+        /// did not refuse it with `notWelcome`. A resent request goes only to this run.
+        var mayBeAppliedBy: String?
+        /// ``mayBeAppliedBy`` before the last sending, restored when the daemon refuses that sending (`notWelcome`).
+        var mayBeAppliedByBeforeSending: String?
         var waiter: CheckedContinuation<Result<JSONValue, any Error>, Never>?
         var result: Result<JSONValue, any Error>?
     }
 
     private struct State {
         var phase = Phase.idle
-        var nextReq: UInt64 = 1
         var pending: [UInt64: Pending] = [:]
         /// Requests waiting for a welcomed connection, in `req` order.
         var queued: [UInt64] = []
@@ -117,6 +132,15 @@ final class FlowConnection: Sendable {
         logger[metadataKey: "flowd.client"] = "\(name)"
         self.logger = logger
         self.state = Mutex(State())
+    }
+
+    /// The request numbers of every connection in the process: they never repeat, so a daemon that de-duplicates by
+    /// (`HELLO.instance`, `req`) never mistakes a new request for an old one, even from two clients sharing an instance.
+    private static let requestNumbers = Atomic<UInt64>(1)
+
+    /// A new request number, greater than every one before it in this process.
+    private static func nextRequestNumber() -> UInt64 {
+        requestNumbers.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
     /// The `WELCOME` of the current connection, if one is welcomed.
@@ -247,8 +271,7 @@ final class FlowConnection: Sendable {
         let (generation, helloReq) = state.withLock { state in
             state.generation += 1
             state.lastHeard = .now
-            defer { state.nextReq += 1 }
-            return (state.generation, state.nextReq)
+            return (state.generation, Self.nextRequestNumber())
         }
         let hello = Hello(
             req: helloReq, role: role, name: name, instance: configuration.instance,
@@ -385,17 +408,40 @@ final class FlowConnection: Sendable {
     }
 
     private func welcomed(_ welcome: Welcome, generation: UInt64, outbox: AsyncStream<ZMQMessage>.Continuation) {
+        var undelivered: [(CheckedContinuation<Result<JSONValue, any Error>, Never>, FlowClientError)] = []
         let event = state.withLock { state -> ConnectionEvent in
             let changed = state.daemon != nil && state.daemon != welcome.daemon
             state.daemon = welcome.daemon
             state.link = Link(generation: generation, outbox: outbox, welcome: welcome)
             for req in state.queued {
-                guard let entry = state.pending[req] else { continue }
-                state.pending[req]?.sentOn = generation
+                guard var entry = state.pending[req] else { continue }
+                if let earlier = entry.mayBeAppliedBy, earlier != welcome.daemon {
+                    // Sent to a daemon run that is gone with its state: whatever it did with it is gone too.
+                    let error = FlowClientError(
+                        .notDelivered,
+                        "flowd restarted without its state (run \(earlier) is now \(welcome.daemon)): "
+                            + "\(entry.message.type.rawValue) was not delivered"
+                    )
+                    if let waiter = entry.waiter {
+                        undelivered.append((waiter, error))
+                        state.pending[req] = nil
+                    } else {
+                        state.pending[req]?.result = .failure(error)
+                    }
+                    continue
+                }
+                entry.sentOn = generation
+                entry.mayBeAppliedByBeforeSending = entry.mayBeAppliedBy
+                entry.mayBeAppliedBy = entry.mayBeAppliedBy ?? welcome.daemon
+                state.pending[req] = entry
                 outbox.yield(frames(entry.message))
             }
             state.queued.removeAll()
             return .connected(welcome, daemonChanged: changed)
+        }
+        for (waiter, error) in undelivered {
+            logger.warning("a request was not delivered", metadata: ["error": "\(error)"])
+            waiter.resume(returning: .failure(error))
         }
         logger.info(
             "connected to flowd",
@@ -407,8 +453,7 @@ final class FlowConnection: Sendable {
     }
 
     /// Forgets the connection: requests sent on it fail with ``FlowClientError/Code/connectionLost``, or are queued
-    /// again when the daemon refused them with `notWelcome`.
-    ///
+    /// again when the daemon refused them with `notWelcome` or their policy is ``DisconnectedPolicy/resend``.
     private func endConnection(
         _ generation: UInt64,
         outbox: AsyncStream<ZMQMessage>.Continuation,
@@ -422,8 +467,10 @@ final class FlowConnection: Sendable {
             outbox.finish()
             var waiters: [CheckedContinuation<Result<JSONValue, any Error>, Never>] = []
             for (req, entry) in state.pending where entry.sentOn == generation && entry.result == nil {
-                if let retryFrom, req >= retryFrom, entry.policy == .wait, state.phase == .running {
+                let refused = retryFrom.map { req >= $0 } ?? false
+                if state.phase == .running, entry.policy == .resend || (refused && entry.policy == .wait) {
                     state.pending[req]?.sentOn = nil
+                    if refused { state.pending[req]?.mayBeAppliedBy = entry.mayBeAppliedByBeforeSending }
                     state.queued.append(req)
                 } else if let waiter = entry.waiter {
                     waiters.append(waiter)
@@ -450,17 +497,16 @@ final class FlowConnection: Sendable {
     ) throws(FlowClientError) -> RequestTicket {
         try state.withLock { state throws(FlowClientError) in
             guard state.phase != .stopped else { throw Self.stopped }
-            let req = state.nextReq
+            let req = Self.nextRequestNumber()
             let message = make(req)
+            if state.link == nil, policy == .fail {
+                throw FlowClientError(.notConnected, "not connected to flowd: \(message.type.rawValue) not sent")
+            }
             if let link = state.link {
-                state.nextReq += 1
-                state.pending[req] = Pending(message: message, policy: policy, sentOn: link.generation)
+                state.pending[req] = Pending(
+                    message: message, policy: policy, sentOn: link.generation, mayBeAppliedBy: link.welcome.daemon)
                 link.outbox.yield(frames(message))
             } else {
-                guard policy == .wait else {
-                    throw FlowClientError(.notConnected, "not connected to flowd: \(message.type.rawValue) not sent")
-                }
-                state.nextReq += 1
                 state.pending[req] = Pending(message: message, policy: policy, sentOn: nil)
                 state.queued.append(req)
             }
@@ -470,22 +516,63 @@ final class FlowConnection: Sendable {
 
     /// Waits for the reply to a submitted request.
     ///
+    /// When the timeout runs out the request is given up: taken out of the queue if it waits for a connection (it is
+    /// never sent afterwards), and a reply that comes later is ignored.
+    ///
     /// - Parameter timeout: how long to wait; `nil` uses ``FlowClientConfiguration/requestTimeout``.
     /// - Returns: the `OK` result.
-    /// - Throws: ``DaemonError`` for an `ERROR` reply; ``FlowClientError`` (`timedOut`, `connectionLost`, `stopped`);
-    ///   `CancellationError` when the task is cancelled.
+    /// - Throws: ``DaemonError`` for an `ERROR` reply; ``FlowClientError`` (`timedOut`, `connectionLost`, `stopped`;
+    ///   `notDelivered` for a ``DisconnectedPolicy/resend`` request that timed out before any daemon run could have
+    ///   carried it out, or that the daemon run it was sent to lost with its state); `CancellationError` when the
+    ///   task is cancelled.
     func reply(to ticket: RequestTicket, timeout: Duration? = nil) async throws -> JSONValue {
         guard let timeout = timeout ?? configuration.requestTimeout else { return try await waitForReply(ticket.req) }
-        return try await withThrowingTaskGroup(of: JSONValue.self) { group in
+        return try await withThrowingTaskGroup(of: JSONValue?.self) { group in
             group.addTask { try await self.waitForReply(ticket.req) }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw FlowClientError(.timedOut, "flowd did not answer \(ticket.type.rawValue) within \(timeout)")
+                self.expire(ticket, after: timeout)  // the waiting task now ends with the reply or the expiry
+                return nil
             }
             defer { group.cancelAll() }
-            guard let result = try await group.next() else { throw CancellationError() }
-            return result
+            while let next = try await group.next() {
+                if let result = next { return result }
+            }
+            throw CancellationError()
         }
+    }
+
+    /// Gives a request up when its timeout ran out before its reply (under the lock, so a reply and the expiry never
+    /// both count): ``FlowClientError/Code/notDelivered`` for a ``DisconnectedPolicy/resend`` request no daemon run
+    /// may have carried out, ``FlowClientError/Code/timedOut`` otherwise.
+    private func expire(_ ticket: RequestTicket, after timeout: Duration) {
+        let req = ticket.req
+        let expired = state.withLock {
+            state -> (CheckedContinuation<Result<JSONValue, any Error>, Never>?, FlowClientError)? in
+            guard let entry = state.pending[req], entry.result == nil else { return nil }
+            let error: FlowClientError
+            if entry.policy == .resend, entry.sentOn == nil, entry.mayBeAppliedBy == nil {
+                error = FlowClientError(
+                    .notDelivered,
+                    "no connection to flowd within \(timeout): \(ticket.type.rawValue) was not delivered")
+            } else if entry.policy == .resend {
+                error = FlowClientError(
+                    .timedOut,
+                    "flowd did not answer \(ticket.type.rawValue) within \(timeout): "
+                        + "it may or may not have been carried out (at most once)")
+            } else {
+                error = FlowClientError(.timedOut, "flowd did not answer \(ticket.type.rawValue) within \(timeout)")
+            }
+            state.queued.removeAll { $0 == req }
+            if let waiter = entry.waiter {
+                state.pending[req] = nil
+                return (waiter, error)
+            }
+            state.pending[req]?.result = .failure(error)
+            return (nil, error)
+        }
+        guard let (waiter, error) = expired else { return }
+        waiter?.resume(returning: .failure(error))
     }
 
     /// Submits a request and waits for its reply (see ``submit(policy:_:)`` and ``reply(to:timeout:)``).

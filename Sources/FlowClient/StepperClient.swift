@@ -99,8 +99,9 @@ public enum StepOutcome: Sendable, Hashable, CustomStringConvertible {
 ///
 /// ``run()`` keeps the connection (handshake, heartbeats, reconnection, `BYE` when cancelled); ``events`` yields
 /// ``StepperEvent``s; ``run(handler:)`` does both. After a reconnect the daemon sends `ATTACH` again for every
-/// attachment still alive: those are no-ops here. When the daemon itself restarted (its run ID changed), every known
-/// attachment is reported ``StepperEvent/detached(_:reason:)`` with reason `daemonRestarted`.
+/// attachment still alive: those are no-ops here. A daemon that restarted with its state (the same run ID in
+/// `WELCOME`) keeps its attachments, and so does this client. When the daemon restarted without its state (its run ID
+/// changed), every known attachment is reported ``StepperEvent/detached(_:reason:)`` with reason `daemonRestarted`.
 ///
 /// `Sendable`: its state is behind a mutex; ``emit(_:for:)`` may be called from any task.
 public final class StepperClient: Sendable {
@@ -169,20 +170,40 @@ public final class StepperClient: Sendable {
     ///
     /// ``FlowCore/Step/none`` (RxFlow's `NoneStep`) never reaches a flow: it is dropped here with reason `noneStep`.
     ///
+    /// The step is carried out at most once, and survives the daemon being away for a while: emitted while the client
+    /// is not connected, it waits for the next connection; when the connection is lost before the verdict, it is sent
+    /// again, with the same `req`, as soon as the same daemon run (the same `WELCOME.daemon`, also after a restart
+    /// that recovered its journal) welcomes the client. The daemon recognises a step it has carried out already (by
+    /// `HELLO.instance` and `req`, `docs/PROTOCOL.md` §5.3) and answers with the first verdict instead of applying it
+    /// twice. How it can end without a verdict, within ``FlowClientConfiguration/requestTimeout``:
+    /// - ``FlowClientError/Code/notDelivered``: the step definitely had no effect: the timeout ran out while it was
+    ///   waiting for a connection and had never been sent (it is taken out and never sent later), or the daemon came
+    ///   back as a new run that lost its state (the run it was sent to is gone, with anything it did). Emitting it
+    ///   again is safe.
+    /// - ``FlowClientError/Code/timedOut``: it was sent and no verdict came (or it waits for the daemon run it was
+    ///   sent to): the outcome is unknown, the step was applied at most once. It is not sent again after this.
+    ///
     /// - Throws: ``DaemonError`` (`unknownAttachment` after a `DETACH`, `unknownSession`, `unknownStep`, …),
-    ///   ``FlowClientError`` (`timedOut`, `connectionLost`, `stopped`, `badReply`).
+    ///   ``FlowClientError`` (`notDelivered`, `timedOut`, `stopped`, `badReply`); `CancellationError` when the task
+    ///   is cancelled (a step still waiting for a connection is then not sent).
     public func emit(_ step: Step, for attachment: RemoteAttachment) async throws -> StepOutcome {
         try await emit(step, session: attachment.session, attachment: attachment.attachment)
     }
 
-    /// Emits `step` for the attachment numbered `attachment` in `session`.
+    /// Emits `step` for the attachment numbered `attachment` in `session` (see ``emit(_:for:)``).
     public func emit(_ step: Step, session: String, attachment: AttachmentID) async throws -> StepOutcome {
         if step.isNone { return .dropped(.noneStep) }
-        let result = try await connection.request { req in
+        let result = try await connection.request(policy: .resend) { req in
             .step(StepMessage(req: req, session: session, attachment: attachment.rawValue, step: step))
         }
         guard case .object(let fields) = result, case .bool(let accepted)? = fields["accepted"] else {
             throw FlowClientError(.badReply, "the OK to STEP has no 'accepted': \(result)")
+        }
+        if case .bool(true)? = fields["duplicate"] {
+            connection.logger.debug(
+                "flowd had carried this step out already; its verdict is the first one",
+                metadata: ["step": "\(step.name)", "session": "\(session)", "attachment": "\(attachment)"]
+            )
         }
         if accepted { return .accepted }
         return .dropped(StepDropReason(fields["reason"]?.stringValue ?? "unknown"))

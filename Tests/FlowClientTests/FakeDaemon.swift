@@ -132,6 +132,15 @@ final class FakeDaemon: Sendable {
         }
     }
 
+    /// The next message from `peer`, heartbeats included: right after a `WELCOME`, a `HEARTBEAT` first shows that the
+    /// client sent nothing it had queued (queued requests leave before the first heartbeat of a connection).
+    func nextMessage(from peer: [UInt8]) async throws -> WireMessage {
+        while true {
+            let received = try await receive()
+            if received.peer == peer { return received.message }
+        }
+    }
+
     /// The next message that is not a heartbeat, which must be what `match` accepts.
     func expect<T: Sendable>(
         _ what: String,

@@ -189,7 +189,8 @@ struct PresenterClientTests {
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
-                // Silence: the presenter starts again with a new socket, HELLO, and SYNC after seq 3.
+                // Silence: the presenter starts again with a new socket, HELLO, and, as the daemon run is the same
+                // (restarted from its journal, or never gone), SYNC after seq 3: the daemon replays what follows.
                 let (secondPeer, _) = try await daemon.acceptHello()
                 #expect(secondPeer != firstPeer)
                 let (_, sync) = try await daemon.expect("SYNC", from: secondPeer) { $0.sync }
@@ -198,6 +199,26 @@ struct PresenterClientTests {
                     .ok(OKReply(req: sync.req, result: ["seq": 3, "mode": "replay"])), to: secondPeer)
                 let (_, report) = try await daemon.expect("REPORT", from: secondPeer) { $0.report }
                 #expect(report.reports == Self.visible("app", "home"))
+            }
+        }
+    }
+
+    @Test func afterANewDaemonRunThePresenterSyncsFromZeroAndAdoptsItsSnapshot() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
+                // Silence, then a daemon run that lost the state: its sequence numbers are not the ones applied here.
+                let (secondPeer, _) = try await daemon.acceptHello(daemon: "daemon-2")
+                #expect(secondPeer != firstPeer)
+                let (_, sync) = try await daemon.expect("SYNC", from: secondPeer) { $0.sync }
+                #expect(sync.lastSeq == 0)
+                try await daemon.send(
+                    .ok(OKReply(req: sync.req, result: ["seq": 1, "mode": "snapshot"])), to: secondPeer)
+                try await daemon.send(.snapshot(SnapshotMessage(session: "default", seq: 1, ui: Self.ui)), to: secondPeer)
+                _ = try await daemon.serve(until: "ACK 1", from: secondPeer) { $0.ack?.seq == 1 ? true : nil }
+                #expect(presenter.lastSeq == 1)
+                #expect(presenter.model.visiblePresentables == ["app", "home"])
             }
         }
     }
