@@ -338,7 +338,9 @@ public final class JournalStore {
                     + ": the snapshot it belongs to is gone; refusing to guess (move the files aside to start empty)")
         }
         if names.contains("snapshot.tmp") {
-            logger.notice("journal: deleting the snapshot.tmp of an interrupted compaction", metadata: ["directory": "\(directory)"])
+            logger.notice(
+                "journal: deleting the snapshot.tmp of an interrupted compaction",
+                metadata: ["directory": "\(directory)"])
             unlinkLogging(directory + "/snapshot.tmp")
         }
         for stale in journals where stale < generation {
@@ -455,7 +457,8 @@ public final class JournalStore {
             defer { closeDescriptor(descriptor) }
             if simulatedCrash == .temporaryTorn {
                 try writeAll(descriptor, header, at: 0, path: temporaryPath)
-                try writeAll(descriptor, Array(payload.prefix(payload.count / 2)), at: header.count, path: temporaryPath)
+                let half = Array(payload.prefix(payload.count / 2))
+                try writeAll(descriptor, half, at: header.count, path: temporaryPath)
                 try crash(at: .temporaryTorn)
             }
             try writeAll(descriptor, header, at: 0, path: temporaryPath)
@@ -468,7 +471,8 @@ public final class JournalStore {
                 throw JournalError(.io, "cannot rename \(temporaryPath) to \(snapshotPath): \(errorText())")
             }
         } catch {
-            if failure == nil { _ = unlink(temporaryPath) }  // not after a simulated crash: it leaves the files as they are
+            // Not after a simulated crash: that leaves the files as they are.
+            if failure == nil { _ = unlink(temporaryPath) }
             throw error
         }
 
@@ -481,7 +485,8 @@ public final class JournalStore {
             newDescriptor = try createJournal(newGeneration)
         } catch {
             if failure == nil {
-                failure = JournalError(.unusable, "a compaction failed after its snapshot took effect: \(error.message)")
+                failure = JournalError(
+                    .unusable, "a compaction failed after its snapshot took effect: \(error.message)")
             }
             throw failure!
         }
@@ -611,7 +616,8 @@ public final class JournalStore {
                     "\(path) has format version \(bytes.readLittleEndianUInt32(at: 8)); this flowd reads version "
                         + "\(Self.formatVersion)")
             }
-            throw JournalError(.corrupt, "\(path) does not start with a valid journal header for generation \(generation)")
+            throw JournalError(
+                .corrupt, "\(path) does not start with a valid journal header for generation \(generation)")
         }
 
         var records: [[UInt8]] = []
@@ -892,23 +898,50 @@ enum SnapshotCrashPoint: String, Sendable, CaseIterable, CustomStringConvertible
 
 // MARK: - CRC-32C
 
-/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), table-driven, one byte at a time.
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), table-driven: eight bytes per step ("slicing-by-8").
 struct CRC32C {
     private(set) var state: UInt32 = 0xFFFF_FFFF
 
     var value: UInt32 { state ^ 0xFFFF_FFFF }
 
-    static let table: [UInt32] = (0..<256).map { index in
-        var crc = UInt32(index)
-        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-        return crc
-    }
+    /// Eight tables of 256 entries, one after the other: table 0 is the classic byte-at-a-time table; table k
+    /// advances a byte's contribution past k more zero bytes.
+    static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for index in 0..<256 {
+            var crc = UInt32(index)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            tables[index] = crc
+        }
+        for table in 1..<8 {
+            for index in 0..<256 {
+                let previous = tables[(table - 1) * 256 + index]
+                tables[table * 256 + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard var pointer = bytes.baseAddress else { return }
+        var remaining = bytes.count
         var crc = state
-        Self.table.withUnsafeBufferPointer { table in
-            for byte in bytes {
-                crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+        Self.tables.withUnsafeBufferPointer { tables in
+            let t = tables.baseAddress!
+            while remaining >= 8 {
+                let low = pointer.loadUnaligned(as: UInt32.self).littleEndian ^ crc
+                let high = pointer.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian
+                crc = t[7 * 256 + Int(low & 0xFF)] ^ t[6 * 256 + Int((low >> 8) & 0xFF)]
+                    ^ t[5 * 256 + Int((low >> 16) & 0xFF)] ^ t[4 * 256 + Int(low >> 24)]
+                    ^ t[3 * 256 + Int(high & 0xFF)] ^ t[2 * 256 + Int((high >> 8) & 0xFF)]
+                    ^ t[1 * 256 + Int((high >> 16) & 0xFF)] ^ t[Int(high >> 24)]
+                pointer += 8
+                remaining -= 8
+            }
+            while remaining > 0 {
+                crc = t[Int((crc ^ UInt32(pointer.load(as: UInt8.self))) & 0xFF)] ^ (crc >> 8)
+                pointer += 1
+                remaining -= 1
             }
         }
         state = crc
