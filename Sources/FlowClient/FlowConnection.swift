@@ -135,7 +135,8 @@ final class FlowConnection: Sendable {
     }
 
     /// The request numbers of every connection in the process: they never repeat, so a daemon that de-duplicates by
-    /// (`HELLO.instance`, `req`) never mistakes a new request for an old one, even from two clients sharing an instance.
+    /// (`HELLO.instance`, `req`) never mistakes a new request for an old one, even from two clients sharing an
+    /// instance.
     private static let requestNumbers = Atomic<UInt64>(1)
 
     /// A new request number, greater than every one before it in this process.

@@ -215,7 +215,8 @@ struct PresenterClientTests {
                 #expect(sync.lastSeq == 0)
                 try await daemon.send(
                     .ok(OKReply(req: sync.req, result: ["seq": 1, "mode": "snapshot"])), to: secondPeer)
-                try await daemon.send(.snapshot(SnapshotMessage(session: "default", seq: 1, ui: Self.ui)), to: secondPeer)
+                try await daemon.send(
+                    .snapshot(SnapshotMessage(session: "default", seq: 1, ui: Self.ui)), to: secondPeer)
                 _ = try await daemon.serve(until: "ACK 1", from: secondPeer) { $0.ack?.seq == 1 ? true : nil }
                 #expect(presenter.lastSeq == 1)
                 #expect(presenter.model.visiblePresentables == ["app", "home"])

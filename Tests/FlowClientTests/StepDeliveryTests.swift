@@ -13,7 +13,8 @@ struct StepDeliveryTests {
 
     static func client(_ daemon: FakeDaemon, requestTimeout: Duration? = nil) -> StepperClient {
         StepperClient(
-            name: "movies", serves: ["movies.detail"], configuration: daemon.configuration(requestTimeout: requestTimeout)
+            name: "movies", serves: ["movies.detail"],
+            configuration: daemon.configuration(requestTimeout: requestTimeout)
         )
     }
 
@@ -88,7 +89,10 @@ struct StepDeliveryTests {
                 let (_, again) = try await daemon.expect("the STEP again", from: secondPeer) { $0.step }
                 #expect(again == sent)
                 try await daemon.send(
-                    .ok(OKReply(req: again.req, result: ["accepted": false, "reason": "notVisible", "duplicate": true])),
+                    .ok(
+                        OKReply(
+                            req: again.req, result: ["accepted": false, "reason": "notVisible", "duplicate": true])
+                    ),
                     to: secondPeer
                 )
                 #expect(try await outcome == .dropped(.notVisible))
@@ -118,7 +122,8 @@ struct StepDeliveryTests {
                     return
                 }
                 // And the client goes on: a new step reaches the new run.
-                async let next = client.emit(Step("castIsPicked", payload: 5), session: "default", attachment: AttachmentID(12))
+                async let next = client.emit(
+                    Step("castIsPicked", payload: 5), session: "default", attachment: AttachmentID(12))
                 let (_, fresh) = try await daemon.expect("the new STEP", from: secondPeer) { $0.step }
                 #expect(fresh.step == Step("castIsPicked", payload: 5))
                 try await daemon.send(.ok(OKReply(req: fresh.req, result: ["accepted": true])), to: secondPeer)
