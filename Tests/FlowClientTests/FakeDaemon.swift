@@ -141,6 +141,15 @@ final class FakeDaemon: Sendable {
         }
     }
 
+    /// Waits for a `HEARTBEAT` from `peer`: a client sends them only once it took the `WELCOME` in, so what it submits
+    /// afterwards goes out on this connection at once.
+    func awaitHeartbeat(from peer: [UInt8]) async throws {
+        while true {
+            let message = try await nextMessage(from: peer)
+            if case .heartbeat = message { return }
+        }
+    }
+
     /// The next message that is not a heartbeat, which must be what `match` accepts.
     func expect<T: Sendable>(
         _ what: String,

@@ -157,6 +157,8 @@ struct StepDeliveryTests {
             let client = Self.client(daemon, requestTimeout: .seconds(2))
             try await whileRunning(client.run) {
                 let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1")
+                // Welcomed: the step leaves at once, however slow the machine (it cannot time out unsent).
+                try await daemon.awaitHeartbeat(from: firstPeer)
                 async let outcome = client.emit(Self.step, session: "default", attachment: AttachmentID(12))
                 _ = try await daemon.expect("STEP", from: firstPeer) { $0.step }
                 // Silence: the client reconnects, but the daemon does not welcome it before the timeout. The step
