@@ -12,7 +12,10 @@ public import ZeroMQ
 public struct FlowClientConfiguration: Sendable {
     /// Where the daemon listens (``FlowWire/FlowdEndpoints/default(environment:)`` unless given).
     public var endpoints: FlowdEndpoints
-    /// A random ID for this run of the process (`instance` in `HELLO`).
+    /// A random ID for this run of the process (`instance` in `HELLO`). With a `STEP`'s `req` it names the step, so the
+    /// daemon recognises one sent again after a lost connection (`docs/PROTOCOL.md` §5.5). Clients made from one
+    /// configuration share it, which is safe (request numbers never repeat within a process); an instance MUST NOT be
+    /// used again by another run of a process (its request numbers start over).
     public var instance: String
     /// How often the client sends `HEARTBEAT` (100 ms to 60 s, `heartbeat_ms` in `HELLO`).
     public var heartbeatInterval: Duration
