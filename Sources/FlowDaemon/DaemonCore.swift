@@ -29,13 +29,24 @@ public struct DaemonCore {
 
     private let application: any FlowApplication
     public let configuration: DaemonConfiguration
-    /// This daemon run's identity (`WELCOME.daemon`).
-    public let daemonID: String
+    /// The identity of the daemon's state (`WELCOME.daemon`): new for a fresh state, kept by a daemon that recovers
+    /// its state from the journal (``recover(from:)``), so clients know that nothing they were told was forgotten.
+    public private(set) var daemonID: String
     private let codec: WireCodec
     private let logger: Logger
     private let startedAt: UInt64
 
     private var sessions: [String: Session] = [:]
+    /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
+    public let journaling: Bool
+    /// Journal records not taken yet, and every record kept (the snapshot's content: ``journalHistory``).
+    private var journal: [[UInt8]] = []
+    private var history: [[UInt8]] = []
+    private let recordCodec = JournalRecordCodec()
+    /// Whether ``recover(from:)`` is replaying: changes are applied, not journaled; nothing is sent or run.
+    private var replaying = false
+    /// The results of recent STEPs by client instance and `req`, to answer a STEP sent again (de-duplication).
+    private var stepResults = StepResultWindows()
     private var peers: [PeerAddress: Peer] = [:]
     private var lastPeerNumber = 0
     private var outputs: [DaemonOutput] = []
@@ -57,8 +68,10 @@ public struct DaemonCore {
         daemonID: String,
         logger: Logger,
         now: UInt64,
-        accessPolicy: AccessPolicy? = nil
+        accessPolicy: AccessPolicy? = nil,
+        journaling: Bool = false
     ) {
+        self.journaling = journaling
         self.accessPolicy = accessPolicy
         if accessPolicy != nil { counters.authDenied = 0 }
         self.application = application
@@ -71,10 +84,143 @@ public struct DaemonCore {
 
     // MARK: - Inputs
 
-    /// Creates the default session.
+    /// Starts serving: journals the daemon ID of a fresh state and creates the default session if the state has none.
+    ///
+    /// After ``recover(from:)`` it also hands back what the recovered sessions need: the in-daemon steppers to
+    /// listen to again (``DaemonOutput/resumeLocal(session:attachment:)``) and the adaptations still pending.
     public mutating func start(now: UInt64) -> [DaemonOutput] {
-        _ = createSession(configuration.defaultSession)
+        if history.isEmpty { record(.daemon(daemonID)) }
+        if sessions[configuration.defaultSession] == nil { _ = createSession(configuration.defaultSession) }
         return takeOutputs()
+    }
+
+    // MARK: - Journal
+
+    /// Takes the journal records made since the last call, in order: the transport writes them (and syncs them, by
+    /// its policy) before it sends anything this core output in the meantime.
+    public mutating func takeJournal() -> [[UInt8]] {
+        defer { journal = [] }
+        return journal
+    }
+
+    /// Every record the state still needs, in order: what a snapshot holds (the journal after it starts empty).
+    ///
+    /// Compaction is in what is never kept: inputs that changed nothing (a step dropped before any flow saw it) are
+    /// not journaled. Flows are application objects, so a session is rebuilt by replaying its inputs.
+    public var journalHistory: [[UInt8]] { history }
+
+    /// Rebuilds the state from journal records (a snapshot's, then the journal's), before ``start(now:)``.
+    ///
+    /// Every session comes back exactly as the records left it: the same tree, UI, sequence numbers and outbox.
+    /// Nothing is sent and no event is published while replaying; presenters resync and steppers are attached again
+    /// as they reconnect. Presentables count as not visible afterwards (no presenter is connected yet). Counters start
+    /// from zero.
+    ///
+    /// - Throws: ``RecoveryError`` (`unreadableRecord`) when a record cannot be read: flowd does not start from a state it
+    ///   cannot trust.
+    public mutating func recover(from records: [[UInt8]]) throws(RecoveryError) -> RecoveryReport {
+        replaying = true
+        let publishes = publishesEvents
+        publishesEvents = false
+        var report = RecoveryReport()
+        for (index, bytes) in records.enumerated() {
+            let record: JournalRecord
+            do {
+                record = try recordCodec.decode(bytes)
+            } catch {
+                replaying = false
+                publishesEvents = publishes
+                throw RecoveryError(.unreadableRecord, "journal record \(index + 1) of \(records.count) cannot be read: \(error)")
+            }
+            if case .daemon(let id) = record.kind {
+                daemonID = id
+            } else if record.kind != .sessionCreated, sessions[record.session] == nil {
+                report.skipped += 1
+                logger.error("journal record for an unknown session skipped", metadata: ["session": "\(record.session)"])
+                continue
+            }
+            change(record)
+            history.append(bytes)
+            report.records += 1
+        }
+        _ = takeOutputs()  // nothing of the replay goes out: no peer is connected, no stepper listened to yet
+        replaying = false
+        publishesEvents = publishes
+        counters = DaemonCounters()
+        if accessPolicy != nil { counters.authDenied = 0 }
+        report.sessions = sessions.count
+        for session in sortedSessions() {
+            for attachment in session.localAttachments.keys.sorted() {
+                outputs.append(.resumeLocal(session: session.id, attachment: session.localAttachments[attachment]!))
+            }
+            for id in session.pendingAdapts.keys.sorted() {
+                outputs.append(.runAdapt(session: session.id, request: session.pendingAdapts[id]!))
+            }
+            let visible = session.machine.visiblePresentables
+            if !visible.isEmpty { change(JournalRecord(session: session.id, kind: .input(.presentablesLost(visible), origin: nil))) }
+        }
+        return report
+    }
+
+    private mutating func record(_ record: JournalRecord) {
+        guard journaling, !replaying else { return }
+        let bytes = recordCodec.encode(record)
+        journal.append(bytes)
+        history.append(bytes)
+    }
+
+    /// Applies one state change, journaling it: the only way sessions change, live and in recovery alike.
+    @discardableResult
+    private mutating func change(_ record: JournalRecord) -> [CoordinatorAction] {
+        switch record.kind {
+        case .daemon:
+            self.record(record)
+            return []
+        case .sessionCreated:
+            self.record(record)
+            createSessionNow(record.session)
+            return []
+        case .input(let input, let origin):
+            guard let session = sessions[record.session] else { return [] }
+            let actions = session.machine.handle(input)
+            if case .stepperEmitted(let attachment, _) = input, let origin {
+                stepResults.remember(Self.verdict(actions, attachment: attachment), for: origin)
+            }
+            if case .adaptCompleted(let request, _) = input { session.pendingAdapts[request] = nil }
+            if !Self.changedNothing(input, actions) { self.record(record) }
+            apply(actions, in: session)
+            return actions
+        case .report(let entry):
+            guard let session = sessions[record.session] else { return [] }
+            self.record(record)
+            applyReport(entry, in: session)
+            return []
+        case .snapshotAdopted:
+            guard let session = sessions[record.session] else { return [] }
+            self.record(record)
+            for id in session.takeUnreportedDismissals() { run(session, .dismissed(id)) }
+            return []
+        }
+    }
+
+    /// Whether the tree handled `input` without changing: a step dropped before any flow saw it (so no flow's
+    /// `adapt` ran). Such inputs are not journaled.
+    private static func changedNothing(_ input: CoordinatorInput, _ actions: [CoordinatorAction]) -> Bool {
+        guard actions.count == 1, case .stepDropped(let drop) = actions[0] else { return false }
+        switch input {
+        case .stepperEmitted, .deepLink:
+            return [.attachmentEnded, .noneStep, .notVisible, .noRootFlow].contains(drop.reason)
+        case .visibilityChanged, .dismissed, .presentablesLost, .adaptCompleted:
+            return false
+        }
+    }
+
+    /// What became of a STEP: dropped when the tree's first action drops it, accepted otherwise.
+    private static func verdict(_ actions: [CoordinatorAction], attachment: AttachmentID) -> StepVerdict {
+        if case .stepDropped(let drop)? = actions.first, drop.attachment == attachment {
+            return StepVerdict(accepted: false, reason: drop.reason.rawValue)
+        }
+        return StepVerdict(accepted: true)
     }
 
     /// Handles one input and returns what to do, in order.
@@ -89,10 +235,12 @@ public struct DaemonCore {
         case .localStep(let sessionID, let attachment, let step):
             guard let session = sessions[sessionID] else { break }
             if session.localAttachments[attachment] != nil {
-                run(session, .stepperEmitted(attachment, step))
+                change(JournalRecord(session: sessionID, kind: .input(.stepperEmitted(attachment, step), origin: nil)))
             }
         case .adaptCompleted(let sessionID, let request, let step):
-            if let session = sessions[sessionID] { run(session, .adaptCompleted(request, step)) }
+            if sessions[sessionID] != nil {
+                change(JournalRecord(session: sessionID, kind: .input(.adaptCompleted(request, step), origin: nil)))
+            }
         case .peerUnreachable(let address):
             if peers[address] != nil {
                 logger.notice("peer unreachable", metadata: ["peer": "\(peers[address]!.id)"])
@@ -300,6 +448,12 @@ public struct DaemonCore {
                 to: peer
             )
         }
+        let origin = StepOrigin(instance: peer.hello.instance, req: body.req)
+        if let verdict = stepResults.verdict(for: origin) {
+            // Sent again (the reply was lost with a connection or a daemon): the same answer, nothing applied twice.
+            counters.stepsDuplicate += 1
+            return reply(to: peer.address, req: body.req, result: verdict.result(duplicate: true))
+        }
         guard let session = sessions[body.session] else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .step, to: peer)
         }
@@ -313,15 +467,12 @@ public struct DaemonCore {
                 type: .step, to: peer
             )
         }
-        let actions = session.machine.handle(.stepperEmitted(attachment, body.step))
-        var result: JSONValue = ["accepted": true]
-        if case .stepDropped(let drop)? = actions.first, drop.attachment == attachment {
-            result = ["accepted": false, "reason": .string(drop.reason.rawValue)]
-        } else {
-            counters.stepsAccepted += 1
-        }
-        apply(actions, in: session)
-        reply(to: peer.address, req: body.req, result: result)
+        let actions = change(
+            JournalRecord(session: session.id, kind: .input(.stepperEmitted(attachment, body.step), origin: origin))
+        )
+        let verdict = Self.verdict(actions, attachment: attachment)
+        if verdict.accepted { counters.stepsAccepted += 1 }
+        reply(to: peer.address, req: body.req, result: verdict.result())
     }
 
     /// Hands unassigned remote attachments to live stepper processes serving their kind.
@@ -388,12 +539,12 @@ public struct DaemonCore {
         }
         session.host = peer.address
         // Nothing counts as visible until the presenter reports again after the sync.
-        run(session, .presentablesLost(session.machine.visiblePresentables))
+        presentablesLost(in: session)
         let replay = body.lastSeq == 0 ? nil : session.replay(after: body.lastSeq)
-        if replay == nil {
+        if replay == nil, session.hasUnreportedDismissals {
             // The presenter adopts the snapshot: what the session's commands removed and no presenter reported is
             // gone (a presenter killed right after a dismiss never reports it), so tell the tree now.
-            for id in session.takeUnreportedDismissals() { run(session, .dismissed(id)) }
+            change(JournalRecord(session: session.id, kind: .snapshotAdopted))
         }
         // The snapshot's seq counts as applied (§6.1): only commands sent from here on are acknowledged.
         session.ackedSeq = replay == nil ? session.seq : min(body.lastSeq, session.seq)
@@ -431,24 +582,27 @@ public struct DaemonCore {
 
     private mutating func report(_ body: Report, from peer: Peer) {
         guard let session = hostedSession(body.session, req: body.req, type: .report, peer: peer) else { return }
-        for entry in body.reports {
-            let id = PresentableID(entry.presentable)
-            if entry.state == .dismissed { session.dismissalReported(id) }
-            if entry.state == .dismissed, session.ui.contains(id) {
-                // The presenter removed it on its own (a person went back): the snapshot must not bring it back.
-                session.ui.remove(id)
-            }
-            if entry.state == .visible, case .child(let parent)? = session.ui.placement(of: id),
-                session.ui.screen(parent)?.kind == .tabs,
-                let index = session.ui.children(of: parent).firstIndex(of: id), session.ui.selectedTab(of: parent) != index
-            {
-                // A person selected another tab: the snapshot shows the tab they chose.
-                _ = try? session.ui.apply(.selectTab(parent, index: index))
-            }
-            run(session, entry.input)
-        }
+        for entry in body.reports { change(JournalRecord(session: session.id, kind: .report(entry))) }
         counters.reports += body.reports.count
         reply(to: peer.address, req: body.req, result: [:])
+    }
+
+    /// One entry of a presenter's `REPORT`: the UI model follows what a person did, then the tree hears of it.
+    private mutating func applyReport(_ entry: PresentableReport, in session: Session) {
+        let id = PresentableID(entry.presentable)
+        if entry.state == .dismissed { session.dismissalReported(id) }
+        if entry.state == .dismissed, session.ui.contains(id) {
+            // The presenter removed it on its own (a person went back): the snapshot must not bring it back.
+            session.ui.remove(id)
+        }
+        if entry.state == .visible, case .child(let parent)? = session.ui.placement(of: id),
+            session.ui.screen(parent)?.kind == .tabs,
+            let index = session.ui.children(of: parent).firstIndex(of: id), session.ui.selectedTab(of: parent) != index
+        {
+            // A person selected another tab: the snapshot shows the tab they chose.
+            _ = try? session.ui.apply(.selectTab(parent, index: index))
+        }
+        run(session, entry.input)
     }
 
     private mutating func userAction(_ body: UserAction, from peer: Peer) {
@@ -528,9 +682,8 @@ public struct DaemonCore {
         if let names = application.stepNames, !names.contains(body.step.name) {
             return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .deepLink, to: peer)
         }
-        let actions = session.machine.handle(.deepLink(body.step))
+        let actions = change(JournalRecord(session: session.id, kind: .input(.deepLink(body.step), origin: nil)))
         let navigations = actions.filter { if case .didNavigate = $0 { return true } else { return false } }.count
-        apply(actions, in: session)
         reply(to: peer.address, req: body.req, result: ["navigations": .int(navigations)])
     }
 
@@ -563,6 +716,11 @@ public struct DaemonCore {
     // MARK: - Sessions
 
     private mutating func createSession(_ id: String) -> Session {
+        change(JournalRecord(session: id, kind: .sessionCreated))
+        return sessions[id]!
+    }
+
+    private mutating func createSessionNow(_ id: String) {
         let session = Session(id: id, outboxLimit: configuration.outboxLimit)
         sessions[id] = session
         let root = application.makeRoot(session: id)
@@ -575,12 +733,18 @@ public struct DaemonCore {
             logger.error("session root could not be coordinated", metadata: ["session": "\(id)", "error": "\(error)"])
         }
         logger.info("session created", metadata: ["session": "\(id)"])
-        return session
     }
 
     private func sortedSessions() -> [Session] { sessions.keys.sorted().map { sessions[$0]! } }
 
-    /// Feeds the session's tree and carries out what it asks.
+    /// The session's presentables count as not visible (its presenter is gone or syncs again).
+    private mutating func presentablesLost(in session: Session) {
+        let visible = session.machine.visiblePresentables
+        guard !visible.isEmpty else { return }
+        change(JournalRecord(session: session.id, kind: .input(.presentablesLost(visible), origin: nil)))
+    }
+
+    /// Feeds the session's tree and carries out what it asks (inside a journaled change only).
     private mutating func run(_ session: Session, _ input: CoordinatorInput) {
         apply(session.machine.handle(input), in: session)
     }
@@ -623,6 +787,7 @@ public struct DaemonCore {
                     outputs.append(.detachLocal(session: session.id, attachment: id))
                 }
             case .runAdapt(let request):
+                session.pendingAdapts[request.id] = request
                 outputs.append(.runAdapt(session: session.id, request: request))
             case .stepDropped(let drop):
                 counters.stepsDropped[drop.reason.rawValue, default: 0] += 1
@@ -689,7 +854,7 @@ public struct DaemonCore {
         for session in sortedSessions() {
             if session.host == address {
                 session.host = nil
-                run(session, .presentablesLost(session.machine.visiblePresentables))
+                presentablesLost(in: session)
             }
             let orphaned = session.remoteAttachments.keys.sorted().filter {
                 session.remoteAttachments[$0]!.assignedTo == address

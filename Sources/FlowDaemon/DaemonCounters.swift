@@ -7,6 +7,8 @@ public struct DaemonCounters: Sendable, Hashable {
     /// Refused messages, by error code.
     public var errors: [String: Int] = [:]
     public var stepsAccepted = 0
+    /// STEPs sent again that the daemon had applied already: answered with the first verdict, not applied again.
+    public var stepsDuplicate = 0
     /// Dropped steps, by reason.
     public var stepsDropped: [String: Int] = [:]
     public var navigations = 0
@@ -32,6 +34,7 @@ public struct DaemonCounters: Sendable, Hashable {
             "messages_out": .int(messagesOut),
             "errors": .object(errors.mapValues { .int($0) }),
             "steps_accepted": .int(stepsAccepted),
+            "steps_duplicate": .int(stepsDuplicate),
             "steps_dropped": .object(stepsDropped.mapValues { .int($0) }),
             "navigations": .int(navigations),
             "commands_sequenced": .int(commandsSequenced),

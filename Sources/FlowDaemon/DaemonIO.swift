@@ -36,6 +36,10 @@ public enum DaemonOutput: Sendable {
     /// Listen to a stepper inside the daemon: subscribe to its steps, then call its `readyToEmitSteps()`; feed what
     /// it emits back as ``DaemonInput/localStep(session:attachment:step:)``.
     case attachLocal(session: String, attachment: StepperAttachment)
+    /// Listen again to a stepper inside the daemon that a recovered session holds: subscribe to its steps, without
+    /// calling `readyToEmitSteps()` again (the tree heard what it emitted there before the restart: the journal has
+    /// it). Feed what it emits as ``DaemonInput/localStep(session:attachment:step:)``.
+    case resumeLocal(session: String, attachment: StepperAttachment)
     /// Stop listening to a stepper inside the daemon.
     case detachLocal(session: String, attachment: AttachmentID)
     /// Run an adaptation and feed its result back as ``DaemonInput/adaptCompleted(session:request:step:)``.

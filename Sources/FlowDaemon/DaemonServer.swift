@@ -46,14 +46,19 @@ public final class DaemonServer: Service, Sendable {
         public var socketOptions: ZMQSocketOptions
         /// CURVE on both sockets with a ZAP handler admitting the allow-list's keys (docs/SECURITY.md); `nil`: none.
         public var security: DaemonSecurity?
+        /// Where the state is journaled and how hard (docs/RELIABILITY.md); `nil`: kept in memory only, lost when
+        /// the daemon stops.
+        public var journal: JournalConfiguration?
 
         public init(
             controlEndpoint: String,
             eventsEndpoint: String,
             daemon: DaemonConfiguration = DaemonConfiguration(),
             socketOptions: ZMQSocketOptions = ZMQSocketOptions(),
-            security: DaemonSecurity? = nil
+            security: DaemonSecurity? = nil,
+            journal: JournalConfiguration? = nil
         ) {
+            self.journal = journal
             self.controlEndpoint = controlEndpoint
             self.eventsEndpoint = eventsEndpoint
             self.daemon = daemon
@@ -199,6 +204,26 @@ public final class DaemonServer: Service, Sendable {
     // MARK: - The I/O thread
 
     private func ioThreadMain() throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        func now() -> UInt64 {
+            let elapsed = start.duration(to: clock.now)
+            return UInt64(elapsed.components.seconds) * 1000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000_000)
+        }
+        // The state first: the daemon serves nobody before every session is rebuilt.
+        var core = DaemonCore(
+            application: application, configuration: configuration.daemon, daemonID: daemonID, logger: logger,
+            now: now(), accessPolicy: configuration.security?.policy, journaling: configuration.journal != nil
+        )
+        core.publishesEvents = false
+        var recovery: (report: RecoveryReport, seconds: Double)?
+        var journal: JournalStore?
+        if let settings = configuration.journal {
+            let (store, report, seconds) = try recoverState(into: &core, from: settings, clock: clock)
+            journal = store
+            recovery = (report, seconds)
+        }
+        defer { journal?.close() }
         let context = try ZMQContext()
         defer { context.shutdown() }
         // libzmq leaves ipc:// socket files behind; remove the ones this daemon bound, once its sockets are closed.
@@ -243,24 +268,12 @@ public final class DaemonServer: Service, Sendable {
             wakeReceiver.close()
         }
 
-        let clock = ContinuousClock()
-        let start = clock.now
-        func now() -> UInt64 {
-            let elapsed = start.duration(to: clock.now)
-            return UInt64(elapsed.components.seconds) * 1000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000_000)
-        }
-
         var driver = Driver(
             router: router, publisher: publisher, codec: WireCodec(maxBodyBytes: configuration.daemon.maxBodyBytes),
-            server: self, logger: logger
+            server: self, journal: journal, logger: logger
         )
-        var core = DaemonCore(
-            application: application, configuration: configuration.daemon, daemonID: daemonID, logger: logger,
-            now: now(), accessPolicy: security?.policy
-        )
-        core.publishesEvents = false
         var subscriptions: Set<[UInt8]> = []
-        driver.perform(core.start(now: now()), on: &core, now: now())
+        try driver.perform(core.start(now: now()), on: &core, now: now())
 
         let waiters = shared.withLock { shared in
             shared.signal = signal
@@ -272,8 +285,9 @@ public final class DaemonServer: Service, Sendable {
         logger.info(
             "flowd ready",
             metadata: [
-                "control": "\(bound.control)", "events": "\(bound.events)", "daemon": "\(daemonID)",
+                "control": "\(bound.control)", "events": "\(bound.events)", "daemon": "\(core.daemonID)",
                 "curve": "\(security == nil ? "off" : "on")",
+                "journal": "\(configuration.journal.map { "\($0.directory) fsync=\($0.fsync.name)" } ?? "off")",
             ].merging(
                 security.map { ["server_key": "\($0.keyPair.publicKey.z85)", "clients": "\($0.policy.clients.count)"] }
                     ?? [:]
@@ -290,6 +304,8 @@ public final class DaemonServer: Service, Sendable {
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
         // Metrics: counters after each batch, gauges (which walk the peers and sessions) at most every 100 ms.
         var metrics = metricsFactory.map(DaemonMetrics.init(factory:))
+        var journalMetrics = metricsFactory.map(JournalMetrics.init(factory:))
+        if let recovery { journalMetrics?.recorded(recovery: recovery.report, seconds: recovery.seconds) }
         var nextGauges: UInt64 = 0
 
         while true {
@@ -299,9 +315,17 @@ public final class DaemonServer: Service, Sendable {
                 return shared.inputs
             }
             guard let inputs else { break }
-            for input in inputs { driver.perform(core.handle(input, now: now()), on: &core, now: now()) }
+            // Group commit: the outputs of a batch of inputs go out together, after their journal records.
+            var batch: [DaemonOutput] = []
+            for input in inputs { batch += core.handle(input, now: now()) }
+            try driver.perform(batch, on: &core, now: now())
 
-            let current = now()
+            var current = now()
+            if let journal {
+                try journal.syncIfDue(now: current)
+                current = now()
+                if let due = journal.nextSyncDue { nextTick = min(nextTick, max(due, current + 1)) }
+            }
             let wait = nextTick > current ? nextTick - current : 0
             let ready = try poller.poll(timeout: .milliseconds(Int64(min(wait, 1000))))
             if ready[wakeIndex].contains(.pollIn) { ZMQWakeUp.drain(wakeReceiver) }
@@ -343,6 +367,7 @@ public final class DaemonServer: Service, Sendable {
                 }
             }
             if ready[routerIndex].contains(.pollIn) {
+                var batch: [DaemonOutput] = []
                 for _ in 0..<256 {
                     let message: ZMQMessage
                     var userID: String?
@@ -360,21 +385,25 @@ public final class DaemonServer: Service, Sendable {
                         security == nil
                         ? .message(from: address, frames: frames)
                         : .authenticatedMessage(from: address, userID: userID, frames: frames)
-                    let time = now()
-                    driver.perform(core.handle(input, now: time), on: &core, now: time)
+                    batch += core.handle(input, now: now())
                 }
+                try driver.perform(batch, on: &core, now: now())
             }
             let time = now()
             if time >= nextTick {
-                driver.perform(core.handle(.tick, now: time), on: &core, now: time)
+                try driver.perform(core.handle(.tick, now: time), on: &core, now: time)
                 nextTick = core.nextDeadline(now: time)
                 if nextTick <= time { nextTick = time + 1 }
             } else {
                 nextTick = min(nextTick, core.nextDeadline(now: time))
             }
+            if let journal, journal.needsCompaction {
+                try compact(journal, core: core, clock: clock)
+            }
             if metrics != nil {
                 metrics!.record(core.counters)
                 if time >= nextGauges {
+                    if let journal { journalMetrics?.record(journal) }
                     metrics!.record(peers: core.peerCounts, sessions: core.sessionIDs.count)
                     nextGauges = time + 100
                 }
@@ -382,7 +411,53 @@ public final class DaemonServer: Service, Sendable {
         }
         metrics?.record(core)
         driver.detachAll()
-        logger.info("flowd stopping", metadata: ["daemon": "\(daemonID)"])
+        logger.info("flowd stopping", metadata: ["daemon": "\(core.daemonID)"])
+    }
+
+    // MARK: - The journal
+
+    /// Opens the state directory and replays what it holds into `core`.
+    private func recoverState(
+        into core: inout DaemonCore, from settings: JournalConfiguration, clock: ContinuousClock
+    ) throws -> (JournalStore, RecoveryReport, seconds: Double) {
+        let started = clock.now
+        let store = try JournalStore(configuration: settings, logger: logger)
+        let contents = try store.load()
+        var records = try contents.snapshot.map { snapshot throws(JournalError) in try JournalSnapshot.records(in: snapshot) } ?? []
+        records += contents.records
+        let report = try core.recover(from: records)
+        let elapsed = started.duration(to: clock.now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        logger.info(
+            report.records == 0 ? "state is new" : "state recovered",
+            metadata: [
+                "directory": "\(settings.directory)", "records": "\(report.records)", "sessions": "\(report.sessions)",
+                "snapshot_bytes": "\(store.snapshotBytes)", "journal_bytes": "\(store.journalBytes)",
+                "discarded_bytes": "\(contents.discardedBytes)", "seconds": "\(seconds)", "daemon": "\(core.daemonID)",
+            ]
+        )
+        if contents.discardedBytes > 0 {
+            logger.warning(
+                "a torn or damaged journal tail was cut off (never acknowledged: a crash mid-write)",
+                metadata: ["bytes": "\(contents.discardedBytes)"]
+            )
+        }
+        return (store, report, seconds)
+    }
+
+    /// Writes a snapshot of everything the state needs and starts an empty journal.
+    private func compact(_ journal: JournalStore, core: DaemonCore, clock: ContinuousClock) throws {
+        let started = clock.now
+        let history = core.journalHistory
+        let before = journal.journalBytes
+        try journal.writeSnapshot(JournalSnapshot.payload(history))
+        logger.info(
+            "journal compacted into a snapshot",
+            metadata: [
+                "records": "\(history.count)", "snapshot_bytes": "\(journal.snapshotBytes)", "journal_bytes_before": "\(before)",
+                "duration": "\(started.duration(to: clock.now))",
+            ]
+        )
     }
 
     /// Carries out the core's outputs on the I/O thread.
@@ -391,10 +466,22 @@ public final class DaemonServer: Service, Sendable {
         let publisher: ZMQSocket
         let codec: WireCodec
         let server: DaemonServer
+        /// Where the core's journal records go before anything they caused is sent.
+        let journal: JournalStore?
         let logger: Logger
         var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
 
-        mutating func perform(_ outputs: [DaemonOutput], on core: inout DaemonCore, now: UInt64) {
+        /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
+        /// written (and synced, by the fsync policy).
+        ///
+        /// - Throws: ``JournalError`` when the journal cannot be written: the daemon stops rather than answer what it
+        ///   could lose (its supervisor restarts it, and it recovers what was committed).
+        mutating func perform(_ outputs: [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
+            let records = core.takeJournal()
+            if let journal, !records.isEmpty {
+                for record in records { journal.append(record) }
+                try journal.commit(now: now)
+            }
             var unreachable: [PeerAddress] = []
             var attached: [any Stepper] = []
             // Events go out after the control messages of the same turn: nothing waits for them, and a presenter
@@ -422,13 +509,10 @@ public final class DaemonServer: Service, Sendable {
                 case .publish(let event):
                     events.append(event)
                 case .attachLocal(let session, let attachment):
-                    let server = self.server
-                    let id = attachment.id
-                    let subscription = attachment.stepper.steps.subscribe { step in
-                        server.enqueue(.localStep(session: session, attachment: id, step: step))
-                    }
-                    localSubscriptions[session, default: [:]][id] = (attachment.stepper.steps, subscription)
+                    listen(to: attachment, in: session)
                     attached.append(attachment.stepper)
+                case .resumeLocal(let session, let attachment):
+                    listen(to: attachment, in: session)
                 case .detachLocal(let session, let id):
                     if let entry = localSubscriptions[session]?.removeValue(forKey: id) {
                         entry.relay.cancel(entry.subscription)
@@ -441,8 +525,17 @@ public final class DaemonServer: Service, Sendable {
             // RxFlow subscribes, then calls `readyToEmitSteps()`; what the steppers emit there is queued.
             for stepper in attached { stepper.readyToEmitSteps() }
             for address in unreachable {
-                perform(core.handle(.peerUnreachable(address), now: now), on: &core, now: now)
+                try perform(core.handle(.peerUnreachable(address), now: now), on: &core, now: now)
             }
+        }
+
+        private mutating func listen(to attachment: StepperAttachment, in session: String) {
+            let server = self.server
+            let id = attachment.id
+            let subscription = attachment.stepper.steps.subscribe { step in
+                server.enqueue(.localStep(session: session, attachment: id, step: step))
+            }
+            localSubscriptions[session, default: [:]][id] = (attachment.stepper.steps, subscription)
         }
 
         mutating func detachAll() {

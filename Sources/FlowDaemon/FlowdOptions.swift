@@ -67,6 +67,30 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     )
     public var clientsFile: String?
 
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            "Where the journal of the daemon's state lives (default: $FLOWD_STATE_DIR, else <runtime dir>/state); "
+                + "a restarted flowd rebuilds every session from it (docs/RELIABILITY.md).",
+            valueName: "path"
+        )
+    )
+    public var stateDirectory: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "When the journal is synced to disk before flowd answers: always, interval (at most every 100 ms, the "
+                + "default) or never (left to the OS). Any policy survives a crash of flowd; only always survives a "
+                + "power loss with nothing lost.",
+            valueName: "policy"
+        )
+    )
+    public var fsync: String?
+
+    @Flag(name: .customLong("no-journal"), help: "Keep the state in memory only: a restart starts from nothing.")
+    public var noJournal = false
+
     @Flag(
         name: .customLong("allow-plaintext-tcp"),
         help: "Allow tcp:// endpoints without CURVE (no authentication, no encryption)."
@@ -88,6 +112,8 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let metrics, metrics != "off", MetricsEndpoint.parseAddress(metrics) == nil {
             throw ValidationError("--metrics must be host:port (e.g. 127.0.0.1:9464) or off")
         }
+        if let fsync, FsyncPolicy(fsync) == nil { throw ValidationError("--fsync must be always, interval or never") }
+        if noJournal, stateDirectory != nil { throw ValidationError("--no-journal and --state-dir contradict each other") }
     }
 
     /// The settings these options give, reading the config file if one is named.
@@ -126,6 +152,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             file.security, configPath: config, keyFile: keyFile, clientsFile: clientsFile,
             allowPlaintextTCP: allowPlaintextTCP, endpoints: [controlEndpoint, eventsEndpoint]
         )
+        let journal = try journalConfiguration(file.journal, runtimeDirectory: runtimeDirectory, environment: environment)
         let metricsAddress = metrics ?? file.metrics
         if let metricsAddress, metricsAddress != "off", MetricsEndpoint.parseAddress(metricsAddress) == nil {
             throw FlowdConfigError(path: config ?? "--metrics", reason: "names a metrics address that is not host:port")
@@ -137,11 +164,40 @@ public struct FlowdOptions: ParsableArguments, Sendable {
                 eventsEndpoint: eventsEndpoint,
                 daemon: daemon,
                 socketOptions: sockets,
-                security: security
+                security: security,
+                journal: journal
             ),
             logLevel: (logLevel ?? file.logLevel).flatMap(FlowdSettings.logLevel(named:)) ?? .info,
             metricsAddress: metricsAddress == "off" ? nil : metricsAddress
         )
+    }
+}
+
+extension FlowdOptions {
+    /// The journal's settings: flags, then the file, then `$FLOWD_STATE_DIR`, then `<runtime dir>/state`.
+    fileprivate func journalConfiguration(
+        _ file: FlowdConfigFile.Journal?, runtimeDirectory: String, environment: [String: String]
+    ) throws -> JournalConfiguration? {
+        if noJournal || (stateDirectory == nil && file?.enabled == false) { return nil }
+        let directory =
+            stateDirectory ?? file?.directory ?? environment["FLOWD_STATE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? runtimeDirectory + "/state"
+        var journal = JournalConfiguration(directory: directory)
+        let interval = file?.fsyncIntervalMs ?? 100
+        guard interval > 0 else { throw FlowdConfigError(path: config ?? "-", reason: "has journal.fsync_interval_ms ≤ 0") }
+        if let name = fsync ?? file?.fsync {
+            guard let policy = FsyncPolicy(name, intervalMilliseconds: interval) else {
+                throw FlowdConfigError(path: config ?? "--fsync", reason: "names an fsync policy other than always, interval, never")
+            }
+            journal.fsync = policy
+        } else {
+            journal.fsync = .interval(milliseconds: interval)
+        }
+        if let compactBytes = file?.compactBytes {
+            guard compactBytes >= 4096 else { throw FlowdConfigError(path: config ?? "-", reason: "has journal.compact_bytes < 4096") }
+            journal.compactBytes = compactBytes
+        }
+        return journal
     }
 }
 
@@ -157,6 +213,7 @@ public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 /// ```json
 /// {"control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
 ///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 64, "max_body_bytes": 262144, "outbox_limit": 1024},
+///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608},
 ///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}
 /// ```
 public struct FlowdConfigFile: Codable, Sendable, Hashable {
@@ -173,9 +230,26 @@ public struct FlowdConfigFile: Codable, Sendable, Hashable {
         }
     }
 
+    /// The journal (docs/RELIABILITY.md); every field may be left out. `"enabled": false` keeps the state in memory.
+    public struct Journal: Codable, Sendable, Hashable {
+        public var enabled: Bool?
+        public var directory: String?
+        public var fsync: String?
+        public var fsyncIntervalMs: Int?
+        public var compactBytes: Int?
+
+        private enum CodingKeys: String, CodingKey {
+            case enabled, directory, fsync
+            case fsyncIntervalMs = "fsync_interval_ms"
+            case compactBytes = "compact_bytes"
+        }
+    }
+
     public var control: String?
     public var events: String?
     public var runtimeDirectory: String?
+    /// Where and how the state is journaled.
+    public var journal: Journal?
     public var logLevel: String?
     /// Where to serve Prometheus metrics (`host:port`); none when left out.
     public var metrics: String?
@@ -187,7 +261,7 @@ public struct FlowdConfigFile: Codable, Sendable, Hashable {
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case control, events, daemon, sockets, metrics, security
+        case control, events, daemon, sockets, metrics, security, journal
         case runtimeDirectory = "runtime_dir"
         case logLevel = "log_level"
     }

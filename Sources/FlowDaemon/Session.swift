@@ -32,6 +32,8 @@ final class Session {
     var ackedSeq: UInt64 = 0
     var remoteAttachments: [AttachmentID: RemoteAttachment] = [:]
     var localAttachments: [AttachmentID: StepperAttachment] = [:]
+    /// Adaptations running outside the tree, run again after a recovery if they had not completed.
+    var pendingAdapts: [AdaptRequestID: AdaptRequest] = [:]
 
     init(id: String, outboxLimit: Int) {
         self.id = id
@@ -80,6 +82,9 @@ final class Session {
         guard unreportedSet.remove(id) != nil else { return }
         unreportedDismissals.removeAll { $0 == id }
     }
+
+    /// Whether the session's commands removed presentables that no presenter reported dismissed yet.
+    var hasUnreportedDismissals: Bool { !unreportedDismissals.isEmpty }
 
     /// Takes the dismissals nobody reported.
     func takeUnreportedDismissals() -> [PresentableID] {

@@ -146,7 +146,7 @@ struct OperatorTests {
             .userAction(UserAction(req: 4, session: "default", presentable: "detail.1", action: Step("tap"))),
             from: Peers.tui)
         h.report(Peers.tui, [("home", .hidden), ("detail.1", .visible)])
-        h.step(Peers.movies, Step("openDetail", payload: 2), attachment: 2)
+        h.step(Peers.movies, Step("openDetail", payload: 2), attachment: 2, req: 3)
         h.receive(frames: [Array("FLOWD1".utf8)], from: Peers.movies)
         let health = h.receive(.health(PlainRequest(req: 9)), from: Peers.flowctl, at: 13_500)
         #expect(
@@ -156,7 +156,8 @@ struct OperatorTests {
                 "counters": [
                     "messages_in": 12, "messages_out": 13, "errors": ["malformedFrame": 1], "steps_accepted": 1,
                     "steps_dropped": ["notVisible": 1], "navigations": 2, "commands_sequenced": 3, "commands_sent": 1,
-                    "commands_acked": 1, "reports": 3, "user_actions": 1, "peers_lost": 0,
+                    "commands_acked": 1, "reports": 3, "user_actions": 1, "peers_lost": 0, "sends_dropped": [:],
+                    "steps_duplicate": 0,
                 ],
             ]
         )
@@ -237,7 +238,7 @@ struct OperatorTests {
         h.step(Peers.movies, Step("openDetail", payload: 1), attachment: 2)
         h.presenter(Peers.tui, name: "tui")
         h.report(Peers.tui, [("home", .visible)])
-        h.step(Peers.movies, Step("openDetail", payload: 2), attachment: 2)
+        h.step(Peers.movies, Step("openDetail", payload: 2), attachment: 2, req: 3)
         #expect(
             h.events == [
                 navigation("will", "AppFlow", coordinator: 1, Step("start")),

@@ -64,18 +64,53 @@ struct DaemonHarness {
     /// Every event published, in order.
     private(set) var events: [EventMessage] = []
 
+    private let application: TestApplication
+    private let configuration: DaemonConfiguration
+
+    /// - Parameter journaling: whether the core journals its changes (see ``restarted()``).
     init(
         application: TestApplication = TestApplication(),
         configuration: DaemonConfiguration = DaemonConfiguration(),
-        now: UInt64 = 0
+        now: UInt64 = 0,
+        journaling: Bool = false
     ) {
         self.now = now
         self.codec = WireCodec()
+        self.application = application
+        self.configuration = configuration
         self.core = DaemonCore(
             application: application, configuration: configuration, daemonID: "test-daemon",
-            logger: Logger(label: "FlowDaemonTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: now
+            logger: Logger(label: "FlowDaemonTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: now,
+            journaling: journaling
         )
         started = absorb(core.start(now: now))
+    }
+
+    private init(recovering journal: [[UInt8]], from harness: DaemonHarness, daemonID: String) throws {
+        now = harness.now
+        codec = WireCodec()
+        application = harness.application
+        configuration = harness.configuration
+        core = DaemonCore(
+            application: application, configuration: configuration, daemonID: daemonID,
+            logger: Logger(label: "FlowDaemonTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: now,
+            journaling: true
+        )
+        _ = try core.recover(from: journal)
+        started = absorb(core.start(now: now))
+    }
+
+    /// A daemon restarted from this one's journal (its ``DaemonCore/journalHistory``), as after a SIGKILL: a fresh
+    /// core with a new run ID that recovers the state; no peer is connected.
+    func restarted(journal: [[UInt8]]? = nil) throws -> DaemonHarness {
+        try DaemonHarness(recovering: journal ?? core.journalHistory, from: self, daemonID: "restarted-daemon")
+    }
+
+    /// Everything a session's state consists of that clients can observe: tree, UI, seq and outbox.
+    func state(of session: String = "default") -> String {
+        let tree = core.tree(of: session).map { "\($0)" } ?? "-"
+        let ui = core.ui(of: session).map { "\(UISnapshot($0))" } ?? "-"
+        return "seq \(core.seq(of: session) ?? 0)\n\(tree)\n\(ui)"
     }
 
     // MARK: Inputs
@@ -208,6 +243,8 @@ struct DaemonHarness {
                 }
             case .attachLocal(let session, let attachment):
                 outcome.local.append("attach \(session) \(attachment.id)")
+            case .resumeLocal(let session, let attachment):
+                outcome.local.append("resume \(session) \(attachment.id)")
             case .detachLocal(let session, let attachment):
                 outcome.local.append("detach \(session) \(attachment)")
             case .runAdapt(let session, let request):

@@ -203,6 +203,11 @@ final class InMemoryDemoSystem {
                 let subscription = attachment.stepper.steps.subscribe { step in steps.append(session, id, step) }
                 subscriptions[id] = (attachment.stepper.steps, subscription)
                 attached.append(attachment.stepper)
+            case .resumeLocal(let session, let attachment):
+                let steps = localSteps
+                let id = attachment.id
+                let subscription = attachment.stepper.steps.subscribe { step in steps.append(session, id, step) }
+                subscriptions[id] = (attachment.stepper.steps, subscription)
             case .detachLocal(_, let id):
                 if let entry = subscriptions.removeValue(forKey: id) { entry.relay.cancel(entry.subscription) }
             case .runAdapt(_, let request):

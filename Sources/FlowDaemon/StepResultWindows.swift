@@ -1,0 +1,64 @@
+import FlowCore
+import FlowWire
+
+/// What became of a STEP: accepted, or dropped with a reason (its `OK` result).
+struct StepVerdict: Hashable, Sendable {
+    var accepted: Bool
+    var reason: String?
+
+    /// The `OK` result; `duplicate` when it answers a STEP sent again.
+    func result(duplicate: Bool = false) -> JSONValue {
+        var fields: [String: JSONValue] = ["accepted": .bool(accepted)]
+        if let reason { fields["reason"] = .string(reason) }
+        if duplicate { fields["duplicate"] = true }
+        return .object(fields)
+    }
+}
+
+/// The verdicts of each client instance's recent STEPs, by `req`: how the daemon answers a STEP sent again (after a
+/// lost connection or a daemon restart) without applying it twice.
+///
+/// Bounded: the last ``windowSize`` verdicts per instance (a client resends only the few steps in flight when its
+/// connection went), and the ``instanceLimit`` instances heard from last (an instance is one run of a client
+/// process). Rebuilt by journal replay like the rest of the state, so it survives a restart.
+struct StepResultWindows: Sendable {
+    static let windowSize = 1024
+    static let instanceLimit = 256
+
+    private struct Window: Sendable {
+        var verdicts: [UInt64: StepVerdict] = [:]
+        var order: [UInt64] = []
+        var head = 0
+        var lastUse: UInt64 = 0
+    }
+
+    private var windows: [String: Window] = [:]
+    private var clock: UInt64 = 0
+
+    /// The verdict of the instance's STEP `req`, if it is still remembered.
+    func verdict(for origin: StepOrigin) -> StepVerdict? {
+        windows[origin.instance]?.verdicts[origin.req]
+    }
+
+    /// Remembers a STEP's verdict, forgetting the instance's oldest one beyond the window.
+    mutating func remember(_ verdict: StepVerdict, for origin: StepOrigin) {
+        clock += 1
+        if windows[origin.instance] == nil, windows.count >= Self.instanceLimit,
+            let stalest = windows.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+        {
+            windows[stalest] = nil
+        }
+        var window = windows[origin.instance] ?? Window()
+        window.lastUse = clock
+        if window.verdicts.updateValue(verdict, forKey: origin.req) == nil { window.order.append(origin.req) }
+        if window.order.count - window.head > Self.windowSize {
+            window.verdicts[window.order[window.head]] = nil
+            window.head += 1
+            if window.head >= Self.windowSize {
+                window.order.removeFirst(window.head)
+                window.head = 0
+            }
+        }
+        windows[origin.instance] = window
+    }
+}

@@ -1,0 +1,161 @@
+import FlowCore
+import FlowDaemon
+import FlowWire
+import Testing
+
+/// A daemon that journals its changes and is restarted from the journal (``DaemonHarness/restarted(journal:)``)
+/// comes back with every session exactly as it was: tree, UI, command sequence numbers and outbox, its daemon ID,
+/// and the verdicts of the STEPs it answered.
+struct RecoveryTests {
+    let tui = Peers.tui
+    let movies = Peers.movies
+    let ops = Peers.flowctl
+
+    /// One operation of the journey, on a harness.
+    typealias Operation = (inout DaemonHarness) -> Void
+
+    /// A journey through every kind of change: presenter sync and reports (visible, hidden, dismissed by a person),
+    /// remote steps (accepted, dropped), deep links, a child flow ended, a second session, a presenter lost.
+    var journey: [Operation] {
+        [
+            { $0.presenter(tui, name: "tui") },
+            { $0.hello(movies, .stepper, name: "movies", serves: ["home", "detail", "settings"]) },
+            { $0.hello(ops, .operator, name: "ops") },
+            { $0.report(tui, [("app", .visible), ("home", .visible)]) },
+            { $0.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10) },
+            { $0.step(movies, Step("openDetail", payload: 8), attachment: 2, req: 11) },  // home hidden? not yet
+            { $0.report(tui, [("home", .hidden), ("detail.7", .visible)], req: 4) },
+            { $0.step(movies, Step("openDetail", payload: 9), attachment: 2, req: 12) },  // dropped: home not visible
+            { $0.deepLink(ops, Step("openSettings"), req: 3) },
+            { $0.report(tui, [("settings", .visible), ("settings.list", .visible)], req: 5) },
+            { $0.deepLink(ops, Step("settingsDone"), req: 4) },
+            { $0.report(tui, [("detail.7", .dismissed)], req: 6) },  // a person went back
+            { $0.receive(.createSession(SessionRequest(req: 5, session: "kiosk")), from: ops) },
+            { $0.deepLink(ops, Step("openDetail", payload: 3), session: "kiosk", req: 6) },
+            { $0.receive(.bye, from: tui) },
+            { $0.presenter(Peers.tuiRestarted, name: "tui", lastSeq: 2) },
+            { $0.report(Peers.tuiRestarted, [("app", .visible), ("home", .visible)], req: 7) },
+        ]
+    }
+
+    @Test("Restarted after any operation of a journey, the daemon has the same sessions, trees, UI and seq")
+    func restartAnywhereRebuildsTheSameState() throws {
+        let operations = journey
+        for cut in 0...operations.count {
+            var harness = DaemonHarness(journaling: true)
+            for operation in operations.prefix(cut) { operation(&harness) }
+            let restarted = try harness.restarted()
+            // A restarted daemon has no presenter yet: nothing counts as visible, as when the presenters go away.
+            harness.handle(.peerUnreachable(tui))
+            harness.handle(.peerUnreachable(Peers.tuiRestarted))
+            #expect(restarted.core.sessionIDs == harness.core.sessionIDs, "after \(cut) operations")
+            for session in harness.core.sessionIDs {
+                #expect(restarted.state(of: session) == harness.state(of: session), "session \(session) after \(cut)")
+            }
+            #expect(restarted.core.daemonID == "test-daemon", "the state keeps its daemon ID")
+        }
+    }
+
+    @Test("Nothing is sent or published while replaying, and counters start again")
+    func replayIsSilent() throws {
+        var harness = DaemonHarness(journaling: true)
+        for operation in journey { operation(&harness) }
+        let restarted = try harness.restarted()
+        #expect(restarted.started.sent.isEmpty)
+        #expect(restarted.events.isEmpty)
+        #expect(restarted.core.counters.navigations == 0)
+        #expect(restarted.core.counters.stepsAccepted == 0)
+    }
+
+    @Test("A restarted daemon serves the recovered state: same WELCOME daemon, ATTACH again, replay by lastSeq")
+    func clientsReconnectToTheRecoveredState() throws {
+        var harness = DaemonHarness(journaling: true)
+        harness.presenter(tui, name: "tui")
+        harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
+        harness.report(tui, [("app", .visible), ("home", .visible)])
+        harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        let seq = try #require(harness.core.seq(of: "default"))
+        #expect(seq == 3)
+
+        var restarted = try harness.restarted()
+        let welcomed = restarted.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
+        #expect(welcomed.to(movies).first == welcome(peer: "p1"))
+        let attachments = welcomed.to(movies).compactMap { message -> Int? in
+            if case .attach(let attach) = message { return attach.attachment }
+            return nil
+        }
+        #expect(attachments == [2, 3], "the same attachments, assigned again")
+
+        // The presenter had applied seq 2: the daemon replays seq 3 from the rebuilt outbox.
+        let synced = restarted.presenter(tui, name: "tui", lastSeq: 2)
+        #expect(synced.to(tui).first == ok(2, ["seq": 3, "mode": "replay"]))
+        #expect(synced.to(tui).dropFirst().first == command(3, .push(Screens.detail(7), onto: "app")))
+
+        // After the restart nothing counts as visible until the presenter reports: a step on home is dropped.
+        let beforeReport = restarted.step(movies, Step("openDetail", payload: 8), attachment: 2, req: 11)
+        #expect(beforeReport.to(movies) == [ok(11, dropped("notVisible"))])
+    }
+
+    @Test("A STEP sent again after a restart is answered with its first verdict and not applied twice")
+    func stepSentAgainIsDeduplicated() throws {
+        var harness = DaemonHarness(journaling: true)
+        harness.presenter(tui, name: "tui")
+        harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
+        harness.report(tui, [("app", .visible), ("home", .visible)])
+        harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        let seq = harness.core.seq(of: "default")
+
+        var restarted = try harness.restarted()
+        restarted.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
+        restarted.presenter(tui, name: "tui", lastSeq: seq ?? 0)
+        restarted.report(tui, [("app", .visible), ("home", .visible)])
+        let again = restarted.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        #expect(again.to(movies) == [ok(10, ["accepted": true, "duplicate": true])])
+        #expect(restarted.core.seq(of: "default") == seq, "not applied again")
+        #expect(restarted.core.counters.stepsDuplicate == 1)
+
+        // A new req from the same instance is a new step.
+        let next = restarted.step(movies, Step("openDetail", payload: 8), attachment: 2, req: 11)
+        #expect(next.to(movies).contains(ok(11, accepted)))
+        #expect(restarted.core.seq(of: "default") == (seq ?? 0) + 1)
+    }
+
+    @Test("The same STEP sent twice to a running daemon is applied once")
+    func duplicateOnTheSameDaemon() {
+        var harness = DaemonHarness()
+        harness.presenter(tui, name: "tui")
+        harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
+        harness.report(tui, [("app", .visible), ("home", .visible)])
+        harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        let seq = harness.core.seq(of: "default")
+        let again = harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        #expect(again.to(movies) == [ok(10, ["accepted": true, "duplicate": true])])
+        #expect(harness.core.seq(of: "default") == seq)
+    }
+
+    @Test("Steps dropped before any flow saw them are not journaled")
+    func dropsAreNotJournaled() {
+        var harness = DaemonHarness(journaling: true)
+        harness.presenter(tui, name: "tui")
+        harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
+        let before = harness.core.journalHistory.count
+        harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)  // home not visible yet
+        #expect(harness.core.journalHistory.count == before)
+    }
+
+    @Test("A record that cannot be read stops the recovery with a clear error")
+    func unreadableRecordIsRefused() {
+        var harness = DaemonHarness(journaling: true)
+        harness.presenter(tui, name: "tui")
+        var journal = harness.core.journalHistory
+        journal.append(Array("{\"kind\":\"input\",\"input\":\"teleport\"}".utf8))
+        #expect(throws: RecoveryError.self) { _ = try harness.restarted(journal: journal) }
+    }
+
+    @Test("Without journaling nothing is recorded")
+    func noJournalWithoutJournaling() {
+        var harness = DaemonHarness()
+        harness.presenter(tui, name: "tui")
+        #expect(harness.core.journalHistory.isEmpty)
+    }
+}
