@@ -18,6 +18,7 @@ public import FlowWire
 /// | `flowd_errors_total` | counter | `code` (a `WireError.Code`) |
 /// | `flowd_messages_in_total`, `flowd_messages_out_total` | counter | |
 /// | `flowd_auth_denied_total` | counter | (none; with CURVE only: connections the ZAP handler refused) |
+/// | `flowd_sends_dropped_total` | counter | `type` (a `MessageType` not sent: the peer's queue was full) |
 /// | `flowd_peers` | gauge | `role`: `stepper`, `presenter`, `operator` |
 /// | `flowd_sessions` | gauge | |
 ///
@@ -34,6 +35,7 @@ public struct DaemonMetrics: Sendable {
         public static let messagesIn = "flowd_messages_in_total"
         public static let messagesOut = "flowd_messages_out_total"
         public static let authDenied = "flowd_auth_denied_total"
+        public static let sendsDropped = "flowd_sends_dropped_total"
         public static let peers = "flowd_peers"
         public static let sessions = "flowd_sessions"
     }
@@ -47,6 +49,7 @@ public struct DaemonMetrics: Sendable {
     private let messagesOut: Counter
     private var stepsDropped: [String: Counter] = [:]
     private var errors: [String: Counter] = [:]
+    private var sendsDropped: [String: Counter] = [:]
     /// Made when the daemon first counts ZAP refusals (``DaemonCounters/authDenied`` is `nil` without CURVE).
     private var authDenied: Counter?
     private let peers: [PeerRole: Gauge]
@@ -73,7 +76,7 @@ public struct DaemonMetrics: Sendable {
 
     /// Adds what `counters` counted since the last call to the counters.
     ///
-    /// Cheap when little changed: a few integer comparisons, and the two small dictionaries are walked only when
+    /// Cheap when little changed: a few integer comparisons, and the three small dictionaries are walked only when
     /// they differ.
     public mutating func record(_ counters: DaemonCounters) {
         Self.add(counters.stepsAccepted, last.stepsAccepted, to: stepsAccepted)
@@ -94,6 +97,13 @@ public struct DaemonMetrics: Sendable {
                 let before = last.errors[code] ?? 0
                 guard count > before else { continue }
                 labelled(&errors, Name.errors, "code", code).increment(by: count - before)
+            }
+        }
+        if counters.sendsDropped != last.sendsDropped {
+            for (type, count) in counters.sendsDropped {
+                let before = last.sendsDropped[type] ?? 0
+                guard count > before else { continue }
+                labelled(&sendsDropped, Name.sendsDropped, "type", type).increment(by: count - before)
             }
         }
         if let denied = counters.authDenied, denied > last.authDenied ?? 0 {

@@ -131,6 +131,24 @@ struct MetricsTests {
         #expect(scrape(registry).types["flowd_auth_denied_total"] == "counter")
     }
 
+    @Test func sendsDroppedForAFullPeerQueueAreCountedByMessageType() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var counters = DaemonCounters()
+        metrics.record(counters)
+        // Nothing dropped yet: no series.
+        #expect(!scrape(registry).values.keys.contains { $0.hasPrefix(DaemonMetrics.Name.sendsDropped) })
+        counters.sendsDropped = ["COMMAND": 3, "HEARTBEAT": 1]
+        metrics.record(counters)
+        counters.sendsDropped = ["COMMAND": 5, "HEARTBEAT": 1, "OK": 2]
+        metrics.record(counters)
+        let (values, types) = scrape(registry)
+        #expect(values["flowd_sends_dropped_total{type=\"COMMAND\"}"] == "5")
+        #expect(values["flowd_sends_dropped_total{type=\"HEARTBEAT\"}"] == "1")
+        #expect(values["flowd_sends_dropped_total{type=\"OK\"}"] == "2")
+        #expect(types["flowd_sends_dropped_total"] == "counter")
+    }
+
     @Test func twoDaemonsInOneProcessKeepTheirOwnRegistries() {
         // No global state: each factory's registry sees only its own daemon.
         let first = PrometheusCollectorRegistry()
