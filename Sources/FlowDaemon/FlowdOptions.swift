@@ -146,6 +146,11 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let zmtp = file.sockets?.zmtpHeartbeatMs {
             sockets.heartbeat = zmtp == 0 ? nil : .init(interval: .milliseconds(zmtp), timeout: .milliseconds(3 * zmtp), ttl: .milliseconds(3 * zmtp))
         }
+        for mark in [file.sockets?.sendHighWaterMark, file.sockets?.receiveHighWaterMark] where (mark ?? 0) < 0 {
+            throw FlowdConfigError(path: config ?? "-", reason: "sets a negative high-water mark")
+        }
+        if let mark = file.sockets?.sendHighWaterMark { sockets.sendHighWaterMark = mark }
+        if let mark = file.sockets?.receiveHighWaterMark { sockets.receiveHighWaterMark = mark }
         let controlEndpoint = control ?? file.control ?? defaults.control
         let eventsEndpoint = events ?? file.events ?? defaults.events
         let security = try FlowdSecuritySettings.resolve(
@@ -222,11 +227,17 @@ public struct FlowdConfigFile: Codable, Sendable, Hashable {
         public var lingerMs: Int64?
         public var maxMessageBytes: Int64?
         public var zmtpHeartbeatMs: Int64?
+        /// `ZMQ_SNDHWM`: messages queued per peer; beyond, the daemon drops what it sends them (docs/LIMITS.md).
+        public var sendHighWaterMark: Int32?
+        /// `ZMQ_RCVHWM`: messages taken in per peer before libzmq stops reading that peer's connection.
+        public var receiveHighWaterMark: Int32?
 
         private enum CodingKeys: String, CodingKey {
             case lingerMs = "linger_ms"
             case maxMessageBytes = "max_message_bytes"
             case zmtpHeartbeatMs = "zmtp_heartbeat_ms"
+            case sendHighWaterMark = "send_high_water_mark"
+            case receiveHighWaterMark = "receive_high_water_mark"
         }
     }
 

@@ -24,8 +24,11 @@ struct SlowPresenterTests {
         /// tells it that it missed commands; some, and the first one after the gap may tell it first.
         var stepsWhileCatchingUp: Int
         var expectedMode: String
+        /// `sockets.send_high_water_mark`; libzmq's 1000 when `nil`.
+        var sendHighWaterMark: Int32? = nil
         var testDescription: String {
-            "outbox_limit \(outboxLimit), \(stepsWhileCatchingUp) steps while catching up: \(expectedMode)"
+            "outbox_limit \(outboxLimit), \(stepsWhileCatchingUp) steps while catching up, SNDHWM "
+                + "\(sendHighWaterMark.map(String.init) ?? "1000"): \(expectedMode)"
         }
     }
 
@@ -33,13 +36,15 @@ struct SlowPresenterTests {
         Recovery(outboxLimit: 1024, stepsWhileCatchingUp: 0, expectedMode: "replay"),
         Recovery(outboxLimit: 64, stepsWhileCatchingUp: 0, expectedMode: "snapshot"),
         Recovery(outboxLimit: 1024, stepsWhileCatchingUp: 50, expectedMode: "replay"),
+        Recovery(outboxLimit: 1024, stepsWhileCatchingUp: 0, expectedMode: "replay", sendHighWaterMark: 100),
     ]
 
     @Test(arguments: recoveries)
     func aStuckPresenterCannotStallTheDaemonOrOtherPresentersAndCatchesUpLater(_ recovery: Recovery) async throws {
         var daemon = DaemonConfiguration()
         daemon.outboxLimit = recovery.outboxLimit
-        let report = try await withLiveDaemon(daemon) { endpoint in
+        let sockets = ZMQSocketOptions(sendHighWaterMark: recovery.sendHighWaterMark)
+        let report = try await withLiveDaemon(daemon, sockets: sockets) { endpoint in
             let scenario = try StuckPresenterScenario(
                 endpoint: endpoint, stepsWhileCatchingUp: recovery.stepsWhileCatchingUp
             )
@@ -47,11 +52,15 @@ struct SlowPresenterTests {
         }
         print(
             "stuck presenter (\(recovery.testDescription)): first drop within \(report.stepsUntilFirstDrop) commands, "
-                + "sends_dropped \(report.sendsDropped), recovery syncs \(report.recoveryModes) after "
-                + "\(report.stuckGaps) gaps and \(report.stuckHeartbeatsAhead) heartbeats ahead, "
+                + "sends_dropped \(report.sendsDropped), recovery syncs \(report.recoveryModes) on "
+                + "\(report.recoveryTriggers), "
                 + "duplicates ignored \(report.duplicatesIgnored), converged at seq \(report.stuckFinalSeq)"
         )
         #expect(report.failures == [], "\(report.failures.joined(separator: "\n"))")
+        if recovery.sendHighWaterMark != nil {
+            // A smaller queue fills sooner (the socket buffers take a few dozen of these messages more).
+            #expect(report.stepsUntilFirstDrop <= 500)
+        }
 
         // While the slow presenter's queue was full, each of its session's commands was dropped and counted, and so
         // were its heartbeats; it stayed connected.
@@ -70,9 +79,9 @@ struct SlowPresenterTests {
 
         // The slow one caught up: the daemon's seq, each command applied once, the same UI as the daemon's.
         if recovery.stepsWhileCatchingUp == 0 {
-            // Nothing came after the gap: the heartbeat's seq is what told it.
-            #expect(report.stuckGaps == 0)
-            #expect(report.stuckHeartbeatsAhead >= 1)
+            // Nothing came after the gap: the heartbeat's seq is what told it. (A replay larger than the room left in
+            // the queue loses commands in turn: then gaps and further heartbeats make it SYNC again.)
+            #expect(report.recoveryTriggers.first == "heartbeat", "\(report.recoveryTriggers)")
         }
         #expect(report.stuckFinalSeq == report.stuckDaemonSeq)
         #expect(Set(report.stuckApplied).count == report.stuckApplied.count, "no command applied twice")
@@ -123,6 +132,28 @@ struct SlowPresenterTests {
     }
 }
 
+extension SlowPresenterTests {
+    @Test func theHighWaterMarksAreLibzmqsUnlessTheConfigFileSetsThem() throws {
+        let environment = ["FLOWD_RUNTIME_DIR": "/tmp/flowd-limits-test"]
+        let defaults = try FlowdOptions.parse([]).settings(environment: environment).server.socketOptions
+        #expect(defaults.sendHighWaterMark == nil && defaults.receiveHighWaterMark == nil)
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("flowd-limits-\(getpid()).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let config = #"{"sockets": {"send_high_water_mark": 200, "receive_high_water_mark": 50}}"#
+        _ = FileManager.default.createFile(atPath: path, contents: Data(config.utf8))
+        let options = try FlowdOptions.parse(["--config", path]).settings(environment: environment).server.socketOptions
+        #expect(options.sendHighWaterMark == 200)
+        #expect(options.receiveHighWaterMark == 50)
+
+        let negative = #"{"sockets": {"send_high_water_mark": -1}}"#
+        _ = FileManager.default.createFile(atPath: path, contents: Data(negative.utf8))
+        #expect(throws: FlowdConfigError.self) {
+            try FlowdOptions.parse(["--config", path]).settings(environment: environment)
+        }
+    }
+}
+
 // MARK: - The application
 
 /// Sessions whose root flow has a remote flow stepper of kind `ticker` (steps from a flow stepper are taken whether
@@ -149,9 +180,10 @@ final class TickerFlow: Flow {
 }
 
 /// Runs `body` on a thread of its own against a `DaemonServer` serving ``TickerApplication`` with `configuration`
-/// over `ipc://` in a temporary folder; the daemon is stopped and the folder removed afterwards.
+/// and `sockets` over `ipc://` in a temporary folder; the daemon is stopped and the folder removed afterwards.
 private func withLiveDaemon<Result: Sendable>(
-    _ configuration: DaemonConfiguration, _ body: @escaping @Sendable (String) throws -> Result
+    _ configuration: DaemonConfiguration, sockets: ZMQSocketOptions = ZMQSocketOptions(),
+    _ body: @escaping @Sendable (String) throws -> Result
 ) async throws -> Result {
     // ipc:// paths must stay short (about 107 bytes).
     let directory = "/tmp/flowd-limits-" + UUID().uuidString.prefix(8)
@@ -161,7 +193,7 @@ private func withLiveDaemon<Result: Sendable>(
         application: TickerApplication(),
         configuration: DaemonServer.Configuration(
             controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock",
-            daemon: configuration
+            daemon: configuration, socketOptions: sockets
         ),
         logger: Logger(label: "SlowPresenterTests", factory: { _ in SwiftLogNoOpLogHandler() })
     )
@@ -266,8 +298,9 @@ final class ModelPresenter {
     var syncsSent = 0
     var duplicatesIgnored = 0
     var gaps = 0
-    /// `HEARTBEAT`s that announced a `seq` above the last applied one.
-    var heartbeatsAhead = 0
+    /// What made each `SYNC` go: `start`, `gap`, `heartbeat` (one announced a `seq` above the last applied one) or
+    /// `unanswered` (sent again).
+    var syncTriggers: [String] = []
     var failures: [String] = []
     /// Whether the test reads its socket.
     var reading = true
@@ -284,7 +317,7 @@ final class ModelPresenter {
 
     /// `SYNC` (creating the session) from nothing.
     func start() throws {
-        try sync(create: true)
+        try sync(create: true, because: "start")
     }
 
     func handle(_ message: WireMessage) throws {
@@ -302,13 +335,10 @@ final class ModelPresenter {
                 applied.append(command.seq)
             } else if !awaitingSnapshot {
                 gaps += 1
-                try syncIfIdle()
+                try syncIfIdle(because: "gap")
             }
         case .heartbeat(let heartbeat):
-            if let announced = heartbeat.sessions[session], announced > lastSeq, !isSyncing {
-                heartbeatsAhead += 1
-                try syncIfIdle()
-            }
+            if let announced = heartbeat.sessions[session], announced > lastSeq { try syncIfIdle(because: "heartbeat") }
         case .ok(let ok) where pendingSync?.reqs.contains(ok.req) == true:
             pendingSync = nil
             guard case .object(let fields) = ok.result, let mode = fields["mode"]?.stringValue else {
@@ -331,13 +361,14 @@ final class ModelPresenter {
     }
 
     /// Sends a `SYNC` unless one is under way (again if that one is unanswered after 5 s).
-    func syncIfIdle() throws {
+    func syncIfIdle(because trigger: String) throws {
         if awaitingSnapshot { return }
         if let pendingSync, pendingSync.sentAt.duration(to: .now) < .seconds(5) { return }
-        try sync(create: false)
+        try sync(create: false, because: pendingSync == nil ? trigger : "unanswered")
     }
 
-    private func sync(create: Bool) throws {
+    private func sync(create: Bool, because trigger: String) throws {
+        syncTriggers.append(trigger)
         let req = peer.req()
         try peer.send(.sync(Sync(req: req, session: session, lastSeq: lastSeq, create: create)))
         syncsSent += 1
@@ -370,8 +401,7 @@ final class StuckPresenterScenario {
         var stuckFinalSeq: UInt64 = 0
         var stuckDaemonSeq: UInt64 = 0
         var recoveryModes: [String] = []
-        var stuckGaps = 0
-        var stuckHeartbeatsAhead = 0
+        var recoveryTriggers: [String] = []
         var duplicatesIgnored = 0
         var finalSyncSaysCaughtUp = false
         var modelMatchesDaemon = false
@@ -468,13 +498,14 @@ final class StuckPresenterScenario {
         // A SYNC from where it is now finds nothing missing; a SYNC from nothing brings the daemon's UI, which is
         // the one the presenter built.
         let recoveryModes = Array(stuck.syncModes.dropFirst())
+        let recoveryTriggers = Array(stuck.syncTriggers.dropFirst())
         let builtModel = stuck.model
         let caughtUpSeq = stuck.lastSeq
-        try stuck.syncIfIdle()
+        try stuck.syncIfIdle(because: "test")
         try waitUntil("the SYNC from the last seq answered") { !stuck.isSyncing }
         report.finalSyncSaysCaughtUp = stuck.syncModes.last == "replay" && stuck.lastSeq == caughtUpSeq
         stuck.lastSeq = 0
-        try stuck.syncIfIdle()
+        try stuck.syncIfIdle(because: "test")
         try waitUntil("the SYNC from nothing answered") { !stuck.isSyncing }
         report.modelMatchesDaemon =
             stuck.syncModes.last == "snapshot" && stuck.lastSeq == caughtUpSeq
@@ -490,8 +521,7 @@ final class StuckPresenterScenario {
         report.stuckFinalSeq = caughtUpSeq
         report.stuckDaemonSeq = try daemonSeq("slow")
         report.recoveryModes = recoveryModes
-        report.stuckGaps = stuck.gaps
-        report.stuckHeartbeatsAhead = stuck.heartbeatsAhead
+        report.recoveryTriggers = recoveryTriggers
         report.duplicatesIgnored = stuck.duplicatesIgnored
         report.failures += healthy.failures + stuck.failures
         return report
@@ -584,7 +614,7 @@ final class StuckPresenterScenario {
             }
         }
         // A SYNC whose answer is overdue is sent again.
-        if stuck.reading, stuck.isSyncing { try stuck.syncIfIdle() }
+        if stuck.reading, stuck.isSyncing { try stuck.syncIfIdle(because: "unanswered") }
     }
 
     func handleOperator(_ message: WireMessage) {
