@@ -9,6 +9,8 @@ ARG BASE_IMAGE=flowd-base:bookworm
 FROM ${BASE_IMAGE}
 COPY .build-compose/image/bin/ /usr/local/bin/
 COPY config/flowd.json /etc/flowd/flowd.json
+# The journal's directory (flowd.json); compose mounts a named volume over it, which starts with this owner and mode.
+RUN mkdir -p /var/lib/flowd && chown 65534:65534 /var/lib/flowd && chmod 0700 /var/lib/flowd
 # nobody: the daemon needs no privilege (in compose it listens on tcp:// ports above 1024).
 USER 65534:65534
 EXPOSE 5560 5561
