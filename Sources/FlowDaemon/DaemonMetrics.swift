@@ -11,6 +11,7 @@ public import FlowWire
 /// | metric | type | labels |
 /// |---|---|---|
 /// | `flowd_steps_accepted_total` | counter | |
+/// | `flowd_steps_duplicate_total` | counter | (steps sent again, answered with their first verdict) |
 /// | `flowd_steps_dropped_total` | counter | `reason` (a `StepDropReason`) |
 /// | `flowd_commands_sent_total` | counter | |
 /// | `flowd_commands_acked_total` | counter | |
@@ -27,6 +28,7 @@ public struct DaemonMetrics: Sendable {
     /// The metric names, for dashboards and tests.
     public enum Name: Sendable {
         public static let stepsAccepted = "flowd_steps_accepted_total"
+        public static let stepsDuplicate = "flowd_steps_duplicate_total"
         public static let stepsDropped = "flowd_steps_dropped_total"
         public static let commandsSent = "flowd_commands_sent_total"
         public static let commandsAcked = "flowd_commands_acked_total"
@@ -42,6 +44,7 @@ public struct DaemonMetrics: Sendable {
 
     private let factory: any MetricsFactory
     private let stepsAccepted: Counter
+    private let stepsDuplicate: Counter
     private let commandsSent: Counter
     private let commandsAcked: Counter
     private let navigations: Counter
@@ -61,6 +64,7 @@ public struct DaemonMetrics: Sendable {
     public init(factory: any MetricsFactory) {
         self.factory = factory
         stepsAccepted = Counter(label: Name.stepsAccepted, factory: factory)
+        stepsDuplicate = Counter(label: Name.stepsDuplicate, factory: factory)
         commandsSent = Counter(label: Name.commandsSent, factory: factory)
         commandsAcked = Counter(label: Name.commandsAcked, factory: factory)
         navigations = Counter(label: Name.navigations, factory: factory)
@@ -80,6 +84,7 @@ public struct DaemonMetrics: Sendable {
     /// they differ.
     public mutating func record(_ counters: DaemonCounters) {
         Self.add(counters.stepsAccepted, last.stepsAccepted, to: stepsAccepted)
+        Self.add(counters.stepsDuplicate, last.stepsDuplicate, to: stepsDuplicate)
         Self.add(counters.commandsSent, last.commandsSent, to: commandsSent)
         Self.add(counters.commandsAcked, last.commandsAcked, to: commandsAcked)
         Self.add(counters.navigations, last.navigations, to: navigations)

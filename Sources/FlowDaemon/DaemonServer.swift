@@ -469,6 +469,8 @@ public final class DaemonServer: Service, Sendable {
         /// Where the core's journal records go before anything they caused is sent.
         let journal: JournalStore?
         let logger: Logger
+        /// Messages dropped because a peer's queue was full, since the start.
+        var droppedSends = 0
         var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
@@ -494,10 +496,16 @@ public final class DaemonServer: Service, Sendable {
                     do {
                         if try !router.trySend(ZMQMessage(frames)) {
                             core.countDroppedSend(message.type)
-                            logger.warning(
-                                "peer's queue is full, message dropped",
-                                metadata: ["type": "\(message.type.rawValue)"]
-                            )
+                            // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.
+                            droppedSends += 1
+                            var power = droppedSends
+                            while power % 10 == 0 { power /= 10 }
+                            if power == 1 {
+                                logger.warning(
+                                    "peer's queue is full, message dropped (docs/LIMITS.md)",
+                                    metadata: ["type": "\(message.type.rawValue)", "dropped_so_far": "\(droppedSends)"]
+                                )
+                            }
                         }
                     } catch {
                         if error.code == .hostUnreachable {
