@@ -45,6 +45,7 @@ private func scriptedRun(recordingInto metrics: inout DaemonMetrics, midway: Boo
 struct MetricsTests {
     private static let expected: [String: String] = [
         "flowd_steps_accepted_total": "1",
+        "flowd_steps_duplicate_total": "0",
         "flowd_steps_dropped_total{reason=\"notVisible\"}": "1",
         "flowd_commands_sent_total": "1",
         "flowd_commands_acked_total": "1",
@@ -76,6 +77,7 @@ struct MetricsTests {
         #expect(
             types == [
                 "flowd_steps_accepted_total": "counter", "flowd_steps_dropped_total": "counter",
+                "flowd_steps_duplicate_total": "counter",
                 "flowd_commands_sent_total": "counter", "flowd_commands_acked_total": "counter",
                 "flowd_navigations_total": "counter", "flowd_errors_total": "counter",
                 "flowd_messages_in_total": "counter", "flowd_messages_out_total": "counter",

@@ -152,6 +152,39 @@ struct RecoveryTests {
         #expect(throws: RecoveryError.self) { _ = try harness.restarted(journal: journal) }
     }
 
+    @Test("In-daemon steppers are listened to again without a second readyToEmitSteps (docs/SEMANTICS.md D15)")
+    func inDaemonSteppersAreResumedNotReadiedAgain() throws {
+        var harness = DaemonHarness(journaling: true)
+        #expect(harness.started.local == ["attach default att#1"])
+        harness.presenter(tui, name: "tui")
+        let restarted = try harness.restarted()
+        #expect(restarted.started.local == ["resume default att#1"])
+    }
+
+    @Test("An adaptation pending at the restart runs again; its completion then navigates once")
+    func pendingAdaptationRunsAgain() throws {
+        var harness = DaemonHarness(journaling: true)
+        harness.presenter(tui, name: "tui")
+        harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
+        harness.report(tui, [("app", .visible), ("home", .visible)])
+        let emitted = harness.step(movies, Step("openDetailLater", payload: 4), attachment: 2, req: 10)
+        #expect(emitted.local == ["adapt default adapt#1"])
+        let seq = try #require(harness.core.seq(of: "default"))
+
+        var restarted = try harness.restarted()
+        #expect(restarted.started.local == ["resume default att#1", "adapt default adapt#1"])
+        #expect(restarted.core.seq(of: "default") == seq)
+        restarted.handle(.adaptCompleted(session: "default", request: AdaptRequestID(1), step: Step("openDetail", payload: 4)))
+        #expect(restarted.core.seq(of: "default") == seq + 1)
+        #expect(restarted.core.ui(of: "default")?.contains("detail.4") == true)
+
+        // Completed before the restart: nothing to run again, and the restart has the navigation.
+        harness.handle(.adaptCompleted(session: "default", request: AdaptRequestID(1), step: Step("openDetail", payload: 4)))
+        let later = try harness.restarted()
+        #expect(later.started.local == ["resume default att#1"])
+        #expect(later.core.seq(of: "default") == seq + 1)
+    }
+
     @Test("Without journaling nothing is recorded")
     func noJournalWithoutJournaling() {
         var harness = DaemonHarness()

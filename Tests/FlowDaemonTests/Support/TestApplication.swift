@@ -14,7 +14,7 @@ enum Screens {
 
 /// Every step name ``TestApplication`` understands.
 let testStepNames: Set<String> = [
-    "start", "openDetail", "openSettings", "settingsStart", "settingsDone", "settingsClosed", "back",
+    "start", "openDetail", "openSettings", "settingsStart", "settingsDone", "settingsClosed", "back", "openDetailLater",
 ]
 
 /// A small application for the daemon:
@@ -40,6 +40,13 @@ struct TestApplication: FlowApplication {
 
 final class AppFlow: Flow {
     let root = Screens.app
+
+    /// `openDetailLater(n)` adapts asynchronously to `openDetail(n)`.
+    func adapt(step: Step) -> Adaptation {
+        guard step.name == "openDetailLater" else { return .step(step) }
+        let payload = step.payload
+        return .later { Step("openDetail", payload: payload) }
+    }
 
     func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch step.name {
