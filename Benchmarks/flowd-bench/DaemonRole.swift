@@ -10,7 +10,10 @@ import ServiceLifecycle
 import UnixSignals
 
 /// The flowd process: a ``DaemonServer`` running ``BenchApplication`` until SIGTERM (graceful shutdown).
-func runDaemon(control: String, events: String) async throws {
+///
+/// With `journal`, the daemon journals its state there and keeps its metrics in a Prometheus registry, from which it
+/// prints `JOURNAL <syncs>` (`flowd_journal_syncs_total`) once it has stopped.
+func runDaemon(control: String, events: String, journal: JournalConfiguration? = nil) async throws {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = .warning
@@ -20,11 +23,12 @@ func runDaemon(control: String, events: String) async throws {
     // FLOWD_BENCH_METRICS=1: the daemon records its metrics into a Prometheus registry, as `flowd --metrics` does, to
     // measure what they cost (docs/PERFORMANCE.md).
     let metrics = getenv("FLOWD_BENCH_METRICS").map { String(cString: $0) == "1" } ?? false
+    let registry = PrometheusCollectorRegistry()
     let server = DaemonServer(
         application: BenchApplication(),
-        configuration: DaemonServer.Configuration(controlEndpoint: control, eventsEndpoint: events),
+        configuration: DaemonServer.Configuration(controlEndpoint: control, eventsEndpoint: events, journal: journal),
         logger: logger,
-        metricsFactory: metrics ? PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()) : nil
+        metricsFactory: metrics || journal != nil ? PrometheusMetricsFactory(registry: registry) : nil
     )
     let group = ServiceGroup(
         configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm], logger: logger)
@@ -34,5 +38,10 @@ func runDaemon(control: String, events: String) async throws {
         let bound = try await server.waitUntilReady()
         emit("READY \(bound.control)")
         try await tasks.waitForAll()
+    }
+    if journal != nil {
+        let text = registry.emitToString()
+        let line = text.split(separator: "\n").first { $0.hasPrefix(JournalMetrics.Name.syncs + " ") }
+        emit("JOURNAL " + (line.map { String($0.split(separator: " ").last ?? "-1") } ?? "-1"))
     }
 }

@@ -2,16 +2,20 @@
 // sockets and message sizes, in one run, and prints both and their ratios. See docs/PERFORMANCE.md.
 //
 // `flowd-bench` (the `run` subcommand) is the orchestrator; it starts this same executable in the other modes as
-// child processes: `daemon`, `relay`, `stepper`, `presenter`.
+// child processes: `daemon`, `relay`, `stepper`, `presenter`, `recover`.
 
 import ArgumentParser
+import FlowDaemon
 
 @main
 struct FlowdBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowd-bench",
         abstract: "Flowd's step → command latency and throughput, against a raw ZeroMQ relay measured in the same run.",
-        subcommands: [Run.self, DaemonCommand.self, RelayCommand.self, StepperCommand.self, PresenterCommand.self],
+        subcommands: [
+            Run.self, DaemonCommand.self, RelayCommand.self, StepperCommand.self, PresenterCommand.self,
+            RecoverCommand.self,
+        ],
         defaultSubcommand: Run.self
     )
 }
@@ -51,6 +55,20 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Which systems to run: flowd, raw or both (ratios need both).") var systems = "both"
     @Option(
         help: ArgumentHelp(
+            "Also run flowd with a journal, once per fsync policy listed (never, interval, always; comma-separated).",
+            valueName: "policies"
+        )
+    )
+    var journal = ""
+    @Option(help: "The interval of the fsync policy 'interval', in milliseconds.") var journalIntervalMs = 100
+    @Option(help: "The journaled daemon's compact_bytes (compaction when the live journal grows past it).")
+    var journalCompactBytes = JournalConfiguration(directory: "/").compactBytes
+    @Option(help: "Where the journaled runs' state directories are made (each removed after its run).")
+    var stateParent = "/tmp"
+    @Flag(help: "Keep the journaled runs' state directories (to profile a recovery: flowd-bench recover --state-dir).")
+    var keepState = false
+    @Option(
+        help: ArgumentHelp(
             "A command prefix for the flowd process, e.g. \"valgrind --tool=callgrind\" (space-separated).",
             valueName: "command"
         )
@@ -73,13 +91,29 @@ struct Run: AsyncParsableCommand {
         case "raw": chosen = [.raw]
         default: throw ValidationError("--systems is flowd, raw or both")
         }
+        let policies = journal.split(separator: ",").map { $0.filter { $0 != " " } }.filter { !$0.isEmpty }
+        for policy in policies where FsyncPolicy(policy) == nil {
+            throw ValidationError("--journal takes never, interval and always (comma-separated), not \(policy)")
+        }
+        guard journalIntervalMs > 0, journalCompactBytes > 0 else {
+            throw ValidationError("--journal-interval-ms and --journal-compact-bytes must be positive")
+        }
+        if !policies.isEmpty, !chosen.contains(.flowd) {
+            throw ValidationError("--journal runs flowd: --systems must include it")
+        }
         guard samples > 0, warmup >= 0, seconds > 0, `repeat` > 0, window > 0, window <= 900 else {
             throw ValidationError("--samples, --seconds, --repeat and --window (at most 900) must be positive")
         }
         let settings = Settings(
             transports: transport.transports, systems: chosen, samples: samples, warmup: warmup, seconds: seconds,
             repeats: `repeat`, window: window, idleSessions: idle.isEmpty ? [0] : idle,
-            daemonPrefix: daemonPrefix.split(separator: " ").map(String.init)
+            daemonPrefix: daemonPrefix.split(separator: " ").map(String.init),
+            journal: policies.isEmpty
+                ? nil
+                : JournalSettings(
+                    policies: policies, intervalMilliseconds: journalIntervalMs, compactBytes: journalCompactBytes,
+                    parent: stateParent, fileSystem: fileSystemName(stateParent), keep: keepState
+                )
         )
         try Orchestrator(settings: settings).run(json: json, jsonOut: jsonOut)
     }
@@ -89,8 +123,29 @@ struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "daemon", abstract: "(child) flowd with the benchmark flow.")
     @Option var control: String
     @Option var events: String
+    @Option(help: "Journal the state in this directory.") var stateDir: String?
+    @Option var fsync = "never"
+    @Option var fsyncIntervalMs = 100
+    @Option var compactBytes = JournalConfiguration(directory: "/").compactBytes
 
-    func run() async throws { try await runDaemon(control: control, events: events) }
+    func run() async throws {
+        let journal = try stateDir.map { directory in
+            guard let policy = FsyncPolicy(fsync, intervalMilliseconds: fsyncIntervalMs) else {
+                throw ValidationError("--fsync is never, interval or always")
+            }
+            return JournalConfiguration(directory: directory, fsync: policy, compactBytes: compactBytes)
+        }
+        try await runDaemon(control: control, events: events, journal: journal)
+    }
+}
+
+struct RecoverCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recover", abstract: "(child) times flowd's recovery of a state directory."
+    )
+    @Option var stateDir: String
+
+    func run() throws { try runRecovery(stateDirectory: stateDir) }
 }
 
 struct RelayCommand: ParsableCommand {

@@ -13,6 +13,24 @@ struct Settings: Codable, Sendable {
     var window: Int
     var idleSessions: [Int]
     var daemonPrefix: [String]
+    /// flowd runs with a journal, one per fsync policy (beside the plain ones); `nil`: none.
+    var journal: JournalSettings?
+}
+
+/// One configuration the benchmark measures: a system, the idle sessions beside the benchmark's, and for flowd the
+/// journal's fsync policy (`nil`: no journal).
+struct Variant: Hashable, Sendable {
+    var system: BenchSystem
+    var idleSessions: Int
+    var journal: String?
+
+    func matches(_ run: RunResult) -> Bool {
+        run.system == system && run.idleSessions == idleSessions && run.journal?.policy == journal
+    }
+
+    var label: String {
+        system == .raw ? "raw" : journal.map { "flowd+journal(\($0))" } ?? "flowd"
+    }
 }
 
 /// The sizes of the bodies of one step's messages in flowd (frame 2; frames 0 and 1 are `FLOWD1` and the type).
@@ -33,6 +51,10 @@ struct RunResult: Codable, Sendable {
     var stepper: StepperResult
     /// CPU each process used during the throughput phase, per step sent in it.
     var cpu: CPUUsage
+    /// The server's resident memory at the end of the throughput phase (`VmRSS`).
+    var serverResidentBytes: Int?
+    /// What the journal wrote and how long recovering it took (journaled flowd runs only).
+    var journal: JournalResult?
 }
 
 /// CPU time per step during the throughput phase (user + system, all threads, from `/proc/<pid>/stat`).
@@ -74,6 +96,8 @@ struct Summary: Codable, Sendable {
     var system: BenchSystem
     var transport: Transport
     var idleSessions: Int
+    /// The journal's fsync policy; `nil`: no journal.
+    var journal: String?
     var runs: Int
     var p50Micros: Cell
     var p90Micros: Cell
@@ -84,6 +108,39 @@ struct Summary: Codable, Sendable {
     var loadedP50Micros: Cell
     var gaps: Int
     var serverCPUMicrosPerStep: Cell
+    var serverResidentMegabytes: Cell
+    var journalFigures: JournalSummary?
+}
+
+/// The journal's figures over the repetitions of one journaled configuration.
+struct JournalSummary: Codable, Sendable {
+    /// Snapshot and journal bytes at the end per step sent.
+    var stateBytesPerStep: Summary.Cell
+    /// Bytes of a record (JSON), on average.
+    var recordBytes: Summary.Cell
+    /// Bytes written to storage per step in the throughput phase (appends and compaction snapshots).
+    var diskBytesPerThroughputStep: Summary.Cell
+    /// `fdatasync`s per step sent.
+    var syncsPerStep: Summary.Cell
+    /// Compactions (snapshots written) during the run.
+    var compactions: Summary.Cell
+    var records: Summary.Cell
+    var recoveryLoadSeconds: Summary.Cell
+    var recoveryReplaySeconds: Summary.Cell
+    var recoverySeconds: Summary.Cell
+    var recoveryRecordsPerSecond: Summary.Cell
+}
+
+/// A journaled flowd against raw and against plain flowd (same transport, same run).
+struct JournalRatio: Codable, Sendable {
+    var transport: Transport
+    var journal: String
+    var latencyP50VersusRaw: Double
+    var throughputVersusRaw: Double
+    var latencyP50VersusFlowd: Double
+    var throughputVersusFlowd: Double
+    var latencyP50VersusFlowdPerRepetition: [Double]
+    var throughputVersusFlowdPerRepetition: [Double]
 }
 
 /// Flowd against raw, per transport: the bars of the benchmark.
@@ -107,6 +164,7 @@ struct BenchReport: Codable, Sendable {
     var runs: [RunResult]
     var summary: [Summary]
     var ratios: [Ratio]
+    var journalRatios: [JournalRatio]?
 }
 
 func encodeJSON(_ value: some Encodable, pretty: Bool = false) throws -> String {
@@ -205,26 +263,32 @@ struct Orchestrator {
         }
         var runs: [RunResult] = []
         var number = 0
+        let variants = variants()
         for repetition in 1...settings.repeats {
             for transport in settings.transports {
-                // Alternate the order so a drift of the machine does not always favour the same system.
-                let order = repetition % 2 == 1 ? settings.systems : settings.systems.reversed()
-                for system in order {
-                    for idle in system == .flowd ? settings.idleSessions : [0] {
-                        number += 1
-                        let result = try runOnce(
-                            system: system, transport: transport, idleSessions: idle, repetition: repetition,
-                            folder: folder, number: number, sizes: sizes
-                        )
-                        if !json {
-                            note(
-                                "run \(number): \(transport) \(system) idle=\(idle) rep=\(repetition): p50 "
-                                    + "\(micros(result.presenter.latency.p50)) µs, "
-                                    + "\(Int(result.presenter.throughputPerSecond)) cmds/s"
+                // Alternate the order so a drift of the machine does not always favour the same variant.
+                let order = repetition % 2 == 1 ? variants : variants.reversed()
+                for variant in order {
+                    number += 1
+                    let result = try runOnce(
+                        variant: variant, transport: transport, repetition: repetition, folder: folder,
+                        number: number, sizes: sizes
+                    )
+                    if !json {
+                        var line =
+                            "run \(number): \(transport) \(variant.label) idle=\(variant.idleSessions) "
+                            + "rep=\(repetition): p50 \(micros(result.presenter.latency.p50)) µs, "
+                            + "\(Int(result.presenter.throughputPerSecond)) cmds/s"
+                        if let journal = result.journal {
+                            line += String(
+                                format: ", %.0f B/step, %d syncs, recovery %.3f s (%d records)",
+                                journal.stateBytesPerStep, journal.syncs, journal.recovery.totalSeconds,
+                                journal.recovery.records
                             )
                         }
-                        runs.append(result)
+                        note(line)
                     }
+                    runs.append(result)
                 }
             }
         }
@@ -239,14 +303,47 @@ struct Orchestrator {
         }
     }
 
+    /// Every configuration of a repetition, in the order of the first repetition: raw, flowd per number of idle
+    /// sessions, then flowd with a journal per fsync policy (with the fewest idle sessions).
+    private func variants() -> [Variant] {
+        var variants: [Variant] = []
+        for system in settings.systems {
+            switch system {
+            case .raw:
+                variants.append(Variant(system: .raw, idleSessions: 0))
+            case .flowd:
+                for idle in settings.idleSessions { variants.append(Variant(system: .flowd, idleSessions: idle)) }
+                for policy in settings.journal?.policies ?? [] {
+                    variants.append(
+                        Variant(system: .flowd, idleSessions: settings.idleSessions.min() ?? 0, journal: policy)
+                    )
+                }
+            }
+        }
+        return variants
+    }
+
     // MARK: One run
 
     private func runOnce(
-        system: BenchSystem, transport: Transport, idleSessions: Int, repetition: Int, folder: String, number: Int,
+        variant: Variant, transport: Transport, repetition: Int, folder: String, number: Int,
         sizes: (commandExtra: Int, okBytes: Int, stepBytes: Int, commandBytes: Int)
     ) throws -> RunResult {
+        let system = variant.system
+        let idleSessions = variant.idleSessions
         func endpoint(_ name: String) -> String {
             transport == .ipc ? "ipc://\(folder)/\(name)-\(number).sock" : "tcp://127.0.0.1:*"
+        }
+        // A journaled run's state directory, removed once its recovery is timed (after the children ended).
+        var stateDirectory: String?
+        defer {
+            if let stateDirectory {
+                if settings.journal?.keep == true {
+                    note("run \(number): state kept in \(stateDirectory)")
+                } else {
+                    try? FileManager.default.removeItem(atPath: stateDirectory)
+                }
+            }
         }
         var children: [Child] = []
         defer {
@@ -256,10 +353,16 @@ struct Orchestrator {
         let server: Child
         switch system {
         case .flowd:
-            server = try Child(
-                "flowd", arguments: ["daemon", "--control", endpoint("control"), "--events", endpoint("events")],
-                prefix: settings.daemonPrefix
-            )
+            var arguments = ["daemon", "--control", endpoint("control"), "--events", endpoint("events")]
+            if let policy = variant.journal, let journal = settings.journal {
+                let directory = try makeStateDirectory(parent: journal.parent)
+                stateDirectory = directory
+                arguments += [
+                    "--state-dir", directory, "--fsync", policy, "--fsync-interval-ms", "\(journal.intervalMilliseconds)",
+                    "--compact-bytes", "\(journal.compactBytes)",
+                ]
+            }
+            server = try Child("flowd", arguments: arguments, prefix: settings.daemonPrefix)
         case .raw:
             server = try Child(
                 "relay",
@@ -283,15 +386,20 @@ struct Orchestrator {
         let stepper = try Child("stepper", arguments: ["stepper", "--side", side] + common)
         children.append(stepper)
         _ = try stepper.expect("READY", timeout: 60)
-        let phaseTimeout = 120 + Double(settings.warmup + settings.samples) * 0.002
+        // A step may wait for an fdatasync (fsync=always): allow 20 ms each.
+        let perStepTimeout = variant.journal == nil ? 0.002 : 0.02
+        let phaseTimeout = 120 + Double(settings.warmup + settings.samples) * perStepTimeout
         _ = try stepper.expect("PHASE throughput-start", timeout: phaseTimeout)
         let processes = [server, stepper, presenter]
         let before = processes.map { cpuSeconds(pid: $0.pid) }
+        let writtenBefore = procIO(pid: server.pid, field: "write_bytes")
         let started = monotonicNanoseconds()
         _ = try stepper.expect("PHASE throughput-end", timeout: settings.seconds * 2 + 60)
         let after = processes.map { cpuSeconds(pid: $0.pid) }
+        let writtenAfter = procIO(pid: server.pid, field: "write_bytes")
+        let resident = residentBytes(pid: server.pid)
         let wall = Double(monotonicNanoseconds() - started) / 1e9
-        let timeout = 120 + Double(settings.warmup + settings.samples) * 0.002 + settings.seconds * 2
+        let timeout = 120 + Double(settings.warmup + settings.samples) * perStepTimeout + settings.seconds * 2
         let stepperResult = try decodeJSON(StepperResult.self, try stepper.expect("RESULT ", timeout: timeout))
         let presenterResult = try decodeJSON(PresenterResult.self, try presenter.expect("RESULT ", timeout: 60))
         func perStep(_ index: Int) -> Double {
@@ -303,13 +411,46 @@ struct Orchestrator {
                     + "\(presenterResult.throughputCommands) commands"
             )
         }
+        var journalResult: JournalResult?
+        if let policy = variant.journal, let stateDirectory {
+            journalResult = try measureJournal(
+                policy: policy, server: server, stateDirectory: stateDirectory, stepper: stepperResult,
+                diskBytes: writtenAfter - writtenBefore
+            )
+        }
         return RunResult(
             system: system, transport: transport, idleSessions: idleSessions, repetition: repetition,
             presenter: presenterResult, stepper: stepperResult,
             cpu: CPUUsage(
                 serverMicrosPerStep: perStep(0), stepperMicrosPerStep: perStep(1), presenterMicrosPerStep: perStep(2),
                 serverCores: wall > 0 ? (after[0] - before[0]) / wall : 0
-            )
+            ),
+            serverResidentBytes: resident, journal: journalResult
+        )
+    }
+
+    /// Stops the journaled daemon (SIGTERM: it closes its journal), reads its sync count, measures the state directory
+    /// and times a recovery of it in a child of its own.
+    private func measureJournal(
+        policy: String, server: Child, stateDirectory: String, stepper: StepperResult, diskBytes: Int
+    ) throws -> JournalResult {
+        kill(server.pid, SIGTERM)
+        let syncs = Int(try server.expect("JOURNAL ", timeout: 60)) ?? -1
+        server.finish(grace: 30)
+        var journalBytes = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
+        where name.hasPrefix("journal-") {
+            journalBytes += fileSize(stateDirectory + "/" + name)
+        }
+        let recover = try Child("recover", arguments: ["recover", "--state-dir", stateDirectory])
+        defer { recover.finish(grace: 10) }
+        let recovery = try decodeJSON(RecoveryResult.self, try recover.expect("RESULT ", timeout: 600))
+        return JournalResult(
+            policy: policy, stepsSent: stepper.latencySteps + stepper.throughputSteps + 1,
+            snapshotBytes: fileSize(stateDirectory + "/snapshot"), journalBytes: journalBytes,
+            diskBytesPerThroughputStep: stepper.throughputSteps > 0
+                ? Double(diskBytes) / Double(stepper.throughputSteps) : 0,
+            syncs: syncs, recovery: recovery
         )
     }
 
@@ -339,15 +480,21 @@ struct Orchestrator {
     private func makeReport(runs: [RunResult], sizes: MessageSizes, machine: [String: String]) -> BenchReport {
         var summaries: [Summary] = []
         var ratios: [Ratio] = []
+        var journalRatios: [JournalRatio] = []
         for transport in settings.transports {
-            for system in settings.systems {
-                for idle in system == .flowd ? settings.idleSessions : [0] {
-                    let group = runs.filter { $0.transport == transport && $0.system == system && $0.idleSessions == idle }
+            for variant in variants() {
+                do {
+                    let group = runs.filter { $0.transport == transport && variant.matches($0) }
                     guard !group.isEmpty else { continue }
                     func cell(_ value: (RunResult) -> Double) -> Summary.Cell { Summary.Cell(group.map(value)) }
+                    let journaled = group.compactMap(\.journal)
+                    func journalCell(_ value: (JournalResult) -> Double) -> Summary.Cell {
+                        Summary.Cell(journaled.map(value))
+                    }
                     summaries.append(
                         Summary(
-                            system: system, transport: transport, idleSessions: idle, runs: group.count,
+                            system: variant.system, transport: transport, idleSessions: variant.idleSessions,
+                            journal: variant.journal, runs: group.count,
                             p50Micros: cell { $0.presenter.latency.p50 / 1000 },
                             p90Micros: cell { $0.presenter.latency.p90 / 1000 },
                             p99Micros: cell { $0.presenter.latency.p99 / 1000 },
@@ -356,16 +503,68 @@ struct Orchestrator {
                             commandsPerSecond: cell { $0.presenter.throughputPerSecond },
                             loadedP50Micros: cell { $0.presenter.loadedLatency.p50 / 1000 },
                             gaps: group.reduce(0) { $0 + $1.presenter.gaps },
-                            serverCPUMicrosPerStep: cell { $0.cpu.serverMicrosPerStep }
+                            serverCPUMicrosPerStep: cell { $0.cpu.serverMicrosPerStep },
+                            serverResidentMegabytes: cell { Double($0.serverResidentBytes ?? 0) / 1_048_576 },
+                            journalFigures: journaled.isEmpty
+                                ? nil
+                                : JournalSummary(
+                                    stateBytesPerStep: journalCell(\.stateBytesPerStep),
+                                    recordBytes: journalCell {
+                                        $0.recovery.records > 0
+                                            ? Double($0.recovery.recordBytes) / Double($0.recovery.records) : 0
+                                    },
+                                    diskBytesPerThroughputStep: journalCell(\.diskBytesPerThroughputStep),
+                                    syncsPerStep: journalCell { Double($0.syncs) / Double(max(1, $0.stepsSent)) },
+                                    compactions: journalCell { Double($0.recovery.generation - 1) },
+                                    records: journalCell { Double($0.recovery.records) },
+                                    recoveryLoadSeconds: journalCell(\.recovery.loadSeconds),
+                                    recoveryReplaySeconds: journalCell(\.recovery.replaySeconds),
+                                    recoverySeconds: journalCell(\.recovery.totalSeconds),
+                                    recoveryRecordsPerSecond: journalCell(\.recovery.recordsPerSecond)
+                                )
                         )
                     )
                 }
             }
             let baseIdle = settings.idleSessions.min() ?? 0
+            let plain = Variant(system: .flowd, idleSessions: baseIdle)
+            if let flowd = summaries.first(where: {
+                $0.transport == transport && $0.system == .flowd && $0.idleSessions == baseIdle && $0.journal == nil
+            }) {
+                let raw = summaries.first { $0.transport == transport && $0.system == .raw }
+                for summary in summaries where summary.transport == transport && summary.journal != nil {
+                    let journaled = Variant(system: .flowd, idleSessions: baseIdle, journal: summary.journal)
+                    var latencies: [Double] = []
+                    var throughputs: [Double] = []
+                    for repetition in 1...settings.repeats {
+                        let pick = { (variant: Variant) in
+                            runs.first { $0.transport == transport && $0.repetition == repetition && variant.matches($0) }
+                        }
+                        guard let plainRun = pick(plain), let journaledRun = pick(journaled) else { continue }
+                        latencies.append(journaledRun.presenter.latency.p50 / plainRun.presenter.latency.p50)
+                        throughputs.append(
+                            journaledRun.presenter.throughputPerSecond / plainRun.presenter.throughputPerSecond
+                        )
+                    }
+                    journalRatios.append(
+                        JournalRatio(
+                            transport: transport, journal: summary.journal!,
+                            latencyP50VersusRaw: raw.map { summary.p50Micros.median / $0.p50Micros.median } ?? 0,
+                            throughputVersusRaw: raw.map {
+                                summary.commandsPerSecond.median / $0.commandsPerSecond.median
+                            } ?? 0,
+                            latencyP50VersusFlowd: summary.p50Micros.median / flowd.p50Micros.median,
+                            throughputVersusFlowd: summary.commandsPerSecond.median / flowd.commandsPerSecond.median,
+                            latencyP50VersusFlowdPerRepetition: latencies,
+                            throughputVersusFlowdPerRepetition: throughputs
+                        )
+                    )
+                }
+            }
             guard
                 let raw = summaries.first(where: { $0.transport == transport && $0.system == .raw }),
                 let flowd = summaries.first(where: {
-                    $0.transport == transport && $0.system == .flowd && $0.idleSessions == baseIdle
+                    $0.transport == transport && $0.system == .flowd && $0.idleSessions == baseIdle && $0.journal == nil
                 })
             else { continue }
             var latencyPerRepetition: [Double] = []
@@ -374,7 +573,7 @@ struct Orchestrator {
                 let pick = { (system: BenchSystem) in
                     runs.first {
                         $0.transport == transport && $0.system == system && $0.repetition == repetition
-                            && (system == .raw || $0.idleSessions == baseIdle)
+                            && (system == .raw || ($0.idleSessions == baseIdle && $0.journal == nil))
                     }
                 }
                 guard let rawRun = pick(.raw), let flowdRun = pick(.flowd) else { continue }
@@ -394,7 +593,8 @@ struct Orchestrator {
             )
         }
         return BenchReport(
-            machine: machine, settings: settings, messageSizes: sizes, runs: runs, summary: summaries, ratios: ratios
+            machine: machine, settings: settings, messageSizes: sizes, runs: runs, summary: summaries, ratios: ratios,
+            journalRatios: settings.journal == nil ? nil : journalRatios
         )
     }
 
@@ -410,6 +610,7 @@ struct Orchestrator {
             print("== \(transport) ==")
             let header = [
                 "system".padding(toLength: 6, withPad: " ", startingAt: 0),
+                "journal ".padding(toLength: 8, withPad: " ", startingAt: 0),
                 "sessions".padding(toLength: 8, withPad: " ", startingAt: 0),
                 "p50", "p90", "p99", "p99.9", "mean", "k cmds/s", "loaded p50", "server CPU µs/step",
             ]
@@ -421,6 +622,7 @@ struct Orchestrator {
                 thousands.max /= 1000
                 let row = [
                     summary.system.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
+                    (summary.journal ?? "-").padding(toLength: 8, withPad: " ", startingAt: 0),
                     (summary.system == .flowd ? "\(1 + summary.idleSessions)" : "-")
                         .padding(toLength: 8, withPad: " ", startingAt: 0),
                     format(summary.p50Micros), format(summary.p90Micros), format(summary.p99Micros),
@@ -442,6 +644,52 @@ struct Orchestrator {
                 }
                 print("  per repetition (latency/throughput): " + perRun.joined(separator: ", "))
             }
+            printJournal(report, transport: transport)
+        }
+    }
+
+    private func printJournal(_ report: BenchReport, transport: Transport) {
+        let journaled = report.summary.filter { $0.transport == transport && $0.journalFigures != nil }
+        guard !journaled.isEmpty else { return }
+        func format(_ cell: Summary.Cell, digits: Int = 1) -> String {
+            let text = { (value: Double) in String(format: "%.\(digits)f", value) }
+            return "\(text(cell.median)) (\(text(cell.min))-\(text(cell.max)))"
+        }
+        print("journal (state in \(settings.journal?.parent ?? "?"), \(settings.journal?.fileSystem ?? "?")):")
+        print(
+            "fsync    | state B/step | B/record | disk B/step (flat out) | syncs/step | compactions | records | "
+                + "recovery s (load + replay) | k records/s | server RSS MB"
+        )
+        for summary in journaled {
+            let figures = summary.journalFigures!
+            var rate = figures.recoveryRecordsPerSecond
+            rate.median /= 1000
+            rate.min /= 1000
+            rate.max /= 1000
+            let row = [
+                (summary.journal ?? "-").padding(toLength: 8, withPad: " ", startingAt: 0),
+                format(figures.stateBytesPerStep), format(figures.recordBytes), format(figures.diskBytesPerThroughputStep),
+                format(figures.syncsPerStep, digits: 4), format(figures.compactions, digits: 0),
+                format(figures.records, digits: 0),
+                format(figures.recoverySeconds, digits: 3) + String(
+                    format: " (%.3f + %.3f)", figures.recoveryLoadSeconds.median, figures.recoveryReplaySeconds.median
+                ),
+                format(rate), format(summary.serverResidentMegabytes, digits: 0),
+            ]
+            print(row.joined(separator: " | "))
+        }
+        for ratio in report.journalRatios ?? [] where ratio.transport == transport {
+            let perRun = zip(ratio.latencyP50VersusFlowdPerRepetition, ratio.throughputVersusFlowdPerRepetition).map {
+                String(format: "%.2fx/%.0f%%", $0, $1 * 100)
+            }
+            print(
+                String(
+                    format: "ratio journal(%@)/raw: latency p50 %.2fx, throughput %.0f%%; /flowd: latency p50 %.2fx, "
+                        + "throughput %.0f%% (per repetition %@)",
+                    ratio.journal, ratio.latencyP50VersusRaw, ratio.throughputVersusRaw * 100, ratio.latencyP50VersusFlowd,
+                    ratio.throughputVersusFlowd * 100, perRun.joined(separator: ", ")
+                )
+            )
         }
     }
 
@@ -460,6 +708,7 @@ struct Orchestrator {
         {
             info["cpu"] = line[line.index(after: colon)...].filter { $0 != "\t" }.trimmingCharacters(in: .whitespaces)
         }
+        if let journal = settings.journal { info["state_fs"] = "\(journal.parent): \(journal.fileSystem)" }
         if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) {
             info["loadavg_at_start"] = load.split(separator: " ").prefix(3).joined(separator: " ")
         }

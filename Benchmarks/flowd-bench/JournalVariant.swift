@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FlowDaemon
+import Foundation
+import Logging
+
+/// How a flowd run journals its state: the fsync policy of its ``JournalConfiguration`` and where the state directory
+/// goes (a fresh directory per run, removed after the run's recovery was timed).
+struct JournalSettings: Codable, Sendable, Hashable {
+    /// The fsync policies to run flowd with (`never`, `interval`, `always`), each a variant of its own.
+    var policies: [String]
+    /// The interval of `interval`, in milliseconds.
+    var intervalMilliseconds: Int
+    /// ``JournalConfiguration/compactBytes`` of the daemon.
+    var compactBytes: Int
+    /// Where the state directories are made.
+    var parent: String
+    /// The file system `parent` is on, for the report.
+    var fileSystem: String
+    /// Whether the state directories stay (their paths are printed) instead of being removed.
+    var keep = false
+}
+
+/// What a journaled run wrote and what reading it back cost.
+struct JournalResult: Codable, Sendable {
+    /// `never`, `interval` or `always`.
+    var policy: String
+    /// Steps the stepper sent in the whole run (warm-up, samples, throughput phase and its end marker).
+    var stepsSent: Int
+    /// The state directory's snapshot and live journal at the end, in bytes (headers and frames included).
+    var snapshotBytes: Int
+    var journalBytes: Int
+    /// Bytes the daemon had the kernel write to storage during the throughput phase (`write_bytes` of
+    /// `/proc/<pid>/io`: the journal's appends and any compaction's snapshot), per step sent in it.
+    var diskBytesPerThroughputStep: Double
+    /// `fdatasync`s of the journal over the daemon's life (`flowd_journal_syncs_total`); -1 when not reported.
+    var syncs: Int
+    /// Reading the state back, as flowd does at start.
+    var recovery: RecoveryResult
+
+    /// Snapshot and journal bytes per step sent.
+    var stateBytesPerStep: Double {
+        stepsSent > 0 ? Double(snapshotBytes + journalBytes) / Double(stepsSent) : 0
+    }
+}
+
+/// What the `recover` child measured: flowd's start-up path on a state directory, timed in two parts.
+struct RecoveryResult: Codable, Sendable {
+    /// `JournalStore.load()` plus splitting the snapshot into records: reading the files and checking every CRC.
+    var loadSeconds: Double
+    /// `DaemonCore.recover(from:)`: decoding every record (``JournalRecordCodec``) and replaying it into the sessions.
+    var replaySeconds: Double
+    var records: Int
+    var sessions: Int
+    /// The generation of the live journal: compactions the daemon did, plus one.
+    var generation: Int
+    /// Bytes of the records themselves (no frame headers).
+    var recordBytes: Int
+
+    var totalSeconds: Double { loadSeconds + replaySeconds }
+    var recordsPerSecond: Double { totalSeconds > 0 ? Double(records) / totalSeconds : 0 }
+}
+
+/// The `recover` child: opens the state directory as flowd does at start (``JournalStore`` load, snapshot records,
+/// ``DaemonCore/recover(from:)`` into a core running ``BenchApplication``) and times it. Nothing is written back:
+/// the store is closed without a commit.
+func runRecovery(stateDirectory: String) throws {
+    let logger = Logger(label: "flowd-bench.recover", factory: { _ in SwiftLogNoOpLogHandler() })
+    let started = monotonicNanoseconds()
+    let store = try JournalStore(
+        configuration: JournalConfiguration(directory: stateDirectory, fsync: .never), logger: logger
+    )
+    defer { store.close() }
+    let contents = try store.load()
+    var records = try contents.snapshot.map(snapshotRecords(in:)) ?? []
+    records += contents.records
+    let loaded = monotonicNanoseconds()
+    var core = DaemonCore(
+        application: BenchApplication(), daemonID: "bench-recovery", logger: logger, now: 0, journaling: true
+    )
+    let report = try core.recover(from: records)
+    let replayed = monotonicNanoseconds()
+    let result = RecoveryResult(
+        loadSeconds: Double(loaded - started) / 1e9, replaySeconds: Double(replayed - loaded) / 1e9,
+        records: report.records, sessions: report.sessions, generation: Int(store.generation),
+        recordBytes: records.reduce(0) { $0 + $1.count }
+    )
+    emit("RESULT " + (try encodeJSON(result)))
+}
+
+/// The records of a snapshot's payload: each a little-endian `UInt32` length and its bytes (the format of
+/// FlowDaemon's internal `JournalSnapshot`, read here the same way).
+func snapshotRecords(in payload: [UInt8]) throws -> [[UInt8]] {
+    var records: [[UInt8]] = []
+    var offset = 0
+    while offset < payload.count {
+        guard payload.count - offset >= 4 else { throw BenchError("snapshot payload ends inside a length") }
+        let length =
+            Int(payload[offset]) | Int(payload[offset + 1]) << 8 | Int(payload[offset + 2]) << 16
+            | Int(payload[offset + 3]) << 24
+        offset += 4
+        guard payload.count - offset >= length else { throw BenchError("snapshot payload ends inside a record") }
+        records.append(Array(payload[offset..<offset + length]))
+        offset += length
+    }
+    return records
+}
+
+/// A field of `/proc/<pid>/io` (`write_bytes`, …), 0 when unreadable.
+func procIO(pid: Int32, field: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+        return Int(line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces)) ?? 0
+    }
+    return 0
+}
+
+/// `VmRSS` of a process in bytes, 0 when unreadable.
+func residentBytes(pid: Int32) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let kilobytes = line.dropFirst(6).filter { $0.isNumber }
+        return (Int(String(kilobytes)) ?? 0) * 1024
+    }
+    return 0
+}
+
+/// The size of a file, 0 when missing.
+func fileSize(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : 0
+}
+
+/// The type of the file system `path` is on (`ext4`, `overlay`, `tmpfs`, …) and its source, from the mount whose
+/// mount point is the longest prefix of `path` in `/proc/self/mounts`.
+func fileSystemName(_ path: String) -> String {
+    guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "unknown" }
+    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    var best: (point: String, text: String)?
+    for line in mounts.split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count >= 3 else { continue }
+        let point = String(fields[1])
+        let inside = point == "/" || resolved == point || resolved.hasPrefix(point + "/")
+        if inside, point.count >= (best?.point.count ?? -1) {
+            best = (point, "\(fields[2]) (\(fields[0]) on \(point))")
+        }
+    }
+    return best?.text ?? "unknown"
+}
+
+/// A fresh state directory under `parent` (made by `mkdtemp`, mode 0700).
+func makeStateDirectory(parent: String) throws -> String {
+    var template = Array((parent + "/flowd-bench-state-XXXXXX").utf8CString)
+    guard let pointer = mkdtemp(&template) else { throw BenchError("mkdtemp under \(parent) failed") }
+    return String(cString: pointer)
+}
