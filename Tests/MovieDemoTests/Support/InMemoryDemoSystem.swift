@@ -17,11 +17,19 @@ import Testing
 /// as a presenter does with what arrives together. Time does not pass for the daemon; the login service's clock is
 /// ``loginNow``, moved by ``advanceLoginClock(by:)``.
 ///
+/// With `journaling`, the core journals its state: ``restartDaemon()`` kills it and starts a new one from the journal
+/// (the peers keep their own state and reconnect with ``reconnectAfterRestart(presenterRestarted:)``), and every input
+/// the core handled is kept (``handledInputs``) with the journal's length after it (``historyCounts``), so that a test
+/// can rebuild the core as it was after any input.
+///
 /// Not `Sendable`: use it from one test.
 final class InMemoryDemoSystem {
     static let loginPeer = PeerAddress([1])
     static let moviePeer = PeerAddress([2])
     static let presenterPeer = PeerAddress([3])
+    static let operatorPeer = PeerAddress([4])
+    /// `WELCOME.daemon` of the first core; a core recovered from its journal keeps it.
+    static let daemonID = "in-memory"
     static let session = "default"
 
     private(set) var core: DaemonCore
@@ -46,6 +54,25 @@ final class InMemoryDemoSystem {
     private(set) var stepOutcomes: [String] = []
     /// Commands the presenter could not carry out.
     private(set) var rejectedCommands: [PresentationUpdate.Rejection] = []
+    /// The `OK` replies to `STEP`s sent again that the daemon recognised (`duplicate`): `accepted` or the reason.
+    private(set) var duplicateStepOutcomes: [String] = []
+    /// `WELCOME.daemon` of every `WELCOME` a fake peer received, in order.
+    private(set) var welcomedBy: [String] = []
+    /// How many `ATTACH`es the stepper services received.
+    private(set) var attachesReceived = 0
+    /// Whether the core journals its changes (see ``restartDaemon()``).
+    let journaling: Bool
+    /// Every input the core handled, in order (kept when journaling).
+    private(set) var handledInputs: [DaemonInput] = []
+    /// How many journal records the state had after the core started (`[0]`) and after each of ``handledInputs``
+    /// (kept when journaling).
+    private(set) var historyCounts: [Int] = []
+    /// The last `STEP` each stepper service sent, to send it again (``resendLastStep(from:)``).
+    private var lastSteps: [PeerAddress: StepMessage] = [:]
+    /// The peers connected (said `HELLO` and not `BYE`) to the daemon running now.
+    private var connected: Set<PeerAddress> = []
+    private var operatorConnected: Bool { connected.contains(Self.operatorPeer) }
+    private var connectedBeforeRestart: Set<PeerAddress> = []
     private var results: [UInt64: JSONValue] = [:]
     private var lastReq: UInt64 = 0
     private var inbox: [DaemonInput] = []
@@ -53,14 +80,23 @@ final class InMemoryDemoSystem {
     private var subscriptions: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)] = [:]
 
     /// A daemon with the default session (the flows start at once), no peer connected yet.
-    init(tokenLifetime: Duration = .seconds(3600)) {
+    ///
+    /// - Parameter journaling: whether the core journals its state (``restartDaemon()``, ``handledInputs``).
+    init(tokenLifetime: Duration = .seconds(3600), journaling: Bool = false) {
         login = LoginStepperLogic(service: LoginService(tokenLifetime: tokenLifetime))
-        core = DaemonCore(
-            application: MovieDemoApplication(), daemonID: "in-memory",
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), now: 0
-        )
+        self.journaling = journaling
+        core = Self.makeCore(daemonID: Self.daemonID, journaling: journaling)
         perform(core.start(now: 0))
+        if journaling { historyCounts.append(core.journalHistory.count) }
         settle()
+    }
+
+    /// A core running the demo, as `flowd` makes it (no access policy, the default configuration).
+    static func makeCore(daemonID: String, journaling: Bool) -> DaemonCore {
+        DaemonCore(
+            application: MovieDemoApplication(), daemonID: daemonID,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), now: 0, journaling: journaling
+        )
     }
 
     deinit {
@@ -71,18 +107,21 @@ final class InMemoryDemoSystem {
 
     /// The login service connects.
     func connectLoginService() {
+        connected.insert(Self.loginPeer)
         send(.hello(hello(.stepper, "login-service", serves: LoginStepperLogic.kinds)), from: Self.loginPeer)
         settle()
     }
 
     /// The movie service connects.
     func connectMovieService() {
+        connected.insert(Self.moviePeer)
         send(.hello(hello(.stepper, "movie-service", serves: MovieStepperLogic.kinds)), from: Self.moviePeer)
         settle()
     }
 
     /// The presenter connects and hosts the session from a snapshot.
     func connectPresenter() {
+        connected.insert(Self.presenterPeer)
         send(.hello(hello(.presenter, "movie-presenter")), from: Self.presenterPeer)
         send(.sync(Sync(req: nextReq(), session: Self.session, lastSeq: 0)), from: Self.presenterPeer)
         settle()
@@ -90,6 +129,7 @@ final class InMemoryDemoSystem {
 
     /// A stepper service leaves (`BYE`).
     func disconnect(_ peer: PeerAddress) {
+        connected.remove(peer)
         send(.bye, from: peer)
         settle()
     }
@@ -129,8 +169,85 @@ final class InMemoryDemoSystem {
         settle()
     }
 
+    /// An operator (`flowctl`) sends a deep link to the session; it connects first if it has not yet.
+    @discardableResult
+    func deepLink(_ step: Step) -> Int? {
+        if !operatorConnected {
+            send(.hello(hello(.operator, "flowctl")), from: Self.operatorPeer)
+            connected.insert(Self.operatorPeer)
+        }
+        let req = nextReq()
+        send(.deepLink(DeepLinkRequest(req: req, session: Self.session, step: step)), from: Self.operatorPeer)
+        settle()
+        return results[req]?["navigations"]?.intValue
+    }
+
     /// The flow tree now, as text.
     var tree: String { core.tree(of: Self.session)?.description ?? "" }
+
+    // MARK: - Restart
+
+    /// The daemon is killed and started again from its journal, as `flowd` with a state directory after a SIGKILL:
+    /// a new core (its own run ID) recovers the state and starts; what was on its way to the old one (queued
+    /// messages, steps of its own steppers not handled yet) is lost with it, and no peer is connected. The fake peers
+    /// keep what they hold: call ``reconnectAfterRestart(presenterRestarted:)``.
+    func restartDaemon() throws {
+        guard journaling else {
+            Issue.record("restartDaemon() needs a journaling system")
+            return
+        }
+        for (_, entry) in subscriptions { entry.relay.cancel(entry.subscription) }
+        subscriptions = [:]
+        inbox = []
+        while localSteps.popFirst() != nil {}
+        var restarted = Self.makeCore(daemonID: "in-memory-restarted", journaling: true)
+        _ = try restarted.recover(from: core.journalHistory)
+        core = restarted
+        connectedBeforeRestart = connected
+        connected = []
+        perform(core.start(now: 0))
+        settle()
+    }
+
+    /// Every peer that was connected connects to the restarted daemon: the services say `HELLO` again (and get their
+    /// attachments again), the presenter says `HELLO` and `SYNC`s with the last `seq` it applied, then reports what
+    /// it shows (after a replay; a snapshot brings its own reports), as ``FlowClient``'s presenter does. The operator
+    /// says `HELLO` again with its next deep link.
+    ///
+    /// - Parameter presenterRestarted: the presenter restarted too: it lost its UI and syncs from `seq` 0 (a snapshot).
+    func reconnectAfterRestart(presenterRestarted: Bool = false) {
+        let wasConnected = connectedBeforeRestart
+        if wasConnected.contains(Self.loginPeer) { connectLoginService() }
+        if wasConnected.contains(Self.moviePeer) { connectMovieService() }
+        guard wasConnected.contains(Self.presenterPeer) else { return }
+        connected.insert(Self.presenterPeer)
+        if presenterRestarted {
+            presentation = PresentationModel()
+            lastSeq = 0
+        }
+        send(.hello(hello(.presenter, "movie-presenter")), from: Self.presenterPeer)
+        let req = nextReq()
+        send(.sync(Sync(req: req, session: Self.session, lastSeq: lastSeq)), from: Self.presenterPeer)
+        settle()
+        if results[req]?["mode"]?.stringValue == "replay" {
+            let shown = presentation.visiblePresentables.map { PresentableReport(presentable: $0.rawValue, state: .visible) }
+            if !shown.isEmpty {
+                send(.report(Report(req: nextReq(), session: Self.session, reports: shown)), from: Self.presenterPeer)
+                settle()
+            }
+        }
+    }
+
+    /// A stepper service sends its last `STEP` again, with the same `req` (its reply was lost); returns the `OK`'s
+    /// result, if any.
+    @discardableResult
+    func resendLastStep(from peer: PeerAddress) -> JSONValue? {
+        guard let message = lastSteps[peer] else { return nil }
+        results[message.req] = nil
+        send(.step(message), from: peer)
+        settle()
+        return results[message.req]
+    }
 
     // MARK: - Driving
 
@@ -159,6 +276,7 @@ final class InMemoryDemoSystem {
             req: nextReq(), session: emission.attachment.session, attachment: emission.attachment.attachment,
             step: emission.step
         )
+        lastSteps[peer] = message
         send(.step(message), from: peer)
     }
 
@@ -166,13 +284,22 @@ final class InMemoryDemoSystem {
     func settle() {
         while true {
             if let (session, attachment, step) = localSteps.popFirst() {
-                perform(core.handle(.localStep(session: session, attachment: attachment, step: step), now: 0))
+                handle(.localStep(session: session, attachment: attachment, step: step))
             } else if !inbox.isEmpty {
-                perform(core.handle(inbox.removeFirst(), now: 0))
+                handle(inbox.removeFirst())
             } else {
                 return
             }
         }
+    }
+
+    private func handle(_ input: DaemonInput) {
+        let outputs = core.handle(input, now: 0)
+        if journaling {
+            handledInputs.append(input)
+            historyCounts.append(core.journalHistory.count)
+        }
+        perform(outputs)
     }
 
     private func perform(_ outputs: [DaemonOutput]) {
@@ -236,8 +363,15 @@ final class InMemoryDemoSystem {
         case .ok(let reply):
             results[reply.req] = reply.result
             if case .bool(let accepted)? = reply.result["accepted"] {
-                stepOutcomes.append(accepted ? "accepted" : reply.result["reason"]?.stringValue ?? "dropped")
+                let outcome = accepted ? "accepted" : reply.result["reason"]?.stringValue ?? "dropped"
+                if reply.result["duplicate"] == true {
+                    duplicateStepOutcomes.append(outcome)
+                } else {
+                    stepOutcomes.append(outcome)
+                }
             }
+        case .welcome(let welcome):
+            welcomedBy.append(welcome.daemon)
         case .error(let reply):
             errors.append(reply)
         case .snapshot(let snapshot):
@@ -250,6 +384,7 @@ final class InMemoryDemoSystem {
                 send(.report(Report(req: nextReq(), session: snapshot.session, reports: reports)), from: peer)
             }
         case .attach(let attach):
+            attachesReceived += 1
             let attachment = ServiceAttachment(
                 key: AttachmentKey(session: attach.session, attachment: attach.attachment), kind: attach.kind,
                 presentable: attach.presentable, context: attach.context
