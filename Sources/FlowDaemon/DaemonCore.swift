@@ -105,8 +105,9 @@ public struct DaemonCore {
 
     /// Every record the state still needs, in order: what a snapshot holds (the journal after it starts empty).
     ///
-    /// Compaction is in what is never kept: inputs that changed nothing (a step dropped before any flow saw it) are
-    /// not journaled. Flows are application objects, so a session is rebuilt by replaying its inputs.
+    /// Compaction is in what is never kept: inputs that changed nothing (an in-daemon stepper's step or a deep link
+    /// dropped before any flow saw it) are not journaled. Flows are application objects, so a session is rebuilt by
+    /// replaying its inputs.
     public var journalHistory: [[UInt8]] { history }
 
     /// Rebuilds the state from journal records (a snapshot's, then the journal's), before ``start(now:)``.
@@ -187,7 +188,9 @@ public struct DaemonCore {
                 stepResults.remember(Self.verdict(actions, attachment: attachment), for: origin)
             }
             if case .adaptCompleted(let request, _) = input { session.pendingAdapts[request] = nil }
-            if !Self.changedNothing(input, actions) { self.record(record) }
+            // A stepper process's STEP is journaled even when it changed nothing: its verdict answers it if it is
+            // sent again after a restart, as the running daemon would.
+            if origin != nil || !Self.changedNothing(input, actions) { self.record(record) }
             apply(actions, in: session)
             return actions
         case .report(let entry):
@@ -204,7 +207,7 @@ public struct DaemonCore {
     }
 
     /// Whether the tree handled `input` without changing: a step dropped before any flow saw it (so no flow's
-    /// `adapt` ran). Such inputs are not journaled.
+    /// `adapt` ran). Such inputs are not journaled, unless a STEP's verdict must be remembered.
     private static func changedNothing(_ input: CoordinatorInput, _ actions: [CoordinatorAction]) -> Bool {
         guard actions.count == 1, case .stepDropped(let drop) = actions[0] else { return false }
         switch input {

@@ -3,16 +3,15 @@ import FlowDaemon
 import FlowWire
 import Testing
 
-/// Where a daemon restarted from its journal does not do what the daemon it replaces would have done (found by the
-/// recovery property tests: DemoRecoveryTests, RecoveryFuzzTests). Each test is the smallest journey that shows it,
-/// marked as a known issue until the daemon is fixed: then `withKnownIssue` fails, and the marking goes.
+/// Where a daemon restarted from its journal did not do what the daemon it replaces would have done (found by the
+/// recovery property tests: DemoRecoveryTests, RecoveryFuzzTests), each as the smallest journey that showed it.
 struct RecoveryDivergenceTests {
     let tui = Peers.tui
     let movies = Peers.movies
 
-    /// A STEP dropped before any flow saw it (`notVisible`) is not journaled, but its verdict is remembered for
+    /// A STEP dropped before any flow saw it (`notVisible`) changed nothing, but its verdict is remembered for
     /// de-duplication (`StepResultWindows`): the running daemon answers the STEP sent again with that first verdict,
-    /// a restarted one has forgotten it and applies the step.
+    /// and so must a restarted one (it was once not journaled, and the restarted daemon applied the step).
     @Test("A STEP dropped before the restart and sent again after it gets its first verdict, as without a restart")
     func droppedStepSentAgainAfterARestart() throws {
         var live = DaemonHarness(journaling: true)
@@ -35,9 +34,7 @@ struct RecoveryDivergenceTests {
         restarted.presenter(tui, name: "tui", lastSeq: seq)
         restarted.report(tui, [("app", .visible), ("home", .visible)])
         let restartedAgain = restarted.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
-        withKnownIssue("flowd does not journal a STEP dropped before any flow saw it, so its verdict is lost on restart") {
-            #expect(restartedAgain.to(movies) == [ok(10, firstVerdict)])
-            #expect(restarted.core.seq(of: "default") == seq, "the step is not applied after all")
-        }
+        #expect(restartedAgain.to(movies) == [ok(10, firstVerdict)])
+        #expect(restarted.core.seq(of: "default") == seq, "the step is not applied after all")
     }
 }

@@ -133,14 +133,16 @@ struct RecoveryTests {
         #expect(harness.core.seq(of: "default") == seq)
     }
 
-    @Test("Steps dropped before any flow saw them are not journaled")
-    func dropsAreNotJournaled() {
+    @Test("A STEP dropped before any flow saw it is journaled for its verdict; a refused one is not")
+    func droppedStepsAreJournaledRefusedOnesAreNot() {
         var harness = DaemonHarness(journaling: true)
         harness.presenter(tui, name: "tui")
         harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         let before = harness.core.journalHistory.count
         harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)  // home not visible yet
-        #expect(harness.core.journalHistory.count == before)
+        #expect(harness.core.journalHistory.count == before + 1)
+        harness.step(movies, Step("openDetail", payload: 7), attachment: 99, req: 11)  // unknownAttachment
+        #expect(harness.core.journalHistory.count == before + 1)
     }
 
     @Test("A record that cannot be read stops the recovery with a clear error")
