@@ -22,6 +22,11 @@ struct FaultRunReport: Sendable, CustomStringConvertible {
     var stepsDeduplicated = 0
     /// Navigations the watch printed more often than in the reference run, and commands a presenter applied twice.
     var duplicates: [String] = []
+    /// `did navigate` lines the watch printed, and how many the reference run's watch printed (it may miss some
+    /// around a crash, and an operation issued again after its effect was lost navigates again).
+    var watchedNavigations = (seen: 0, reference: 0)
+    /// For each flowd restart: from the SIGKILL to the new flowd's `flowd ready` (recovery included).
+    var flowdRestarts: [Duration] = []
     /// After each restart: from the process ready again to the presenter and the daemon at the same state.
     var convergence: [Duration] = []
     var elapsed: Duration = .zero
@@ -30,9 +35,9 @@ struct FaultRunReport: Sendable, CustomStringConvertible {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
-    /// The median and the largest time to converge, in milliseconds.
-    var convergenceMilliseconds: (p50: Int, max: Int) {
-        let sorted = convergence.map(Self.milliseconds).sorted()
+    /// The median and the largest of `durations`, in milliseconds.
+    private static func medianAndMax(_ durations: [Duration]) -> (p50: Int, max: Int) {
+        let sorted = durations.map(milliseconds).sorted()
         guard !sorted.isEmpty else { return (0, 0) }
         return (sorted[(sorted.count - 1) / 2], sorted[sorted.count - 1])
     }
@@ -40,13 +45,16 @@ struct FaultRunReport: Sendable, CustomStringConvertible {
     /// One line for docs/RELIABILITY.md.
     var description: String {
         let restartCounts = Fault.allCases.compactMap { fault in restarts[fault].map { "\(fault)=\($0)" } }
-        let (p50, max) = convergenceMilliseconds
+        let (p50, max) = Self.medianAndMax(convergence)
+        let restart = Self.medianAndMax(flowdRestarts)
         let faults = plan.faults.map(\.rawValue).joined(separator: "+")
         return "fault-injection [\(faults)] seed=\(FaultSeed.hex(plan.seed)) operations=\(operations)"
             + " restarts=\(restarts.values.reduce(0, +)) (\(restartCounts.joined(separator: " ")))"
             + " steps-acknowledged=\(acknowledgedSteps) deep-links-acknowledged=\(acknowledgedOperations)"
             + " reissued=\(reissued) losses=\(losses.count) duplicates=\(duplicates.count)"
             + " delivered-then-lost=\(deliveredThenLost.count) steps-deduplicated=\(stepsDeduplicated)"
+            + " watch-navigations=\(watchedNavigations.seen)/\(watchedNavigations.reference)"
+            + (flowdRestarts.isEmpty ? "" : " flowd-restart-ms p50=\(restart.p50) max=\(restart.max)")
             + " converge-ms p50=\(p50) max=\(max) elapsed-s=\(Self.milliseconds(elapsed) / 1000)"
     }
 }
@@ -298,7 +306,10 @@ final class FaultyJourney {
         faultsInjected += 1
         report.restarts[fault, default: 0] += 1
         switch fault {
-        case .flowd: try await system.killAndRestartFlowd()
+        case .flowd:
+            let killed = ContinuousClock.now
+            try await system.killAndRestartFlowd()
+            report.flowdRestarts.append(ContinuousClock.now - killed)
         case .presenter: try await system.killAndRestartPresenter()
         case .movieService: try await system.killAndRestartMovieService()
         }
@@ -338,6 +349,7 @@ final class FaultyJourney {
         for line in reference.navigations { expected[line, default: 0] += 1 }
         var seen: [String: Int] = [:]
         for line in system.watch.lines where line.hasPrefix("did navigate ") { seen[line, default: 0] += 1 }
+        report.watchedNavigations = (seen.values.reduce(0, +), reference.navigations.count)
         for (line, count) in seen.sorted(by: { $0.key < $1.key }) where count > expected[line, default: 0] {
             report.duplicates.append(
                 "the watch printed '\(line)' \(count) times, the reference run \(expected[line, default: 0])"
