@@ -30,6 +30,18 @@ struct StepResultWindows: Sendable {
         var order: [UInt64] = []
         var head = 0
         var lastUse: UInt64 = 0
+
+        mutating func remember(_ verdict: StepVerdict, for req: UInt64, at clock: UInt64) {
+            lastUse = clock
+            if verdicts.updateValue(verdict, forKey: req) == nil { order.append(req) }
+            guard order.count - head > StepResultWindows.windowSize else { return }
+            verdicts[order[head]] = nil
+            head += 1
+            if head >= StepResultWindows.windowSize {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     private var windows: [String: Window] = [:]
@@ -48,17 +60,8 @@ struct StepResultWindows: Sendable {
         {
             windows[stalest] = nil
         }
-        var window = windows[origin.instance] ?? Window()
-        window.lastUse = clock
-        if window.verdicts.updateValue(verdict, forKey: origin.req) == nil { window.order.append(origin.req) }
-        if window.order.count - window.head > Self.windowSize {
-            window.verdicts[window.order[window.head]] = nil
-            window.head += 1
-            if window.head >= Self.windowSize {
-                window.order.removeFirst(window.head)
-                window.head = 0
-            }
-        }
-        windows[origin.instance] = window
+        // Mutated in place (`default:`), not copied out and back: a copy would duplicate the window's dictionary on
+        // every STEP (it was 40 % of the daemon's time, docs/PERFORMANCE.md).
+        windows[origin.instance, default: Window()].remember(verdict, for: origin.req, at: clock)
     }
 }

@@ -8,19 +8,22 @@ import FlowCore
 // reference.
 
 /// Something the fast paths leave to `Codable`.
-struct FastPathUnsupported: Error {}
+package struct FastPathUnsupported: Error {
+    package init() {}
+}
 
-/// Writes JSON bodies byte for byte as the codec's `JSONEncoder` does.
-struct FastJSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// Writes JSON bodies byte for byte as the codec's `JSONEncoder` does (with `.sortedKeys` and
+/// `.withoutEscapingSlashes`). `package`: the daemon's journal writes its hot records with it too.
+package struct FastJSONWriter {
+    package private(set) var bytes: [UInt8] = []
 
-    init() { bytes.reserveCapacity(256) }
+    package init() { bytes.reserveCapacity(256) }
 
-    mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         bytes.append(0x22)
         var text = text
         text.withUTF8 { utf8 in
@@ -49,7 +52,7 @@ struct FastJSONWriter {
         bytes.append(0x22)
     }
 
-    mutating func int(_ value: Int) {
+    package mutating func int(_ value: Int) {
         if value < 0 {
             bytes.append(0x2D)
             // -(Int.min) does not fit in an Int; its magnitude does in a UInt64.
@@ -59,7 +62,7 @@ struct FastJSONWriter {
         }
     }
 
-    mutating func unsigned(_ value: UInt64) {
+    package mutating func unsigned(_ value: UInt64) {
         if value < 10 {
             bytes.append(0x30 + UInt8(value))
             return
@@ -83,7 +86,7 @@ struct FastJSONWriter {
     }
 
     /// A JSON value; doubles are left to `JSONEncoder`, whose number formatting is its own.
-    mutating func value(_ value: StepPayload) throws(FastPathUnsupported) {
+    package mutating func value(_ value: StepPayload) throws(FastPathUnsupported) {
         switch value {
         case .null: raw("null")
         case .bool(let flag): flag ? raw("true") : raw("false")
@@ -111,7 +114,7 @@ struct FastJSONWriter {
         }
     }
 
-    mutating func step(_ step: Step) throws(FastPathUnsupported) {
+    package mutating func step(_ step: Step) throws(FastPathUnsupported) {
         raw("{\"name\":")
         string(step.name)
         raw(",\"payload\":")
