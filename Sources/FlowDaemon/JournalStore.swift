@@ -228,8 +228,12 @@ public final class JournalStore {
     /// The live journal's generation (1 until the first snapshot).
     public private(set) var generation: UInt64 = 1
 
-    /// Whether the live journal has grown past ``JournalConfiguration/compactBytes``.
-    public var needsCompaction: Bool { journalBytes > configuration.compactBytes }
+    /// Whether the live journal has grown past ``JournalConfiguration/compactBytes`` and past the last snapshot.
+    ///
+    /// The second condition makes snapshots at least double in size from one to the next while they keep most of
+    /// what they replace (a tree is rebuilt by replay: docs/RELIABILITY.md), so each record is rewritten a bounded
+    /// number of times and the bytes written stay linear in the records, not quadratic.
+    public var needsCompaction: Bool { journalBytes > max(configuration.compactBytes, snapshotBytes) }
 
     /// When ``syncIfDue(now:)`` should run next (in the clock of `now`), `nil` when nothing written is unsynced or
     /// the policy is not `.interval`.
