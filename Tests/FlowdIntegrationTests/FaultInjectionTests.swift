@@ -44,6 +44,8 @@ extension FlowdIntegrationTests {
                 print(report)
                 if ProcessInfo.processInfo.environment["FLOWD_FAULT_TRAIL"] != nil {
                     print(journey.trail.map { "  \($0)" }.joined(separator: "\n"))
+                    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+                    print("  open file descriptors of the test process: \(descriptors)")
                 }
                 #expect(report.losses.isEmpty, "\(report.losses) — \(plan)")
                 #expect(report.duplicates.isEmpty, "\(report.duplicates) — \(plan)")

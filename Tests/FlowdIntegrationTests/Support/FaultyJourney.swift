@@ -29,6 +29,9 @@ struct FaultRunReport: Sendable, CustomStringConvertible {
     var flowdRestarts: [Duration] = []
     /// After each restart: from the process ready again to the presenter and the daemon at the same state.
     var convergence: [Duration] = []
+    /// How long one look at the system took (two `flowctl` runs and the presenter's screens): the granularity of
+    /// the times to converge.
+    var polls: [Duration] = []
     var elapsed: Duration = .zero
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -55,7 +58,8 @@ struct FaultRunReport: Sendable, CustomStringConvertible {
             + " delivered-then-lost=\(deliveredThenLost.count) steps-deduplicated=\(stepsDeduplicated)"
             + " watch-navigations=\(watchedNavigations.seen)/\(watchedNavigations.reference)"
             + (flowdRestarts.isEmpty ? "" : " flowd-restart-ms p50=\(restart.p50) max=\(restart.max)")
-            + " converge-ms p50=\(p50) max=\(max) elapsed-s=\(Self.milliseconds(elapsed) / 1000)"
+            + " converge-ms p50=\(p50) max=\(max) poll-ms p50=\(Self.medianAndMax(polls).p50)"
+            + " elapsed-s=\(Self.milliseconds(elapsed) / 1000)"
     }
 }
 
@@ -317,10 +321,13 @@ final class FaultyJourney {
         let deadline = ready + .seconds(60)
         var last = JourneyObservation()
         while ContinuousClock.now < deadline {
+            let polled = ContinuousClock.now
             last = await observer.observe()
+            let seen = ContinuousClock.now
+            report.polls.append(seen - polled)
             if let state = last.state, candidates.contains(state), last.presenterCaughtUp, await connected() {
-                report.convergence.append(ContinuousClock.now - ready)
-                trail.append("\(fault) restarted; converged in \(ContinuousClock.now - ready)")
+                report.convergence.append(seen - ready)
+                trail.append("\(fault) restarted; converged in \(seen - ready)")
                 return
             }
             try await Task.sleep(for: .milliseconds(20))

@@ -119,6 +119,7 @@ extension Cluster {
             name: "flowctl-probe", executable: binDirectory.appendingPathComponent("flowctl"), arguments: arguments,
             environment: environment
         )
+        defer { process.closeInput() }
         guard let exit = await process.waitForExit(within: generousDeadline) else {
             await process.kill9()
             throw HarnessError("flowctl \(arguments.joined(separator: " ")) did not end\n\(process.diagnostics)")

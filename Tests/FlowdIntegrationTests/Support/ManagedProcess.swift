@@ -113,6 +113,13 @@ final class ManagedProcess: Sendable {
         try input.write(contentsOf: Data((line + "\n").utf8))
     }
 
+    /// Closes the writing end of the process's standard input. A test that starts hundreds of short processes (the
+    /// fault-injection tests poll with `flowctl`) closes it once each has ended, or the test process runs out of file
+    /// descriptors (Foundation's `Process.run()` crashes with too many open).
+    func closeInput() {
+        try? input.close()
+    }
+
     // MARK: - Output
 
     /// Waits for the first line of standard output from index `from` on that satisfies `predicate`; returns its index.
