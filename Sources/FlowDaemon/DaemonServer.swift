@@ -192,6 +192,15 @@ public final class DaemonServer: Service, Sendable {
         for waiter in waiters { waiter.resume(throwing: failure) }
     }
 
+    /// Takes the inputs other threads queued (none once a stop is requested: the loop's top sees it).
+    private func takeQueuedInputs() -> [DaemonInput] {
+        shared.withLock { shared in
+            if shared.stopRequested { return [] }
+            defer { shared.inputs = [] }
+            return shared.inputs
+        }
+    }
+
     /// Queues an input for the core from any thread and wakes the I/O thread.
     private func enqueue(_ input: DaemonInput) {
         let signal = shared.withLock { shared in
@@ -478,14 +487,14 @@ public final class DaemonServer: Service, Sendable {
         ///
         /// - Throws: ``JournalError`` when the journal cannot be written: the daemon stops rather than answer what it
         ///   could lose (its supervisor restarts it, and it recovers what was committed).
-        mutating func perform(_ outputs: [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
+        mutating func perform(_ batch: [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
+            let outputs = settle(batch, on: &core, now: now)
             let records = core.takeJournal()
             if let journal, !records.isEmpty {
                 for record in records { journal.append(record) }
                 try journal.commit(now: now)
             }
             var unreachable: [PeerAddress] = []
-            var attached: [any Stepper] = []
             // Events go out after the control messages of the same turn: nothing waits for them, and a presenter
             // waits for its COMMAND (docs/PERFORMANCE.md).
             var events: [EventMessage] = []
@@ -516,25 +525,52 @@ public final class DaemonServer: Service, Sendable {
                     }
                 case .publish(let event):
                     events.append(event)
-                case .attachLocal(let session, let attachment):
-                    listen(to: attachment, in: session)
-                    attached.append(attachment.stepper)
-                case .resumeLocal(let session, let attachment):
-                    listen(to: attachment, in: session)
-                case .detachLocal(let session, let id):
-                    if let entry = localSubscriptions[session]?.removeValue(forKey: id) {
-                        entry.relay.cancel(entry.subscription)
-                    }
+                case .attachLocal, .resumeLocal, .detachLocal:
+                    break  // done by `settle`
                 case .runAdapt(let session, let request):
                     server.adaptContinuation.yield((session, request))
                 }
             }
             for event in events { _ = try? publisher.trySend(ZMQMessage(codec.encodeEvent(event))) }
-            // RxFlow subscribes, then calls `readyToEmitSteps()`; what the steppers emit there is queued.
-            for stepper in attached { stepper.readyToEmitSteps() }
             for address in unreachable {
                 try perform(core.handle(.peerUnreachable(address), now: now), on: &core, now: now)
             }
+        }
+
+        /// Listens to the in-daemon steppers the outputs attach (RxFlow: subscribe, then `readyToEmitSteps()`), and
+        /// hands the core what they and other threads queued meanwhile, until nothing more comes: what a stepper
+        /// emits at once (in `readyToEmitSteps()`, or for a USER_ACTION an `ActionHandlingStepper` handles) joins the
+        /// batch, so its journal records are committed with the batch, before the batch's replies go out. A crash
+        /// cannot lose such a step after its action was answered, nor between an attachment and its first steps.
+        private mutating func settle(_ batch: [DaemonOutput], on core: inout DaemonCore, now: UInt64) -> [DaemonOutput] {
+            var outputs = batch
+            var next = 0
+            // Bounded: steppers that keep emitting as they are attached (an application's loop) are served in later
+            // turns too, so the daemon keeps serving everyone else.
+            for _ in 0..<64 {
+                var attached: [any Stepper] = []
+                for output in outputs[next...] {
+                    switch output {
+                    case .attachLocal(let session, let attachment):
+                        listen(to: attachment, in: session)
+                        attached.append(attachment.stepper)
+                    case .resumeLocal(let session, let attachment):
+                        listen(to: attachment, in: session)
+                    case .detachLocal(let session, let id):
+                        if let entry = localSubscriptions[session]?.removeValue(forKey: id) {
+                            entry.relay.cancel(entry.subscription)
+                        }
+                    case .send, .publish, .runAdapt:
+                        break
+                    }
+                }
+                next = outputs.count
+                for stepper in attached { stepper.readyToEmitSteps() }
+                let queued = server.takeQueuedInputs()
+                if queued.isEmpty { return outputs }
+                for input in queued { outputs += core.handle(input, now: now) }
+            }
+            return outputs
         }
 
         private mutating func listen(to attachment: StepperAttachment, in session: String) {
