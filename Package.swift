@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowWire", "FlowCore", swiftLog] + metrics + [serviceLifecycle[0]],
+            dependencies: ["FlowDaemon", "FlowClient", "FlowWire", "FlowCore", swiftLog] + metrics + [serviceLifecycle[0]],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,101 @@
+import FlowClient
+import FlowCore
+import FlowDaemon
+import FlowWire
+import Foundation
+import Logging
+import Testing
+
+/// The real daemon (``DaemonServer`` with a journal) and the real ``StepperClient`` over `ipc://`: a step emitted
+/// while the daemon is down is delivered once when a daemon that recovered the state comes back, the client keeps its
+/// attachment (same daemon ID), and the recovered session has the step exactly once.
+@Suite(.timeLimit(.minutes(2)))
+struct StepAcrossRestartTests {
+    private static let quiet = Logger(label: "StepAcrossRestartTests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// A daemon on `directory`'s endpoints and journal, running until `stop()`.
+    private struct RunningDaemon {
+        let server: DaemonServer
+        let task: Task<Void, any Error>
+
+        init(directory: String, journal: Bool) async throws {
+            var daemon = DaemonConfiguration()
+            daemon.heartbeatMs = 200
+            server = DaemonServer(
+                application: TickerApplication(),
+                configuration: DaemonServer.Configuration(
+                    controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock",
+                    daemon: daemon, journal: journal ? JournalConfiguration(directory: "\(directory)/state") : nil
+                ),
+                logger: StepAcrossRestartTests.quiet
+            )
+            let server = self.server
+            task = Task { try await server.run() }
+            _ = try await server.waitUntilReady()
+        }
+
+        func stop() async throws {
+            server.stop()
+            try await task.value
+        }
+    }
+
+    private func clientConfiguration(_ directory: String) -> FlowClientConfiguration {
+        FlowClientConfiguration(
+            endpoints: FlowdEndpoints(control: "ipc://\(directory)/control.sock", events: "ipc://\(directory)/events.sock"),
+            heartbeatInterval: .milliseconds(100), reconnectDelay: .milliseconds(20),
+            maximumReconnectDelay: .milliseconds(200), logger: Self.quiet
+        )
+    }
+
+    private func seq(_ directory: String) async throws -> UInt64 {
+        let operatorClient = OperatorClient(name: "ops", configuration: clientConfiguration(directory))
+        return try await withThrowingTaskGroup(of: UInt64?.self) { group in
+            group.addTask {
+                try await operatorClient.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            let sessions = try await operatorClient.sessions()
+            return try #require(sessions.first { $0.id == "default" }).seq
+        }
+    }
+
+    private static func tick(_ n: Int) -> Step { Step("tick", payload: ["n": .int(n)]) }
+
+    @Test func aStepEmittedWhileTheDaemonIsDownIsDeliveredOnceWhenItComesBackWithItsState() async throws {
+        let directory = "/tmp/fsr-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        var daemon = try await RunningDaemon(directory: directory, journal: true)
+        let stepper = StepperClient(name: "ticker", serves: ["ticker"], configuration: clientConfiguration(directory))
+        let clientTask = Task { try await stepper.run() }
+        defer { clientTask.cancel() }
+        var events = stepper.events.makeAsyncIterator()
+        guard case .attached(let attachment)? = await events.next() else {
+            Issue.record("no ATTACH for the ticker")
+            return
+        }
+        #expect(try await stepper.emit(Self.tick(1), for: attachment) == .accepted)
+        let before = try await seq(directory)
+
+        // The daemon goes away; the step is emitted meanwhile and waits in the client.
+        try await daemon.stop()
+        let pending = Task { try await stepper.emit(Self.tick(2), for: attachment) }
+        try await Task.sleep(for: .milliseconds(300))
+
+        daemon = try await RunningDaemon(directory: directory, journal: true)
+        #expect(try await pending.value == .accepted)
+        #expect(try await seq(directory) == before + 1, "applied once")
+        #expect(stepper.attachments == [attachment], "the same daemon ID: the attachment stays")
+
+        // And the state with that step survives the next restart too.
+        try await daemon.stop()
+        daemon = try await RunningDaemon(directory: directory, journal: true)
+        #expect(try await seq(directory) == before + 1)
+        #expect(try await stepper.emit(Self.tick(3), for: attachment) == .accepted)
+        #expect(try await seq(directory) == before + 2)
+        try await daemon.stop()
+    }
+}
