@@ -40,11 +40,13 @@ public struct DaemonCore {
     /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
     public let journaling: Bool
     /// Journal records not taken yet, and every record kept (the snapshot's content: ``journalHistory``).
-    private var journal: [[UInt8]] = []
+    private var untaken: [[UInt8]] = []
     private var history: [[UInt8]] = []
     private let recordCodec = JournalRecordCodec()
     /// Whether ``recover(from:)`` is replaying: changes are applied, not journaled; nothing is sent or run.
     private var replaying = false
+    /// How many records ``recover(from:)`` replayed at this start.
+    private var recoveredRecords = 0
     /// The results of recent STEPs by client instance and `req`, to answer a STEP sent again (de-duplication).
     private var stepResults = StepResultWindows()
     private var peers: [PeerAddress: Peer] = [:]
@@ -89,7 +91,7 @@ public struct DaemonCore {
     /// After ``recover(from:)`` it also hands back what the recovered sessions need: the in-daemon steppers to
     /// listen to again (``DaemonOutput/resumeLocal(session:attachment:)``) and the adaptations still pending.
     public mutating func start(now: UInt64) -> [DaemonOutput] {
-        if history.isEmpty { record(.daemon(daemonID)) }
+        if history.isEmpty { journal(.daemon(daemonID)) }
         if sessions[configuration.defaultSession] == nil { _ = createSession(configuration.defaultSession) }
         return takeOutputs()
     }
@@ -99,8 +101,8 @@ public struct DaemonCore {
     /// Takes the journal records made since the last call, in order: the transport writes them (and syncs them, by
     /// its policy) before it sends anything this core output in the meantime.
     public mutating func takeJournal() -> [[UInt8]] {
-        defer { journal = [] }
-        return journal
+        defer { untaken = [] }
+        return untaken
     }
 
     /// Every record the state still needs, in order: what a snapshot holds (the journal after it starts empty).
@@ -150,6 +152,7 @@ public struct DaemonCore {
         counters = DaemonCounters()
         if accessPolicy != nil { counters.authDenied = 0 }
         report.sessions = sessions.count
+        recoveredRecords = report.records
         for session in sortedSessions() {
             for attachment in session.localAttachments.keys.sorted() {
                 outputs.append(.resumeLocal(session: session.id, attachment: session.localAttachments[attachment]!))
@@ -163,10 +166,10 @@ public struct DaemonCore {
         return report
     }
 
-    private mutating func record(_ record: JournalRecord) {
+    private mutating func journal(_ record: JournalRecord) {
         guard journaling, !replaying else { return }
         let bytes = recordCodec.encode(record)
-        journal.append(bytes)
+        untaken.append(bytes)
         history.append(bytes)
     }
 
@@ -175,10 +178,10 @@ public struct DaemonCore {
     private mutating func change(_ record: JournalRecord) -> [CoordinatorAction] {
         switch record.kind {
         case .daemon:
-            self.record(record)
+            journal(record)
             return []
         case .sessionCreated:
-            self.record(record)
+            journal(record)
             createSessionNow(record.session)
             return []
         case .input(let input, let origin):
@@ -190,17 +193,17 @@ public struct DaemonCore {
             if case .adaptCompleted(let request, _) = input { session.pendingAdapts[request] = nil }
             // A stepper process's STEP is journaled even when it changed nothing: its verdict answers it if it is
             // sent again after a restart, as the running daemon would.
-            if origin != nil || !Self.changedNothing(input, actions) { self.record(record) }
+            if origin != nil || !Self.changedNothing(input, actions) { journal(record) }
             apply(actions, in: session)
             return actions
         case .report(let entry):
             guard let session = sessions[record.session] else { return [] }
-            self.record(record)
+            journal(record)
             applyReport(entry, in: session)
             return []
         case .snapshotAdopted:
             guard let session = sessions[record.session] else { return [] }
-            self.record(record)
+            journal(record)
             for id in session.takeUnreportedDismissals() { run(session, .dismissed(id)) }
             return []
         }
@@ -713,7 +716,9 @@ public struct DaemonCore {
             "sessions": .int(sessions.count),
             "peers": .object(Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
             "counters": counters.json,
-        ])
+        ].merging(
+            journaling ? ["journal": ["records": .int(history.count), "recovered_records": .int(recoveredRecords)]] : [:]
+        ) { first, _ in first })
     }
 
     // MARK: - Sessions

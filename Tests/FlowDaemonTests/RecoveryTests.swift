@@ -187,6 +187,21 @@ struct RecoveryTests {
         #expect(later.core.seq(of: "default") == seq + 1)
     }
 
+    @Test("HEALTH tells the journal's records and how many the start recovered")
+    func healthShowsTheJournal() throws {
+        var harness = DaemonHarness(journaling: true)
+        harness.presenter(tui, name: "tui")
+        let records = harness.core.journalHistory.count
+        var restarted = try harness.restarted()
+        restarted.hello(ops, .operator, name: "ops")
+        let health = restarted.receive(.health(PlainRequest(req: 9)), from: ops)
+        guard case .ok(let reply)? = health.to(ops).first, case .object(let fields) = reply.result else {
+            Issue.record("no OK to HEALTH: \(health.sent)")
+            return
+        }
+        #expect(fields["journal"] == ["records": .int(records), "recovered_records": .int(records)])
+    }
+
     @Test("Without journaling nothing is recorded")
     func noJournalWithoutJournaling() {
         var harness = DaemonHarness()
