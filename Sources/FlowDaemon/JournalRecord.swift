@@ -151,6 +151,77 @@ extension JournalRecord: Codable {
     }
 }
 
+extension JournalRecord {
+    /// The record a JSON value read by the fast path holds, or `nil` to leave it to `Codable` (which is the
+    /// reference, and says what is wrong).
+    init?(_ value: JSONValue) {
+        guard case .object(let fields) = value, let kind = fields["kind"]?.stringValue else { return nil }
+        if kind == "daemon" {
+            guard let id = fields["daemon"]?.stringValue else { return nil }
+            self = .daemon(id)
+            return
+        }
+        guard let session = fields["session"]?.stringValue else { return nil }
+        switch kind {
+        case "session":
+            self.init(session: session, kind: .sessionCreated)
+        case "adopted":
+            self.init(session: session, kind: .snapshotAdopted)
+        case "report":
+            guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,
+                let state = report["state"]?.stringValue.flatMap(PresentableState.init(rawValue:))
+            else { return nil }
+            self.init(session: session, kind: .report(PresentableReport(presentable: presentable, state: state)))
+        case "input":
+            guard let input = Self.input(fields) else { return nil }
+            var origin: StepOrigin?
+            if let instance = fields["instance"] {
+                guard let instance = instance.stringValue, let req = fields["req"]?.intValue, req >= 0 else {
+                    return nil
+                }
+                origin = StepOrigin(instance: instance, req: UInt64(req))
+            }
+            self.init(session: session, kind: .input(input, origin: origin))
+        default:
+            return nil
+        }
+    }
+
+    private static func input(_ fields: [String: JSONValue]) -> CoordinatorInput? {
+        func step(_ value: JSONValue?) -> Step? {
+            guard case .object(let step)? = value, let name = step["name"]?.stringValue else { return nil }
+            return Step(name, payload: step["payload"] ?? .null)
+        }
+        switch fields["input"]?.stringValue {
+        case "step":
+            guard let attachment = fields["attachment"]?.intValue, let step = step(fields["step"]) else { return nil }
+            return .stepperEmitted(AttachmentID(attachment), step)
+        case "visible", "hidden":
+            guard let id = fields["presentable"]?.stringValue else { return nil }
+            return .visibilityChanged(PresentableID(id), visible: fields["input"]?.stringValue == "visible")
+        case "dismissed":
+            guard let id = fields["presentable"]?.stringValue else { return nil }
+            return .dismissed(PresentableID(id))
+        case "lost":
+            guard case .array(let ids)? = fields["presentables"] else { return nil }
+            let names = ids.compactMap(\.stringValue)
+            guard names.count == ids.count else { return nil }
+            return .presentablesLost(names.map { PresentableID($0) })
+        case "adapted":
+            guard let request = fields["request"]?.intValue else { return nil }
+            if let value = fields["step"], value != .null {
+                guard let adapted = step(value) else { return nil }
+                return .adaptCompleted(AdaptRequestID(request), adapted)
+            }
+            return .adaptCompleted(AdaptRequestID(request), nil)
+        case "deep_link":
+            return step(fields["step"]).map { .deepLink($0) }
+        default:
+            return nil
+        }
+    }
+}
+
 /// Turns records into the journal's bytes and back.
 ///
 /// Not `Sendable`: it reuses one encoder and decoder; it lives on the daemon's I/O thread with the core.
@@ -213,6 +284,12 @@ struct JournalRecordCodec {
     func codableEncode(_ record: JournalRecord) throws -> [UInt8] { Array(try encoder.encode(record)) }
 
     func decode(_ bytes: [UInt8]) throws -> JournalRecord {
+        if let value = FastJSONReader.value(bytes), let record = JournalRecord(value) { return record }
+        return try decoder.decode(JournalRecord.self, from: Data(bytes))
+    }
+
+    /// The `Codable` way, for tests that hold the fast path to it.
+    func codableDecode(_ bytes: [UInt8]) throws -> JournalRecord {
         try decoder.decode(JournalRecord.self, from: Data(bytes))
     }
 }

@@ -282,11 +282,22 @@ extension UInt64 {
 /// Reads the JSON bodies of the messages a step's round trip brings in (`STEP`, `ACK`, `HEARTBEAT`), accepting only
 /// what it is sure `JSONDecoder` reads the same way; anything else (an escape in a string, a number that is not a
 /// plain integer, a duplicate key, any error) is left to `JSONDecoder`, which also words the errors.
-struct FastJSONReader {
+package struct FastJSONReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// A whole JSON text as a value (duplicate keys, doubles, escapes and nesting past 64 are not covered), or `nil`
+    /// to use `JSONDecoder`. `package`: the daemon reads its journal's records with it.
+    package static func value(_ text: [UInt8]) -> StepPayload? {
+        text.withUnsafeBufferPointer { buffer in
+            var reader = FastJSONReader(buffer)
+            guard let value = try? reader.value(depth: 0) else { return nil }
+            reader.skipWhitespace()
+            return reader.index == buffer.count ? value : nil
+        }
+    }
 
     /// The message `body` holds for `type`, or `nil` to use `JSONDecoder`.
     static func message(_ type: MessageType, body: [UInt8]) -> WireMessage? {
