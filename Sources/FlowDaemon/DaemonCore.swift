@@ -41,7 +41,10 @@ public struct DaemonCore {
     public let journaling: Bool
     /// Journal records not taken yet, and every record kept (the snapshot's content: ``journalHistory``).
     private var untaken: [[UInt8]] = []
-    private var history: [[UInt8]] = []
+    /// Every record kept, as a snapshot's payload (``JournalSnapshot``): one contiguous buffer, about the records'
+    /// own size in memory (an array per record cost twice that).
+    private var history: [UInt8] = []
+    private var historyCount = 0
     private let recordCodec = JournalRecordCodec()
     /// Whether ``recover(from:)`` is replaying: changes are applied, not journaled; nothing is sent or run.
     private var replaying = false
@@ -110,7 +113,13 @@ public struct DaemonCore {
     /// Compaction is in what is never kept: inputs that changed nothing (an in-daemon stepper's step or a deep link
     /// dropped before any flow saw it) are not journaled. Flows are application objects, so a session is rebuilt by
     /// replaying its inputs.
-    public var journalHistory: [[UInt8]] { history }
+    public var journalHistory: [[UInt8]] { (try? JournalSnapshot.records(in: history)) ?? [] }
+
+    /// ``journalHistory`` as a snapshot's payload, ready to write.
+    public var journalSnapshotPayload: [UInt8] { history }
+
+    /// How many records ``journalHistory`` holds.
+    public var journalRecordCount: Int { historyCount }
 
     /// Rebuilds the state from journal records (a snapshot's, then the journal's), before ``start(now:)``.
     ///
@@ -143,7 +152,8 @@ public struct DaemonCore {
                 continue
             }
             change(record)
-            history.append(bytes)
+            JournalSnapshot.append(bytes, to: &history)
+            historyCount += 1
             report.records += 1
         }
         _ = takeOutputs()  // nothing of the replay goes out: no peer is connected, no stepper listened to yet
@@ -170,7 +180,8 @@ public struct DaemonCore {
         guard journaling, !replaying else { return }
         let bytes = recordCodec.encode(record)
         untaken.append(bytes)
-        history.append(bytes)
+        JournalSnapshot.append(bytes, to: &history)
+        historyCount += 1
     }
 
     /// Applies one state change, journaling it: the only way sessions change, live and in recovery alike.
@@ -717,7 +728,7 @@ public struct DaemonCore {
             "peers": .object(Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
             "counters": counters.json,
         ].merging(
-            journaling ? ["journal": ["records": .int(history.count), "recovered_records": .int(recoveredRecords)]] : [:]
+            journaling ? ["journal": ["records": .int(historyCount), "recovered_records": .int(recoveredRecords)]] : [:]
         ) { first, _ in first })
     }
 

@@ -457,13 +457,12 @@ public final class DaemonServer: Service, Sendable {
     /// Writes a snapshot of everything the state needs and starts an empty journal.
     private func compact(_ journal: JournalStore, core: DaemonCore, clock: ContinuousClock) throws {
         let started = clock.now
-        let history = core.journalHistory
         let before = journal.journalBytes
-        try journal.writeSnapshot(JournalSnapshot.payload(history))
+        try journal.writeSnapshot(core.journalSnapshotPayload)
         logger.info(
             "journal compacted into a snapshot",
             metadata: [
-                "records": "\(history.count)", "snapshot_bytes": "\(journal.snapshotBytes)", "journal_bytes_before": "\(before)",
+                "records": "\(core.journalRecordCount)", "snapshot_bytes": "\(journal.snapshotBytes)", "journal_bytes_before": "\(before)",
                 "duration": "\(started.duration(to: clock.now))",
             ]
         )

@@ -303,12 +303,18 @@ enum JournalSnapshot {
     static func payload(_ records: [[UInt8]]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.reduce(0) { $0 + 4 + $1.count })
-        for record in records {
-            let length = UInt32(record.count)
-            bytes += [UInt8(length & 0xff), UInt8(length >> 8 & 0xff), UInt8(length >> 16 & 0xff), UInt8(length >> 24)]
-            bytes += record
-        }
+        for record in records { append(record, to: &bytes) }
         return bytes
+    }
+
+    /// Appends one record to a payload.
+    static func append(_ record: [UInt8], to payload: inout [UInt8]) {
+        let length = UInt32(record.count)
+        payload.append(UInt8(length & 0xff))
+        payload.append(UInt8(length >> 8 & 0xff))
+        payload.append(UInt8(length >> 16 & 0xff))
+        payload.append(UInt8(length >> 24))
+        payload.append(contentsOf: record)
     }
 
     static func records(in payload: [UInt8]) throws(JournalError) -> [[UInt8]] {

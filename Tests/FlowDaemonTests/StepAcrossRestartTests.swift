@@ -18,14 +18,16 @@ struct StepAcrossRestartTests {
         let server: DaemonServer
         let task: Task<Void, any Error>
 
-        init(directory: String, journal: Bool) async throws {
+        init(directory: String, journal: Bool, compactBytes: Int = 8 << 20) async throws {
             var daemon = DaemonConfiguration()
             daemon.heartbeatMs = 200
             server = DaemonServer(
                 application: TickerApplication(),
                 configuration: DaemonServer.Configuration(
                     controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock",
-                    daemon: daemon, journal: journal ? JournalConfiguration(directory: "\(directory)/state") : nil
+                    daemon: daemon,
+                    journal: journal
+                        ? JournalConfiguration(directory: "\(directory)/state", compactBytes: compactBytes) : nil
                 ),
                 logger: StepAcrossRestartTests.quiet
             )
@@ -97,5 +99,49 @@ struct StepAcrossRestartTests {
         #expect(try await stepper.emit(Self.tick(3), for: attachment) == .accepted)
         #expect(try await seq(directory) == before + 2)
         try await daemon.stop()
+    }
+
+    @Test func aDaemonThatCompactedItsJournalIntoSnapshotsRecoversTheSameState() async throws {
+        let directory = "/tmp/fsr-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        // 4 KiB: a few dozen steps fill the journal; snapshots then double (4, 8, 16 KiB…).
+        var daemon = try await RunningDaemon(directory: directory, journal: true, compactBytes: 4096)
+        let stepper = StepperClient(name: "ticker", serves: ["ticker"], configuration: clientConfiguration(directory))
+        let clientTask = Task { try await stepper.run() }
+        defer { clientTask.cancel() }
+        var events = stepper.events.makeAsyncIterator()
+        guard case .attached(let attachment)? = await events.next() else {
+            Issue.record("no ATTACH for the ticker")
+            return
+        }
+        for n in 1...300 { #expect(try await stepper.emit(Self.tick(n), for: attachment) == .accepted) }
+        let seqBefore = try await seq(directory)
+        let treeBefore = try await tree(directory)
+        try await daemon.stop()
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: "\(directory)/state").sorted()
+        #expect(files.contains("snapshot"), "\(files)")
+        #expect(!files.contains("journal-1"), "compacted at least once: \(files)")
+
+        daemon = try await RunningDaemon(directory: directory, journal: true, compactBytes: 4096)
+        #expect(try await seq(directory) == seqBefore)
+        #expect(try await tree(directory) == treeBefore)
+        #expect(try await stepper.emit(Self.tick(301), for: attachment) == .accepted)
+        #expect(try await seq(directory) == seqBefore + 1)
+        try await daemon.stop()
+    }
+
+    private func tree(_ directory: String) async throws -> String {
+        let operatorClient = OperatorClient(name: "ops", configuration: clientConfiguration(directory))
+        return try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                try await operatorClient.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await operatorClient.tree(session: "default").text
+        }
     }
 }

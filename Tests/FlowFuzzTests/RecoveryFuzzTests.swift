@@ -188,7 +188,7 @@ struct RecoveryFuzz {
         summary.inputs = count
         summary.sessions = reference.sessionIDs.count
         summary.navigations = reference.counters.navigations
-        summary.records = reference.journalHistory.count
+        summary.records = reference.journalRecordCount
         summary.errors = reference.counters.errors
         summary.dropReasons = reference.counters.stepsDropped
         for record in reference.journalHistory { summary.recordKinds[recordDecoder.kind(of: record), default: 0] += 1 }
@@ -207,7 +207,7 @@ struct RecoveryFuzz {
     private mutating func restart() {
         restartEpoch += 1
         summary.restarts += 1
-        summary.recordsAtLastRestart = subject.journalHistory.count
+        summary.recordsAtLastRestart = subject.journalRecordCount
         for session in reference.sessionIDs {
             summary.visibleAtRestarts += reference.tree(of: session).map { Self.visibleCount(in: "\($0)") } ?? 0
         }

@@ -87,7 +87,7 @@ final class InMemoryDemoSystem {
         self.journaling = journaling
         core = Self.makeCore(daemonID: Self.daemonID, journaling: journaling)
         perform(core.start(now: 0))
-        if journaling { historyCounts.append(core.journalHistory.count) }
+        if journaling { historyCounts.append(core.journalRecordCount) }
         settle()
     }
 
@@ -297,7 +297,7 @@ final class InMemoryDemoSystem {
         let outputs = core.handle(input, now: 0)
         if journaling {
             handledInputs.append(input)
-            historyCounts.append(core.journalHistory.count)
+            historyCounts.append(core.journalRecordCount)
         }
         perform(outputs)
     }
