@@ -128,8 +128,8 @@ public struct DaemonCore {
     /// as they reconnect. Presentables count as not visible afterwards (no presenter is connected yet). Counters start
     /// from zero.
     ///
-    /// - Throws: ``RecoveryError`` (`unreadableRecord`) when a record cannot be read: flowd does not start from a state it
-    ///   cannot trust.
+    /// - Throws: ``RecoveryError`` (`unreadableRecord`) when a record cannot be read: flowd does not start from a
+    ///   state it cannot trust.
     public mutating func recover(from records: [[UInt8]]) throws(RecoveryError) -> RecoveryReport {
         replaying = true
         let publishes = publishesEvents
@@ -142,13 +142,17 @@ public struct DaemonCore {
             } catch {
                 replaying = false
                 publishesEvents = publishes
-                throw RecoveryError(.unreadableRecord, "journal record \(index + 1) of \(records.count) cannot be read: \(error)")
+                throw RecoveryError(
+                    .unreadableRecord, "journal record \(index + 1) of \(records.count) cannot be read: \(error)"
+                )
             }
             if case .daemon(let id) = record.kind {
                 daemonID = id
             } else if record.kind != .sessionCreated, sessions[record.session] == nil {
                 report.skipped += 1
-                logger.error("journal record for an unknown session skipped", metadata: ["session": "\(record.session)"])
+                logger.error(
+                    "journal record for an unknown session skipped", metadata: ["session": "\(record.session)"]
+                )
                 continue
             }
             change(record)
@@ -171,7 +175,9 @@ public struct DaemonCore {
                 outputs.append(.runAdapt(session: session.id, request: session.pendingAdapts[id]!))
             }
             let visible = session.machine.visiblePresentables
-            if !visible.isEmpty { change(JournalRecord(session: session.id, kind: .input(.presentablesLost(visible), origin: nil))) }
+            if !visible.isEmpty {
+                change(JournalRecord(session: session.id, kind: .input(.presentablesLost(visible), origin: nil)))
+            }
         }
         return report
     }

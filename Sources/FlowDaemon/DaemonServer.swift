@@ -432,7 +432,8 @@ public final class DaemonServer: Service, Sendable {
         let started = clock.now
         let store = try JournalStore(configuration: settings, logger: logger)
         let contents = try store.load()
-        var records = try contents.snapshot.map { snapshot throws(JournalError) in try JournalSnapshot.records(in: snapshot) } ?? []
+        var records =
+            try contents.snapshot.map { snapshot throws(JournalError) in try JournalSnapshot.records(in: snapshot) } ?? []
         records += contents.records
         let report = try core.recover(from: records)
         let elapsed = started.duration(to: clock.now)
@@ -462,7 +463,8 @@ public final class DaemonServer: Service, Sendable {
         logger.info(
             "journal compacted into a snapshot",
             metadata: [
-                "records": "\(core.journalRecordCount)", "snapshot_bytes": "\(journal.snapshotBytes)", "journal_bytes_before": "\(before)",
+                "records": "\(core.journalRecordCount)", "snapshot_bytes": "\(journal.snapshotBytes)",
+                "journal_bytes_before": "\(before)",
                 "duration": "\(started.duration(to: clock.now))",
             ]
         )

@@ -113,7 +113,9 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             throw ValidationError("--metrics must be host:port (e.g. 127.0.0.1:9464) or off")
         }
         if let fsync, FsyncPolicy(fsync) == nil { throw ValidationError("--fsync must be always, interval or never") }
-        if noJournal, stateDirectory != nil { throw ValidationError("--no-journal and --state-dir contradict each other") }
+        if noJournal, stateDirectory != nil {
+            throw ValidationError("--no-journal and --state-dir contradict each other")
+        }
     }
 
     /// The settings these options give, reading the config file if one is named.
@@ -189,17 +191,23 @@ extension FlowdOptions {
             ?? runtimeDirectory + "/state"
         var journal = JournalConfiguration(directory: directory)
         let interval = file?.fsyncIntervalMs ?? 100
-        guard interval > 0 else { throw FlowdConfigError(path: config ?? "-", reason: "has journal.fsync_interval_ms ≤ 0") }
+        guard interval > 0 else {
+            throw FlowdConfigError(path: config ?? "-", reason: "has journal.fsync_interval_ms ≤ 0")
+        }
         if let name = fsync ?? file?.fsync {
             guard let policy = FsyncPolicy(name, intervalMilliseconds: interval) else {
-                throw FlowdConfigError(path: config ?? "--fsync", reason: "names an fsync policy other than always, interval, never")
+                throw FlowdConfigError(
+                    path: config ?? "--fsync", reason: "names an fsync policy other than always, interval, never"
+                )
             }
             journal.fsync = policy
         } else {
             journal.fsync = .interval(milliseconds: interval)
         }
         if let compactBytes = file?.compactBytes {
-            guard compactBytes >= 4096 else { throw FlowdConfigError(path: config ?? "-", reason: "has journal.compact_bytes < 4096") }
+            guard compactBytes >= 4096 else {
+                throw FlowdConfigError(path: config ?? "-", reason: "has journal.compact_bytes < 4096")
+            }
             journal.compactBytes = compactBytes
         }
         return journal

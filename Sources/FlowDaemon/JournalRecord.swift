@@ -132,7 +132,8 @@ extension JournalRecord: Codable {
             case .dismissed:
                 input = .dismissed(PresentableID(try container.decode(String.self, forKey: .presentable)))
             case .lost:
-                input = .presentablesLost(try container.decode([String].self, forKey: .presentables).map { PresentableID($0) })
+                let ids = try container.decode([String].self, forKey: .presentables)
+                input = .presentablesLost(ids.map { PresentableID($0) })
             case .adapted:
                 input = .adaptCompleted(
                     AdaptRequestID(try container.decode(Int.self, forKey: .request)),
