@@ -365,9 +365,7 @@ public final class DaemonServer: Service, Sendable {
                         if refusals.count >= 10_000 { refusals.removeAll() }  // bounded, whatever keys are tried
                         let count = refusals[decision.publicKey ?? "-", default: 0] + 1
                         refusals[decision.publicKey ?? "-"] = count
-                        var power = count
-                        while power % 10 == 0 { power /= 10 }
-                        if power == 1 {
+                        if Self.isPowerOfTen(count) {
                             logger.warning(
                                 "connection refused by ZAP", metadata: metadata.merging(["refusals": "\(count)"]) { $1 }
                             )
@@ -508,9 +506,7 @@ public final class DaemonServer: Service, Sendable {
                             core.countDroppedSend(message.type)
                             // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.
                             droppedSends += 1
-                            var power = droppedSends
-                            while power % 10 == 0 { power /= 10 }
-                            if power == 1 {
+                            if DaemonServer.isPowerOfTen(droppedSends) {
                                 logger.warning(
                                     "peer's queue is full, message dropped (docs/LIMITS.md)",
                                     metadata: ["type": "\(message.type.rawValue)", "dropped_so_far": "\(droppedSends)"]
@@ -589,6 +585,13 @@ public final class DaemonServer: Service, Sendable {
             }
             localSubscriptions = [:]
         }
+    }
+
+    /// Whether `count` is 1, 10, 100…: which repetitions of a warning are logged.
+    private static func isPowerOfTen(_ count: Int) -> Bool {
+        var power = count
+        while power > 1, power % 10 == 0 { power /= 10 }
+        return power == 1
     }
 
     /// The file of an `ipc://` endpoint.
