@@ -563,7 +563,10 @@ public struct DaemonCore {
         session.host = peer.address
         // Nothing counts as visible until the presenter reports again after the sync.
         presentablesLost(in: session)
-        let replay = body.lastSeq == 0 ? nil : session.replay(after: body.lastSeq)
+        var replay = body.lastSeq == 0 ? nil : session.replay(after: body.lastSeq)
+        if let commands = replay, commands.count > configuration.maxReplayCommands {
+            replay = nil  // one SNAPSHOT rather than more COMMANDs than the presenter's queue may take
+        }
         if replay == nil, session.hasUnreportedDismissals {
             // The presenter adopts the snapshot: what the session's commands removed and no presenter reported is
             // gone (a presenter killed right after a dismiss never reports it), so tell the tree now.

@@ -139,6 +139,31 @@ struct PresenterTests {
             ])
     }
 
+    @Test func aPresenterMoreThanMaxReplayCommandsBehindGetsASnapshot() {
+        var configuration = DaemonConfiguration()
+        configuration.maxReplayCommands = 2
+        var h = DaemonHarness(configuration: configuration)
+        h.presenter(Peers.tui, name: "tui")
+        h.hello(Peers.flowctl, .operator, name: "flowctl")
+        for movie in 1...3 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie))) }
+        let ui = UISnapshot(h.core.ui(of: "default")!)
+        // Three commands behind (3, 4, 5): more than 2, a snapshot although the outbox holds them all.
+        #expect(
+            h.receive(.sync(Sync(req: 5, session: "default", lastSeq: 2)), from: Peers.tui).sent == [
+                Delivery(Peers.tui, syncReply(5, seq: 5, "snapshot")),
+                Delivery(Peers.tui, .snapshot(SnapshotMessage(session: "default", seq: 5, ui: ui))),
+            ]
+        )
+        // Two behind: replayed.
+        #expect(
+            h.receive(.sync(Sync(req: 6, session: "default", lastSeq: 3)), from: Peers.tui).sent == [
+                Delivery(Peers.tui, syncReply(6, seq: 5, "replay")),
+                Delivery(Peers.tui, command(4, .push(Screens.detail(2), onto: "app"))),
+                Delivery(Peers.tui, command(5, .push(Screens.detail(3), onto: "app"))),
+            ]
+        )
+    }
+
     @Test func aPresenterTooFarBehindGetsASnapshot() {
         var configuration = DaemonConfiguration()
         configuration.outboxLimit = 2
