@@ -30,6 +30,7 @@ final class LineLog: Sendable {
         var closed = false
         var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// What the log is of (`flowd stdout`), for messages.
@@ -77,17 +78,35 @@ final class LineLog: Sendable {
         for (continuation, index) in resumed { continuation.resume(returning: index) }
     }
 
+    /// Waits until the pipe has closed: every line the process wrote is in ``lines`` then.
+    func waitUntilClosed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let closed = state.withLock { state in
+                if !state.closed { state.closeWaiters.append(continuation) }
+                return state.closed
+            }
+            if closed { continuation.resume() }
+        }
+    }
+
     /// The pipe closed: pending waits fail.
     func close() {
-        let (waiters, tail) = state.withLock { state in
+        let (waiters, tail, closeWaiters) = state.withLock { state in
             if !state.partial.isEmpty {
                 state.lines.append(String(decoding: state.partial, as: UTF8.self))
                 state.partial = []
             }
             state.closed = true
-            defer { state.waiters = [:] }
-            return (Array(state.waiters.values), state.lines.suffix(40).map { "    \($0)" }.joined(separator: "\n"))
+            defer {
+                state.waiters = [:]
+                state.closeWaiters = []
+            }
+            return (
+                Array(state.waiters.values), state.lines.suffix(40).map { "    \($0)" }.joined(separator: "\n"),
+                state.closeWaiters
+            )
         }
+        for waiter in closeWaiters { waiter.resume() }
         for waiter in waiters {
             waiter.continuation.resume(
                 throwing: HarnessError("\(label) closed (the process ended) before the expected line; last lines:\n\(tail)")

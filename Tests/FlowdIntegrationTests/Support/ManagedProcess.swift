@@ -167,7 +167,16 @@ final class ManagedProcess: Sendable {
     var exit: Exit? { exitBox.state.withLock { $0.exit } }
 
     /// Waits for the process to end; `nil` when the task is cancelled first.
+    /// Waits for the process's end and then for its output pipes to close, so that ``stdout`` and ``stderr`` hold
+    /// every line it wrote (the termination handler can run before the readers reach the end of the pipes).
     private func waitForExitOrCancellation() async -> Exit? {
+        guard let exit = await waitForTermination() else { return nil }
+        await stdout.waitUntilClosed()
+        await stderr.waitUntilClosed()
+        return exit
+    }
+
+    private func waitForTermination() async -> Exit? {
         let id = exitBox.state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
