@@ -92,21 +92,33 @@ let package = Package(
             name: "MovieServices", dependencies: ["MovieDemo", "FlowCore"], path: "Examples/MovieServices",
             swiftSettings: swiftSettings
         ),
+        // What the example client processes share: their flowd options, and how a service emits and logs.
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["FlowClient", "MovieServices", "FlowWire", "FlowCore", swiftLog, argumentParser],
+            path: "Examples/ExampleSupport", swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "login-service",
-            dependencies: ["FlowClient", "MovieServices", "MovieDemo", "FlowWire", "FlowCore", swiftLog, argumentParser]
+            dependencies: [
+                "ExampleSupport", "FlowClient", "MovieServices", "MovieDemo", "FlowWire", "FlowCore", swiftLog,
+                argumentParser,
+            ]
                 + serviceLifecycle,
             path: "Examples/login-service", swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "movie-service",
-            dependencies: ["FlowClient", "MovieServices", "MovieDemo", "FlowWire", "FlowCore", swiftLog, argumentParser]
+            dependencies: [
+                "ExampleSupport", "FlowClient", "MovieServices", "MovieDemo", "FlowWire", "FlowCore", swiftLog,
+                argumentParser,
+            ]
                 + serviceLifecycle,
             path: "Examples/movie-service", swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "movie-presenter",
-            dependencies: ["FlowClient", "FlowWire", "FlowCore", "MovieDemo", swiftLog, argumentParser]
+            dependencies: ["ExampleSupport", "FlowClient", "FlowWire", "FlowCore", "MovieDemo", swiftLog, argumentParser]
                 + serviceLifecycle,
             path: "Examples/movie-presenter", swiftSettings: swiftSettings
         ),

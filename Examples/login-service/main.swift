@@ -6,6 +6,7 @@
 // API key set, logout, a token that expires), logs to standard error, and leaves cleanly (BYE) on SIGTERM/SIGINT.
 
 import ArgumentParser
+import ExampleSupport
 import FlowClient
 import FlowCore
 import FlowWire
@@ -21,8 +22,7 @@ struct LoginServiceCommand: AsyncParsableCommand {
         abstract: "The movie demo's login service: serves login.app, login.form, login.apiKey and login.logout."
     )
 
-    @Option(help: "flowd's control endpoint (default: ipc://<runtime dir>/control.sock).")
-    var control: String?
+    @OptionGroup var connection: FlowdClientOptions
 
     @Option(help: "This process's stable name.")
     var name = "login-service"
@@ -33,48 +33,14 @@ struct LoginServiceCommand: AsyncParsableCommand {
     @Option(name: .customLong("user"), help: "A user, as name:password (repeatable; default: demo:demo, alice:wonderland).")
     var users: [String] = []
 
-    @Option(name: .customLong("heartbeat-ms"), help: "Heartbeat interval towards flowd, in milliseconds (100...60000).")
-    var heartbeatMs = 1000
-
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "info"
-
-    @Option(
-        name: .customLong("key-file"),
-        help: "This process's CURVE secret key file, for a flowd running with keys (default: $FLOWD_KEY_FILE)."
-    )
-    var keyFile: String?
-
-    @Option(
-        name: .customLong("server-key"),
-        help: "flowd's CURVE public key: Z85 text or a file holding it (default: $FLOWD_SERVER_KEY)."
-    )
-    var serverKey: String?
-
     func validate() throws {
-        do {
-            _ = try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
-        } catch {
-            throw ValidationError(error.message)
-        }
-        guard (100...60_000).contains(heartbeatMs) else { throw ValidationError("--heartbeat-ms must be 100...60000") }
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be positive") }
-        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
-        }
         for user in users where !user.contains(":") { throw ValidationError("--user takes name:password, not '\(user)'") }
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        connection.bootstrapStandardErrorLogging()
         let logger = Logger(label: "flowd.login-service")
-        var endpoints = FlowdEndpoints.default()
-        if let control { endpoints.control = control }
         var accounts = LoginService.demoUsers
         if !users.isEmpty {
             accounts = [:]
@@ -84,16 +50,14 @@ struct LoginServiceCommand: AsyncParsableCommand {
             }
         }
         let client = StepperClient(
-            name: name, serves: LoginStepperLogic.kinds,
-            configuration: FlowClientConfiguration(
-                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs),
-                curve: try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey), logger: logger
-            )
+            name: name, serves: LoginStepperLogic.kinds, configuration: try connection.clientConfiguration(logger: logger)
         )
         let logic = LoginStepperLogic(service: LoginService(users: accounts, tokenLifetime: .seconds(tokenLifetime)))
         logger.info(
             "login service starting",
-            metadata: ["control": "\(endpoints.control)", "kinds": "\(LoginStepperLogic.kinds.joined(separator: ","))"]
+            metadata: [
+                "control": "\(connection.endpoints.control)", "kinds": "\(LoginStepperLogic.kinds.joined(separator: ","))",
+            ]
         )
         let group = ServiceGroup(
             configuration: .init(
@@ -147,50 +111,24 @@ struct LoginServer: Service {
                     switch input {
                     case .event(.attached(let attachment)):
                         logger.info("attached", metadata: ["attachment": "\(attachment)"])
-                        emissions = try logic.attach(Self.serviceAttachment(attachment), now: now)
+                        emissions = try logic.attach(attachment.serviceAttachment, now: now)
                     case .event(.detached(let attachment, let reason)):
                         logger.info("detached", metadata: ["attachment": "\(attachment)", "reason": "\(reason)"])
-                        logic.detach(Self.key(attachment))
+                        logic.detach(attachment.serviceKey)
                     case .event(.action(let action, let attachment)):
                         logger.info("action", metadata: ["action": "\(action)", "attachment": "\(attachment)"])
-                        emissions = try logic.handle(action: action, on: Self.key(attachment), now: now)
+                        emissions = try logic.handle(action: action, on: attachment.serviceKey, now: now)
                     case .tick:
                         emissions = logic.tick(now: now)
                     }
-                } catch .unknownAction(let kind, let action) {
-                    // Every stepper on a screen gets its actions; those meant for another are not ours.
-                    logger.debug("action not for this kind", metadata: ["kind": "\(kind)", "action": "\(action)"])
                 } catch {
-                    logger.notice("action refused", metadata: ["error": "\(error)"])
+                    error.log(to: logger)
                 }
-                for emission in emissions { await emit(emission) }
+                for emission in emissions { await client.emit(emission, logger: logger) }
             }
             group.cancelAll()
             try await group.waitForAll()
         }
-    }
-
-    private func emit(_ emission: ServiceEmission) async {
-        do {
-            let outcome = try await client.emit(
-                emission.step, session: emission.attachment.session,
-                attachment: AttachmentID(emission.attachment.attachment)
-            )
-            logger.info("emitted", metadata: ["emission": "\(emission)", "outcome": "\(outcome)"])
-        } catch {
-            logger.warning("step not emitted", metadata: ["emission": "\(emission)", "error": "\(error)"])
-        }
-    }
-
-    static func key(_ attachment: RemoteAttachment) -> AttachmentKey {
-        AttachmentKey(session: attachment.session, attachment: attachment.attachment.rawValue)
-    }
-
-    static func serviceAttachment(_ attachment: RemoteAttachment) -> ServiceAttachment {
-        ServiceAttachment(
-            key: key(attachment), kind: attachment.kind, presentable: attachment.presentable.rawValue,
-            context: attachment.context
-        )
     }
 }
 

@@ -2,6 +2,7 @@
 // user operations (tapBack, selectTab, dismiss: the model changes and its truthful reports go to flowd) and actions
 // (USER_ACTION).
 
+import ExampleSupport
 import FlowClient
 import FlowCore
 import FlowWire
@@ -374,7 +375,7 @@ extension MoviePresenterCommand {
     /// The terminal UI: logs leave the terminal (to `--log-file`, or nowhere; warnings show on the status line)
     /// while it runs; standard error is given back afterwards, for an error to be printed.
     func runTerminalUI() async throws {
-        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
+        let level = connection.level
         let target = logFile.map { open($0, O_WRONLY | O_CREAT | O_APPEND, 0o644) } ?? open("/dev/null", O_WRONLY)
         guard target >= 0 else {
             let reason = String(cString: strerror(errno))
@@ -396,17 +397,13 @@ extension MoviePresenterCommand {
             return MultiplexLogHandler([stream, RelayLogHandler(relay: relay)])
         }
         let logger = Logger(label: "flowd.movie-presenter")
-        var endpoints = FlowdEndpoints.default()
-        if let control { endpoints.control = control }
         let client = PresenterClient(
             name: name, session: session, createSession: create,
-            configuration: FlowClientConfiguration(
-                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs), curve: try clientCurve(),
-                logger: logger
-            )
+            configuration: try connection.clientConfiguration(logger: logger)
         )
         logger.info(
-            "terminal presenter starting", metadata: ["control": "\(endpoints.control)", "session": "\(session)"]
+            "terminal presenter starting",
+            metadata: ["control": "\(connection.endpoints.control)", "session": "\(session)"]
         )
         var state = ViewState()
         state.session = session

@@ -34,6 +34,7 @@
 // Logs go to standard error.
 
 import ArgumentParser
+import ExampleSupport
 import FlowClient
 import FlowCore
 import FlowWire
@@ -91,48 +92,15 @@ struct MoviePresenterCommand: AsyncParsableCommand {
     @Flag(help: "Create the session if it does not exist.")
     var create = false
 
-    @Option(help: "flowd's control endpoint (default: ipc://<runtime dir>/control.sock).")
-    var control: String?
+    @OptionGroup var connection: FlowdClientOptions
 
     @Option(help: "This presenter's stable name.")
     var name = "movie-presenter"
 
-    @Option(name: .customLong("heartbeat-ms"), help: "Heartbeat interval towards flowd, in milliseconds (100...60000).")
-    var heartbeatMs = 1000
-
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "info"
-
-    @Option(
-        name: .customLong("key-file"),
-        help: "This process's CURVE secret key file, for a flowd running with keys (default: $FLOWD_KEY_FILE)."
-    )
-    var keyFile: String?
-
-    @Option(
-        name: .customLong("server-key"),
-        help: "flowd's CURVE public key: Z85 text or a file holding it (default: $FLOWD_SERVER_KEY)."
-    )
-    var serverKey: String?
-
-    /// CURVE towards flowd from --key-file/--server-key or the environment; `nil` for plaintext.
-    func clientCurve() throws -> FlowClientCurve? {
-        try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
-    }
-
     func validate() throws {
-        do {
-            _ = try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
-        } catch {
-            throw ValidationError(error.message)
-        }
         guard !(tui && headless) else { throw ValidationError("--tui and --headless cannot go together") }
         guard !tui || Terminal.isInteractive else {
             throw ValidationError("--tui needs standard input and output to be a terminal")
-        }
-        guard (100...60_000).contains(heartbeatMs) else { throw ValidationError("--heartbeat-ms must be 100...60000") }
-        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
     }
 
@@ -141,25 +109,17 @@ struct MoviePresenterCommand: AsyncParsableCommand {
             try await runTerminalUI()
             return
         }
-        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        connection.bootstrapStandardErrorLogging()
         let logger = Logger(label: "flowd.movie-presenter")
-        var endpoints = FlowdEndpoints.default()
-        if let control { endpoints.control = control }
         let client = PresenterClient(
             name: name, session: session, createSession: create,
-            configuration: FlowClientConfiguration(
-                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs), curve: try clientCurve(),
-                logger: logger
-            )
+            configuration: try connection.clientConfiguration(logger: logger)
         )
         let output = LineOutput()
         let changes = client.changes()
-        logger.info("presenter starting", metadata: ["control": "\(endpoints.control)", "session": "\(session)"])
+        logger.info(
+            "presenter starting", metadata: ["control": "\(connection.endpoints.control)", "session": "\(session)"]
+        )
         let group = ServiceGroup(
             configuration: .init(
                 services: [

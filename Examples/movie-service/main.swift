@@ -7,6 +7,7 @@
 // buttons), logs to standard error, and leaves cleanly (BYE) on SIGTERM/SIGINT.
 
 import ArgumentParser
+import ExampleSupport
 import FlowClient
 import FlowCore
 import FlowWire
@@ -22,62 +23,22 @@ struct MovieServiceCommand: AsyncParsableCommand {
         abstract: "The movie demo's movie service: serves movies.wishlist, .watched, .trending, .detail, .castList."
     )
 
-    @Option(help: "flowd's control endpoint (default: ipc://<runtime dir>/control.sock).")
-    var control: String?
+    @OptionGroup var connection: FlowdClientOptions
 
     @Option(help: "This process's stable name.")
     var name = "movie-service"
 
-    @Option(name: .customLong("heartbeat-ms"), help: "Heartbeat interval towards flowd, in milliseconds (100...60000).")
-    var heartbeatMs = 1000
-
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "info"
-
-    @Option(
-        name: .customLong("key-file"),
-        help: "This process's CURVE secret key file, for a flowd running with keys (default: $FLOWD_KEY_FILE)."
-    )
-    var keyFile: String?
-
-    @Option(
-        name: .customLong("server-key"),
-        help: "flowd's CURVE public key: Z85 text or a file holding it (default: $FLOWD_SERVER_KEY)."
-    )
-    var serverKey: String?
-
-    func validate() throws {
-        do {
-            _ = try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
-        } catch {
-            throw ValidationError(error.message)
-        }
-        guard (100...60_000).contains(heartbeatMs) else { throw ValidationError("--heartbeat-ms must be 100...60000") }
-        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
-        }
-    }
-
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        connection.bootstrapStandardErrorLogging()
         let logger = Logger(label: "flowd.movie-service")
-        var endpoints = FlowdEndpoints.default()
-        if let control { endpoints.control = control }
         let client = StepperClient(
-            name: name, serves: MovieStepperLogic.kinds,
-            configuration: FlowClientConfiguration(
-                endpoints: endpoints, heartbeatInterval: .milliseconds(heartbeatMs),
-                curve: try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey), logger: logger
-            )
+            name: name, serves: MovieStepperLogic.kinds, configuration: try connection.clientConfiguration(logger: logger)
         )
         logger.info(
             "movie service starting",
-            metadata: ["control": "\(endpoints.control)", "kinds": "\(MovieStepperLogic.kinds.joined(separator: ","))"]
+            metadata: [
+                "control": "\(connection.endpoints.control)", "kinds": "\(MovieStepperLogic.kinds.joined(separator: ","))",
+            ]
         )
         let group = ServiceGroup(
             configuration: .init(
@@ -110,47 +71,24 @@ struct MovieServer: Service {
                     switch event {
                     case .attached(let attachment):
                         logger.info("attached", metadata: ["attachment": "\(attachment)"])
-                        try logic.attach(
-                            ServiceAttachment(
-                                key: Self.key(attachment), kind: attachment.kind,
-                                presentable: attachment.presentable.rawValue, context: attachment.context
-                            )
-                        )
+                        try logic.attach(attachment.serviceAttachment)
                     case .detached(let attachment, let reason):
                         logger.info("detached", metadata: ["attachment": "\(attachment)", "reason": "\(reason)"])
-                        logic.detach(Self.key(attachment))
+                        logic.detach(attachment.serviceKey)
                     case .action(let action, let attachment):
                         logger.info("action", metadata: ["action": "\(action)", "attachment": "\(attachment)"])
-                        emissions = try logic.handle(action: action, on: Self.key(attachment))
+                        emissions = try logic.handle(action: action, on: attachment.serviceKey)
                     }
-                } catch .unknownAction(let kind, let action) {
-                    // Every stepper on a screen gets its actions; those meant for another are not ours.
-                    logger.debug("action not for this kind", metadata: ["kind": "\(kind)", "action": "\(action)"])
                 } catch {
-                    logger.notice("action refused", metadata: ["error": "\(error)"])
+                    error.log(to: logger)
                 }
-                for emission in emissions { await emit(emission) }
+                for emission in emissions { await client.emit(emission, logger: logger) }
             }
             group.cancelAll()
             try await group.waitForAll()
         }
     }
 
-    private func emit(_ emission: ServiceEmission) async {
-        do {
-            let outcome = try await client.emit(
-                emission.step, session: emission.attachment.session,
-                attachment: AttachmentID(emission.attachment.attachment)
-            )
-            logger.info("emitted", metadata: ["emission": "\(emission)", "outcome": "\(outcome)"])
-        } catch {
-            logger.warning("step not emitted", metadata: ["emission": "\(emission)", "error": "\(error)"])
-        }
-    }
-
-    static func key(_ attachment: RemoteAttachment) -> AttachmentKey {
-        AttachmentKey(session: attachment.session, attachment: attachment.attachment.rawValue)
-    }
 }
 
 /// Runs the command. Top-level code would pick `ParsableCommand`'s synchronous `main()`; inside an async function the
