@@ -146,11 +146,16 @@ struct FlowdIntegrationTests {
 
             // Onboard the kiosk only.
             let proceed = #"action onboarding.login proceed {"user":"alice","password":"wonderland"}"#
+            let loggedInFrom = kiosk.lines.count
             #expect(try await kiosk.run(proceed) == "ok \(proceed) delivered=1")
-            try await kiosk.waitFor("report onboarding.apikey visible")
+            try await kiosk.waitFor("report onboarding.apikey visible", from: loggedInFrom)
             let setApiKey = #"action onboarding.apikey setApiKey {"key":"kiosk"}"#
+            // The kiosk's first snapshot showed the wishlist (reported visible) before the onboarding covered it:
+            // wait for the report after the dismissal. A pick before it would navigate under the modal (the list is
+            // contributed with `allowStepWhenNotPresented`, as in RxFlow's demo) ahead of `onboardingIsComplete`.
+            let keySetFrom = kiosk.lines.count
             #expect(try await kiosk.run(setApiKey) == "ok \(setApiKey) delivered=1")
-            try await kiosk.waitFor("report wishlist.list visible")
+            try await kiosk.waitFor("report wishlist.list visible", from: keySetFrom)
             #expect(try await kiosk.run("action wishlist.list pick 23452") == "ok action wishlist.list pick 23452 delivered=2")
             try await kiosk.waitFor("report wishlist.movie.23452 visible")
 

@@ -51,13 +51,17 @@ struct DemoSystem: Sendable {
     /// Logs in and sets the API key through the presenter; returns once the wishlist is visible.
     func onboard() async throws {
         let proceed = #"action onboarding.login proceed {"user":"demo","password":"demo"}"#
+        let loggedInFrom = presenter.lines.count
         let loggedIn = try await presenter.run(proceed)
         #expect(loggedIn == "ok " + proceed + " delivered=1")
-        try await presenter.waitFor("report onboarding.apikey visible")
+        try await presenter.waitFor("report onboarding.apikey visible", from: loggedInFrom)
         let setApiKey = #"action onboarding.apikey setApiKey {"key":"k"}"#
+        // The wishlist was reported visible once already, under the onboarding's modal: wait for the report that
+        // follows the dismissal, not that one.
+        let keySetFrom = presenter.lines.count
         let keySet = try await presenter.run(setApiKey)
         #expect(keySet == "ok " + setApiKey + " delivered=1")
-        try await presenter.waitFor("report wishlist.list visible")
+        try await presenter.waitFor("report wishlist.list visible", from: keySetFrom)
         try await watch.waitFor(Self.onboardedLog.last!)
         // The onboarding ends when flowd hears the presenter report its root dismissed; until then OnboardingFlow is
         // in the tree (and would get deep links). Poll the tree, bounded, so a test that kills the presenter next
