@@ -76,9 +76,10 @@ struct FlowdIntegrationTests {
             try await presenter.waitFor("report settings.alert visible")
             #expect(try await demo.flows() == DemoSystem.dashboardFlows.prefix(3) + ["SettingsFlow"] + DemoSystem.dashboardFlows.dropFirst(3))
             #expect(try await presenter.run("dismiss settings.alert") == "ok dismiss settings.alert")
+            let doneFrom = presenter.lines.count
             #expect(try await presenter.run("action settings.split done") == "ok action settings.split done delivered=1")
             try await demo.watch.waitFor("did navigate flow=WishlistFlow step=settingsAreComplete")
-            try await presenter.waitFor("report wishlist.list visible", from: presenter.lines.lastIndex { $0.hasPrefix("ok action settings.split") } ?? 0)
+            try await presenter.waitFor("report wishlist.list visible", from: doneFrom)
 
             #expect(
                 Array(demo.watch.lines.dropFirst(start)) == [
