@@ -113,11 +113,16 @@ struct FlowdIntegrationTests {
             try await demo.onboard()
             let start = demo.watch.lines.count
             let commandsBefore = presenter.commands.count
+            let linesBefore = presenter.lines.count
 
             let result = try await cluster.flowctlSucceeding(["step", "movieIsPicked", "23452"])
             #expect(result.stdout == ["deep link movieIsPicked(23452) in session default: 7 flow(s) navigated"])
             try await demo.watch.waitFor("did navigate flow=CastListFlow step=movieIsPicked(23452)")
-            try await presenter.waitFor("report wishlist.movie.23452 visible")
+            try await presenter.waitFor("report wishlist.movie.23452 visible", from: linesBefore)
+            // The three pushes may reach the presenter in more than one batch: wait for the last one too.
+            try await presenter.process.waitForOutput(from: linesBefore, "the trending tab's push") {
+                $0.hasSuffix(" push trending.movie.23452 onto trending.stack")
+            }
 
             #expect(
                 Array(demo.watch.lines.dropFirst(start))
