@@ -31,8 +31,12 @@ public struct FlowClientConfiguration: Sendable {
     /// The longest pause between connection attempts.
     public var maximumReconnectDelay: Duration
     /// How long a request waits for its reply (including waiting for a connection); `nil` waits as long as it takes.
+    /// Default 30 s: a reply the daemon dropped (this client's queue was full) does not hold a caller forever, and a
+    /// daemon restarted by systemd or docker has time to come back. A presenter's own `SYNC` and `REPORT` wait at most
+    /// the daemon's liveness window (``livenessIntervals`` of its heartbeat) whatever this says.
     public var requestTimeout: Duration?
-    /// The options of the client's sockets: bounded linger, and `ZMQ_IMMEDIATE` on the control DEALER.
+    /// The options of the client's sockets: bounded linger, `ZMQ_IMMEDIATE` on the control DEALER, and inbound
+    /// messages up to ``defaultMaxMessageSize`` (a `SNAPSHOT` is as large as the application's screens make it).
     public var socketOptions: ZMQSocketOptions
     /// CURVE towards a daemon that runs with keys (its public key and the client's key pair); `nil`: plaintext.
     public var curve: FlowClientCurve?
@@ -48,8 +52,10 @@ public struct FlowClientConfiguration: Sendable {
         handshakeTimeout: Duration? = nil,
         reconnectDelay: Duration = .milliseconds(100),
         maximumReconnectDelay: Duration = .seconds(2),
-        requestTimeout: Duration? = nil,
-        socketOptions: ZMQSocketOptions = ZMQSocketOptions(linger: .milliseconds(100), immediateOnDealers: true),
+        requestTimeout: Duration? = .seconds(30),
+        socketOptions: ZMQSocketOptions = ZMQSocketOptions(
+            linger: .milliseconds(100), maxMessageSize: defaultMaxMessageSize, immediateOnDealers: true
+        ),
         curve: FlowClientCurve? = nil,
         logger: Logger = Logger(label: "flowd.client")
     ) {
@@ -66,6 +72,10 @@ public struct FlowClientConfiguration: Sendable {
         self.logger = logger
     }
 
+    /// The largest message a client takes from the daemon by default: 64 MiB. The daemon is the only peer of a
+    /// client's sockets and does not bound what it sends; libzmq drops the connection on a larger one.
+    public static let defaultMaxMessageSize: Int64 = 64 << 20
+
     /// The options of the sockets that talk to the daemon: ``socketOptions`` with ``curve``, if set, as a CURVE client.
     public var connectionSocketOptions: ZMQSocketOptions {
         var options = socketOptions
@@ -78,5 +88,14 @@ public struct FlowClientConfiguration: Sendable {
         let (seconds, attoseconds) = heartbeatInterval.components
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         return Int(min(max(milliseconds, 100), 60_000))
+    }
+}
+
+extension WireCodec {
+    /// A codec for what the daemon sends: a body may be as large as the socket takes (`maxMessageSize`; no bound when
+    /// that is `nil`), not the 256 KiB the daemon allows what it receives. A `SNAPSHOT` is as large as the session's
+    /// screens make it.
+    init(decodingWhatFits options: ZMQSocketOptions) {
+        self.init(maxBodyBytes: options.maxMessageSize.map { Int(clamping: $0) } ?? Int.max)
     }
 }

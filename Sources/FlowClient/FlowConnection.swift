@@ -71,7 +71,7 @@ final class FlowConnection: Sendable {
     let serves: [String]
     let configuration: FlowClientConfiguration
     let logger: Logger
-    private let codec = WireCodec()
+    private let codec: WireCodec
     private let state: Mutex<State>
     private let events = EventQueue<ConnectionEvent>()
 
@@ -127,6 +127,7 @@ final class FlowConnection: Sendable {
         self.name = name
         self.serves = serves
         self.configuration = configuration
+        self.codec = WireCodec(decodingWhatFits: configuration.connectionSocketOptions)
         var logger = configuration.logger
         logger[metadataKey: "flowd.role"] = "\(role.rawValue)"
         logger[metadataKey: "flowd.client"] = "\(name)"

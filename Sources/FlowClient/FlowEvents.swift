@@ -35,9 +35,12 @@ public struct FlowEvents: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         let events: FlowEvents
         private var subscription: Subscription?
-        private let codec = WireCodec()
+        private let codec: WireCodec
 
-        init(events: FlowEvents) { self.events = events }
+        init(events: FlowEvents) {
+            self.events = events
+            codec = WireCodec(decodingWhatFits: events.options)
+        }
 
         /// The next event; `nil` when the task is cancelled.
         ///

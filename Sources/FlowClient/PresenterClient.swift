@@ -63,6 +63,10 @@ public struct PresenterChange: Sendable, Hashable {
 ///   applied as one batch, then acknowledged (`ACK`) and reported (`REPORT`, the model's truthful reports);
 /// - after every `SYNC` reports every visible presentable again (the daemon counts nothing visible after a `SYNC`),
 ///   with any dismissal the daemon may have missed while the connection was down;
+/// - waits for what the daemon may have dropped (its queue for this client full) at most the daemon's liveness window
+///   (``FlowClientConfiguration/livenessIntervals`` of the `heartbeat_ms` in its `WELCOME`): a `SYNC` without an
+///   answer is sent again, a `SNAPSHOT` announced but not come makes it `SYNC` again at the next `HEARTBEAT`, a
+///   `REPORT` without an answer is made again after the next `SYNC`;
 /// - carries out a person's operations (``tapBack(in:)``, ``selectTab(_:in:)``, ``dismiss(_:)``) on the model and
 ///   reports them; ``userAction(_:on:)`` sends `USER_ACTION`.
 ///
@@ -83,13 +87,37 @@ public final class PresenterClient: Sendable {
     private enum SyncPhase {
         case idle
         case inFlight
-        case awaitingSnapshot
+        /// The `OK` to `SYNC` said `snapshot` at this instant; the `SNAPSHOT` has not come yet.
+        case awaitingSnapshot(since: ContinuousClock.Instant)
+        /// The `OK` to `SYNC` said `replay` up to `through` at this instant; those commands have not all come yet
+        /// (a `HEARTBEAT` announcing them is no sign of loss until the liveness window has passed).
+        case replaying(through: UInt64, since: ContinuousClock.Instant)
+
+        var isIdle: Bool { if case .idle = self { true } else { false } }
+        var isAwaitingSnapshot: Bool { if case .awaitingSnapshot = self { true } else { false } }
+        /// Whether a gap in the commands means some were lost: not while a `SYNC` is in flight or a snapshot (which
+        /// covers them) is on its way.
+        var detectsGaps: Bool {
+            switch self {
+            case .idle, .replaying: true
+            case .inFlight, .awaitingSnapshot: false
+            }
+        }
+        /// When the `SNAPSHOT` or the replay was announced, if one is on its way.
+        var announcedAt: ContinuousClock.Instant? {
+            switch self {
+            case .awaitingSnapshot(let since), .replaying(_, let since): since
+            case .idle, .inFlight: nil
+            }
+        }
     }
 
     private struct State {
         var model = PresentationModel()
         var lastSeq: UInt64 = 0
         var sync = SyncPhase.idle
+        /// How long to wait for what the daemon owes: its liveness window, from the last `WELCOME`.
+        var answerWindow: Duration = .seconds(3)
         /// Dismissals reported without an answer yet: sent again after a replay `SYNC`.
         var unconfirmedDismissals: [PresentableID] = []
         var subscribers: [UInt64: AsyncStream<PresenterChange>.Continuation] = [:]
@@ -236,9 +264,11 @@ public final class PresenterClient: Sendable {
             try await apply(commands)
             commands.removeAll()
             switch event {
-            case .connected(_, let daemonChanged):
+            case .connected(let welcome, let daemonChanged):
+                let window = Self.livenessWindow(welcome, connection.configuration)
                 state.withLock { state in
                     state.sync = .idle
+                    state.answerWindow = window
                     if daemonChanged {
                         // A new daemon run: its sequence numbers are not the ones applied here.
                         state.lastSeq = 0
@@ -249,11 +279,23 @@ public final class PresenterClient: Sendable {
             case .message(.snapshot(let snapshot)) where snapshot.session == session:
                 await adopt(snapshot)
             case .message(.heartbeat(let heartbeat)):
-                guard let announced = heartbeat.sessions[session] else { continue }
-                let behind = state.withLock { $0.sync == .idle && announced > $0.lastSeq }
-                if behind {
+                let now = ContinuousClock.now
+                let (behind, overdue) = state.withLock { state -> (Bool, Bool) in
+                    if let since = state.sync.announcedAt, now - since >= state.answerWindow {
+                        state.sync = .idle
+                        return (false, true)
+                    }
+                    let announced = heartbeat.sessions[session] ?? 0
+                    return (state.sync.isIdle && announced > state.lastSeq, false)
+                }
+                if overdue {
+                    // Sent right after the OK, on the same connection: some of it was dropped (the queue was full).
+                    connection.logger.warning("what flowd announced for the SYNC did not all come; syncing again")
+                    try await synchronize()
+                } else if behind {
                     connection.logger.info(
-                        "flowd announces commands not received; syncing", metadata: ["seq": "\(announced)"])
+                        "flowd announces commands not received; syncing",
+                        metadata: ["seq": "\(heartbeat.sessions[session] ?? 0)"])
                     try await synchronize()
                 }
             case .disconnected:
@@ -271,7 +313,7 @@ public final class PresenterClient: Sendable {
         let session = session
         let (submitted, gap) = state.withLock { state -> (SubmittedReport?, Bool) in
             // While a snapshot is on its way, it covers every command up to its seq and those after it follow it.
-            guard state.sync != .awaitingSnapshot else { return (nil, false) }
+            guard !state.sync.isAwaitingSnapshot else { return (nil, false) }
             var applied: [CommandMessage] = []
             var gap = false
             var duplicates = 0
@@ -285,12 +327,13 @@ public final class PresenterClient: Sendable {
                     gap = true
                 }
             }
+            if case .replaying(let through, _) = state.sync, state.lastSeq >= through { state.sync = .idle }
             if duplicates > 0 {
                 connection.logger.debug("ignoring commands applied already", metadata: ["count": "\(duplicates)"])
             }
             guard !applied.isEmpty else {
                 if duplicates > 0 { connection.send(.ack(Ack(session: session, seq: state.lastSeq))) }
-                return (nil, gap && state.sync == .idle)
+                return (nil, gap && state.sync.detectsGaps)
             }
             let update = state.model.apply(applied.map(\.command))
             for rejection in update.rejected {
@@ -300,7 +343,7 @@ public final class PresenterClient: Sendable {
             let reports = update.reports.compactMap(PresentableReport.init)
             let submitted = submitReport(reports, state: &state)
             publish(.commands(applied), reports: reports, rejected: update.rejected, state: state)
-            return (submitted, gap && state.sync == .idle)
+            return (submitted, gap && state.sync.detectsGaps)
         }
         if let submitted { await awaitAnswer(submitted) }
         if gap {
@@ -317,20 +360,27 @@ public final class PresenterClient: Sendable {
             let create = createsSession
             let ticket: RequestTicket
             let lastSeq: UInt64
+            let window: Duration
             do {
-                (ticket, lastSeq) = try state.withLock { state throws(FlowClientError) in
+                (ticket, lastSeq, window) = try state.withLock { state throws(FlowClientError) in
                     let ticket = try connection.submit(policy: .fail) { req in
                         .sync(Sync(req: req, session: session, lastSeq: state.lastSeq, create: create))
                     }
                     state.sync = .inFlight
-                    return (ticket, state.lastSeq)
+                    return (ticket, state.lastSeq, state.answerWindow)
                 }
             } catch {
                 return  // not connected: the next WELCOME syncs
             }
             let result: JSONValue
             do {
-                result = try await connection.reply(to: ticket)
+                result = try await connection.reply(to: ticket, timeout: answerTimeout(window))
+            } catch let error as FlowClientError where error.code == .timedOut {
+                // The daemon answers a SYNC at once; no answer within its liveness window means it dropped it (this
+                // client's queue was full) while the connection lives on. Until a SYNC is answered the daemon counts
+                // nothing here visible, so ask again rather than wait for a gap.
+                connection.logger.warning("SYNC got no answer; syncing again", metadata: ["after": "\(window)"])
+                continue
             } catch let error as DaemonError {
                 state.withLock { $0.sync = .idle }
                 connection.logger.error("flowd refused SYNC", metadata: ["session": "\(session)", "error": "\(error)"])
@@ -348,7 +398,8 @@ public final class PresenterClient: Sendable {
                 throw FlowClientError(.badReply, "the OK to SYNC has no 'seq' and 'mode': \(result)")
             }
             if mode == "snapshot" {
-                state.withLock { $0.sync = .awaitingSnapshot }
+                let now = ContinuousClock.now
+                state.withLock { $0.sync = .awaitingSnapshot(since: now) }
                 return
             }
             if UInt64(max(seq, 0)) < lastSeq {
@@ -359,8 +410,10 @@ public final class PresenterClient: Sendable {
                 }
                 continue
             }
+            let now = ContinuousClock.now
             let submitted = state.withLock { state -> SubmittedReport? in
-                state.sync = .idle
+                let through = UInt64(max(seq, 0))
+                state.sync = through > state.lastSeq ? .replaying(through: through, since: now) : .idle
                 let missed = state.unconfirmedDismissals.filter { !state.model.contains($0) }
                 let reports =
                     missed.map { PresentableReport(presentable: $0.rawValue, state: .dismissed) }
@@ -378,7 +431,7 @@ public final class PresenterClient: Sendable {
     private func adopt(_ snapshot: SnapshotMessage) async {
         let session = session
         let submitted = state.withLock { state -> SubmittedReport? in
-            guard state.sync == .awaitingSnapshot || snapshot.seq >= state.lastSeq else {
+            guard state.sync.isAwaitingSnapshot || snapshot.seq >= state.lastSeq else {
                 connection.logger.debug("ignoring an old SNAPSHOT", metadata: ["seq": "\(snapshot.seq)"])
                 return nil
             }
@@ -422,10 +475,11 @@ public final class PresenterClient: Sendable {
         }
     }
 
-    /// Waits for a report's answer; the daemon's errors are logged (the handler goes on).
+    /// Waits for a report's answer, at most the liveness window; the daemon's errors are logged (the handler goes on).
     private func awaitAnswer(_ submitted: SubmittedReport) async {
+        let window = state.withLock { $0.answerWindow }
         do {
-            _ = try await connection.reply(to: submitted.ticket)
+            _ = try await connection.reply(to: submitted.ticket, timeout: answerTimeout(window))
             confirm(submitted)
         } catch let error as DaemonError {
             confirm(submitted)
@@ -434,6 +488,19 @@ public final class PresenterClient: Sendable {
             connection.logger.debug(
                 "REPORT not answered; reported again after the next SYNC", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The daemon's liveness window as a `WELCOME` announces it: ``FlowClientConfiguration/livenessIntervals`` of its
+    /// `heartbeat_ms`.
+    private static func livenessWindow(_ welcome: Welcome, _ configuration: FlowClientConfiguration) -> Duration {
+        .milliseconds(max(welcome.heartbeatMs, 1)) * max(1, configuration.livenessIntervals)
+    }
+
+    /// How long to wait for the daemon's answer to a `SYNC` or `REPORT`: the liveness window, or the configured
+    /// request timeout when that is shorter.
+    private func answerTimeout(_ window: Duration) -> Duration {
+        guard let requestTimeout = connection.configuration.requestTimeout else { return window }
+        return min(requestTimeout, window)
     }
 
     private func confirm(_ submitted: SubmittedReport) {

@@ -200,6 +200,26 @@ final class FakeDaemon: Sendable {
         try await loop.send(ZMQMessage([peer] + codec.encode(message)), on: router)
     }
 
+    /// Runs `body` while sending `peer` a `HEARTBEAT` announcing `sessions` every `interval`, as a live daemon does
+    /// (a client drops a connection that stays silent for its liveness window).
+    func whileSendingHeartbeats<T: Sendable>(
+        _ sessions: [String: UInt64],
+        every interval: Duration = .milliseconds(100),
+        to peer: [UInt8],
+        _ body: () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try await self.send(.heartbeat(Heartbeat(sessions: sessions)), to: peer)
+                    try await Task.sleep(for: interval)
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
     /// Waits for a `HELLO` and answers `WELCOME`.
     ///
     /// - Parameter heartbeatMs: the interval announced: the client drops the connection after 3 of them in silence.

@@ -184,6 +184,124 @@ struct PresenterClientTests {
         }
     }
 
+    // MARK: - What the daemon dropped (this client's queue was full)
+
+    /// The daemon answered `SYNC` with `snapshot`, but the `SNAPSHOT` never came (dropped at a full queue) while its
+    /// heartbeats go on: once the liveness window (3 × 500 ms) has passed, the next heartbeat makes the presenter
+    /// `SYNC` again on the same connection, and it adopts the snapshot that comes then.
+    @Test func aSnapshotThatNeverCameIsAskedForAgainAfterTheLivenessWindow() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (peer, _) = try await daemon.acceptHello(heartbeatMs: 500)
+                let (_, first) = try await daemon.expect("SYNC", from: peer) { $0.sync }
+                let answered = ContinuousClock.now
+                try await daemon.send(.ok(OKReply(req: first.req, result: ["seq": 3, "mode": "snapshot"])), to: peer)
+                let (second, _, _) = try await daemon.whileSendingHeartbeats(["default": 3], to: peer) {
+                    try await daemon.serve(until: "a second SYNC on the same connection", from: peer) { $0.sync }
+                }
+                #expect(ContinuousClock.now - answered >= .milliseconds(1500))
+                #expect(second.lastSeq == 0)
+                #expect(second.req != first.req)
+                try await daemon.send(.ok(OKReply(req: second.req, result: ["seq": 3, "mode": "snapshot"])), to: peer)
+                try await daemon.send(.snapshot(SnapshotMessage(session: "default", seq: 3, ui: Self.ui)), to: peer)
+                let (report, _, acks) = try await daemon.serve(until: "REPORT", from: peer) { $0.report }
+                #expect(acks == [3])
+                #expect(report.reports == Self.visible("app", "home"))
+                #expect(presenter.lastSeq == 3)
+                #expect(presenter.model.visiblePresentables == ["app", "home"])
+            }
+        }
+    }
+
+    /// A `SYNC` whose `OK` never came (dropped) is sent again after the liveness window, on the same connection (the
+    /// daemon counts nothing visible until a `SYNC` is answered and the presenter reports); the late `OK` to the
+    /// first one is ignored, the second one's replay is followed by the reports.
+    @Test func aSyncWithoutAnAnswerIsSentAgainAfterTheLivenessWindow() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (peer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 500)
+                // Command 5 shows a gap: SYNC after 3, which the daemon does not answer.
+                let gapShown = ContinuousClock.now
+                try await daemon.send(Self.command(5, .push(.view("more", type: "More"), onto: "app")), to: peer)
+                let (first, second) = try await daemon.whileSendingHeartbeats(["default": 5], to: peer) {
+                    let (first, _, _) = try await daemon.serve(until: "SYNC", from: peer) { $0.sync }
+                    let (second, _, _) = try await daemon.serve(until: "SYNC again", from: peer) { $0.sync }
+                    return (first, second)
+                }
+                #expect(ContinuousClock.now - gapShown >= .milliseconds(1500))
+                #expect(first.lastSeq == 3)
+                #expect(second.lastSeq == 3)
+                #expect(second.req != first.req)
+                try await daemon.send(.ok(OKReply(req: first.req, result: ["seq": 5, "mode": "snapshot"])), to: peer)
+                try await daemon.send(.ok(OKReply(req: second.req, result: ["seq": 5, "mode": "replay"])), to: peer)
+                let (_, reReport) = try await daemon.expect("REPORT", from: peer) { $0.report }
+                #expect(reReport.reports == Self.visible("app", "home"))
+                try await daemon.send(.ok(OKReply(req: reReport.req)), to: peer)
+                try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
+                try await daemon.send(Self.command(5, .push(.view("more", type: "More"), onto: "app")), to: peer)
+                _ = try await daemon.serve(until: "ACK 5", from: peer) { $0.ack?.seq == 5 ? true : nil }
+                #expect(presenter.model.children(of: "app") == ["home", "detail", "more"])
+            }
+        }
+    }
+
+    /// A replay announced by the `OK` but dropped (the queue was full): the heartbeats that announce its commands do
+    /// not make the presenter `SYNC` while they may still be on their way, only once the liveness window has passed.
+    @Test func aReplayThatNeverCameIsAskedForAgainAfterTheLivenessWindow() async throws {
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (peer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 500)
+                try await daemon.send(.heartbeat(Heartbeat(sessions: ["default": 5])), to: peer)
+                let (sync, _, _) = try await daemon.serve(until: "SYNC", from: peer) { $0.sync }
+                let answered = ContinuousClock.now
+                try await daemon.send(.ok(OKReply(req: sync.req, result: ["seq": 5, "mode": "replay"])), to: peer)
+                let (again, reports, _) = try await daemon.whileSendingHeartbeats(["default": 5], to: peer) {
+                    try await daemon.serve(until: "SYNC again", from: peer) { $0.sync }
+                }
+                #expect(ContinuousClock.now - answered >= .milliseconds(1500))
+                #expect(reports == [Self.visible("app", "home")])
+                #expect(again.lastSeq == 3)
+                try await daemon.send(.ok(OKReply(req: again.req, result: ["seq": 5, "mode": "replay"])), to: peer)
+                try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
+                try await daemon.send(Self.command(5, .push(.view("more", type: "More"), onto: "app")), to: peer)
+                _ = try await daemon.serve(until: "ACK 5", from: peer) { $0.ack?.seq == 5 ? true : nil }
+                #expect(presenter.model.children(of: "app") == ["home", "detail", "more"])
+            }
+        }
+    }
+
+    /// A `SNAPSHOT` over 1 MiB (the daemon's own inbound bound; an application with many or large screens makes
+    /// one) is taken in: a client accepts up to ``FlowClientConfiguration/defaultMaxMessageSize`` from its daemon.
+    /// (Few screens with large data: a model of thousands of screens costs seconds of a debug build's CPU, which
+    /// starves the other tests' clients of their heartbeats.)
+    @Test func aSnapshotOverOneMebibyteIsAdopted() async throws {
+        var large = PresentationModel()
+        let poster = StepPayload.string(String(repeating: "0123456789abcdef", count: 4096))  // 64 KiB
+        _ = large.apply(
+            [.setRoot(.stack("app"))]
+                + (0..<24).map { .push(.view(PresentableID("screen-\($0)"), type: "Poster", data: poster), onto: "app") }
+        )
+        let snapshot = SnapshotMessage(session: "default", seq: 7, ui: UISnapshot(large))
+        #expect(try WireCodec().encode(.snapshot(snapshot)).reduce(0) { $0 + $1.count } > 1 << 20)
+        #expect(FlowClientConfiguration().socketOptions.maxMessageSize == 64 << 20)
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (peer, _) = try await daemon.acceptHello()
+                let (_, sync) = try await daemon.expect("SYNC", from: peer) { $0.sync }
+                try await daemon.send(.ok(OKReply(req: sync.req, result: ["seq": 7, "mode": "snapshot"])), to: peer)
+                try await daemon.send(.snapshot(snapshot), to: peer)
+                let (report, _, acks) = try await daemon.serve(until: "REPORT", from: peer) { $0.report }
+                #expect(acks == [7])
+                #expect(report.reports == Self.visible("app", "screen-23"))
+                #expect(presenter.model == large)
+            }
+        }
+    }
+
     @Test func afterASilentDaemonThePresenterReconnectsAndSyncsWithItsLastSeq() async throws {
         try await FakeDaemon.with { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
