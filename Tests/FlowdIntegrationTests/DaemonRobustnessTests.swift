@@ -102,6 +102,94 @@ extension FlowdIntegrationTests {
         }
     }
 
+    // MARK: - A stopped presenter
+
+    /// A presenter process stopped (SIGSTOP) while a flood of deep links sequences thousands of commands for its
+    /// session: its queue in flowd fills (`send_high_water_mark` 100 here) and the rest is dropped and counted;
+    /// meanwhile flowd answers `HEALTH` and serves the kiosk's presenter (another session: its login goes through).
+    /// Continued (SIGCONT), the presenter applies what was queued, sees the gap, `SYNC`s, gets a `SNAPSHOT` (over the
+    /// 256 KiB a client used to decode) and reaches the session's `seq` with the daemon's UI: a new presenter taking
+    /// the session over gets the same screens. Its heartbeat is long (60 s) and flowd's is 3 s, so neither side counts
+    /// the other dead while the process is stopped: this is the full-queue path, not the silent-peer one.
+    @Test func aStoppedPresenterMissesCommandsWhileOthersAreServedAndConvergesWhenItContinues() async throws {
+        try await withCluster { cluster in
+            let config = "\(cluster.runtimeDirectory)/flowd.json"
+            try #"{"sockets": {"send_high_water_mark": 100}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+            let daemon = try await cluster.startFlowd(["--config", config, "--heartbeat-ms", "3000"])
+            let watch = try await cluster.startWatch(session: "default")
+            try cluster.startLoginService()
+            try await watch.waitFor(DemoSystem.onboardingLog.last!)
+            let presenter = try cluster.startPresenter(["--heartbeat-ms", "60000"])
+            try await presenter.waitFor("report onboarding.login visible")
+            let kiosk = try cluster.startPresenter(["--session", "kiosk", "--create"], name: "kiosk-presenter")
+            try await kiosk.waitFor("report onboarding.login visible")
+
+            presenter.process.signal(SIGSTOP)
+            let dealer = try RawDealer(endpoint: daemon.control)
+            try dealer.hello(name: "flood")
+            // Until well over `max_replay_commands` (512) commands are lost, so the way back is a SNAPSHOT, of some
+            // 1500 screens (over 256 KiB).
+            var deepLinks = 0
+            var droppedAt: Int?
+            var droppedDuringFlood = 0
+            while deepLinks < 3000, droppedDuringFlood < 1200 {
+                deepLinks += 1
+                let req = dealer.req()
+                let step = Step("movieIsPicked", payload: .int(100_000 + deepLinks))
+                try dealer.send(.deepLink(DeepLinkRequest(req: req, session: "default", step: step)))
+                guard case .ok(let reply) = try dealer.receive(), reply.req == req else {
+                    throw HarnessError("deep link \(deepLinks) was not answered OK")
+                }
+                if deepLinks % 25 == 0 {
+                    let healthReq = dealer.req()
+                    try dealer.send(.health(PlainRequest(req: healthReq)))
+                    guard case .ok(let health) = try dealer.receive(), health.req == healthReq else {
+                        throw HarnessError("HEALTH was not answered during the flood")
+                    }
+                    droppedDuringFlood =
+                        value(in: health.result, at: "counters", "sends_dropped", "COMMAND")?.intValue ?? 0
+                    if droppedAt == nil, droppedDuringFlood > 0 { droppedAt = deepLinks }
+                }
+            }
+            let overflowed = try #require(droppedAt, "no COMMAND dropped after \(deepLinks) deep links")
+            #expect(droppedDuringFlood >= 1200)
+
+            // Meanwhile the kiosk's session is served as usual.
+            let proceed = #"action onboarding.login proceed {"user":"alice","password":"wonderland"}"#
+            let kioskFrom = kiosk.lines.count
+            #expect(try await kiosk.run(proceed) == "ok \(proceed) delivered=1")
+            try await kiosk.waitFor("report onboarding.apikey visible", from: kioskFrom)
+            let stalled = try await cluster.health()
+            let dropped = try #require(counts(stalled, "sends_dropped")?["COMMAND"])
+            #expect(dropped > 0)
+
+            // Continued: it catches up to the session's seq.
+            let seq = try #require(try await cluster.sessionSeqs()["default"])
+            let resumedFrom = presenter.lines.count
+            presenter.process.signal(SIGCONT)
+            try await presenter.process.waitForOutput(from: resumedFrom, "the presenter at seq \(seq)") { line in
+                line == "snapshot \(seq)" || line.hasPrefix("command \(seq) ")
+            }
+            let resumed = Array(presenter.lines.dropFirst(resumedFrom))
+            let snapshots = resumed.filter { $0.hasPrefix("snapshot ") }
+            #expect(!snapshots.isEmpty, "caught up by a SNAPSHOT (more commands lost than a replay carries)")
+            #expect(isStrictlyIncreasing(presenter.commandSeqs), "no command applied twice")
+            let screens = try await presenter.screens()
+            #expect(screens.contains { $0.contains("wishlist.movie.\(100_000 + deepLinks)") })
+            #expect(screens.contains { $0.contains("trending.movie.\(100_000 + deepLinks)") })
+            print(
+                "stopped presenter: \(deepLinks) deep links (first COMMAND dropped by \(overflowed)), "
+                    + "\(dropped) COMMANDs dropped, caught up at seq \(seq) via \(snapshots)"
+            )
+
+            // The same UI as the daemon's: a presenter taking the session over gets it in its snapshot.
+            await presenter.process.kill9()
+            let successor = try cluster.startPresenter()
+            try await successor.waitFor("snapshot \(seq)")
+            #expect(try await successor.screens() == screens)
+        }
+    }
+
     // MARK: - Shutdown
 
     /// SIGTERM: flowd stops cleanly (exit code 0) with clients connected and removes its socket files; then
@@ -137,5 +225,13 @@ extension FlowdIntegrationTests {
             )
             #expect(health.stderr.count == 1)
         }
+    }
+}
+
+/// The value at `path` in nested JSON objects, if every step is an object holding the next key.
+private func value(in json: JSONValue, at path: String...) -> JSONValue? {
+    path.reduce(json as JSONValue?) { value, key in
+        guard case .object(let object)? = value else { return nil }
+        return object[key]
     }
 }
