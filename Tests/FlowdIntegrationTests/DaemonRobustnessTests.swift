@@ -109,12 +109,15 @@ extension FlowdIntegrationTests {
     /// meanwhile flowd answers `HEALTH` and serves the kiosk's presenter (another session: its login goes through).
     /// Continued (SIGCONT), the presenter applies what was queued, sees the gap, `SYNC`s, gets a `SNAPSHOT` (over the
     /// 256 KiB a client used to decode) and reaches the session's `seq` with the daemon's UI: a new presenter taking
-    /// the session over gets the same screens. Its heartbeat is long (60 s) and flowd's is 3 s, so neither side counts
-    /// the other dead while the process is stopped: this is the full-queue path, not the silent-peer one.
+    /// the session over gets the same screens. Its heartbeat is long (60 s) and ZMTP heartbeats are off, so flowd does
+    /// not count it dead while the process is stopped: this is the full-queue path, not the silent-peer one.
     @Test func aStoppedPresenterMissesCommandsWhileOthersAreServedAndConvergesWhenItContinues() async throws {
         try await withCluster { cluster in
             let config = "\(cluster.runtimeDirectory)/flowd.json"
-            try #"{"sockets": {"send_high_water_mark": 100}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+            // No ZMTP heartbeats: libzmq would drop the stopped process's connection after 3 s without a PONG, and on
+            // a busy machine the flood can take longer than that.
+            try #"{"sockets": {"send_high_water_mark": 100, "zmtp_heartbeat_ms": 0}}"#.write(
+                toFile: config, atomically: true, encoding: .utf8)
             let daemon = try await cluster.startFlowd(["--config", config, "--heartbeat-ms", "3000"])
             let watch = try await cluster.startWatch(session: "default")
             try cluster.startLoginService()
