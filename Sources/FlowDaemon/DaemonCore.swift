@@ -22,6 +22,8 @@ public struct DaemonCore {
         let hello: Hello
         /// The allow-list entry of the peer's key (with an ``AccessPolicy``), which its `HELLO` matched.
         let identity: AllowedClient?
+        /// The connection's `User-Id` (its key, Z85) when it said `HELLO`: every later message must carry the same.
+        let userID: String?
         var lastHeard: UInt64
         var nextHeartbeat: UInt64
         var role: PeerRole { hello.role }
@@ -62,7 +64,8 @@ public struct DaemonCore {
     public var publishesEvents = true
     /// Whom the daemon lets do what (CURVE keys and their roles); `nil` when it runs without CURVE. With a policy,
     /// only ``DaemonInput/authenticatedMessage(from:userID:frames:)`` from an allowed key gets in (docs/SECURITY.md).
-    public let accessPolicy: AccessPolicy?
+    /// ``DaemonInput/accessPolicyChanged(_:)`` replaces it.
+    public private(set) var accessPolicy: AccessPolicy?
 
     /// Makes a daemon core; ``start(now:)`` creates the default session.
     ///
@@ -78,7 +81,10 @@ public struct DaemonCore {
     ) {
         self.journaling = journaling
         self.accessPolicy = accessPolicy
-        if accessPolicy != nil { counters.authDenied = 0 }
+        if accessPolicy != nil {
+            counters.authDenied = 0
+            counters.peersRevoked = 0
+        }
         self.application = application
         self.configuration = configuration
         self.daemonID = daemonID
@@ -164,7 +170,10 @@ public struct DaemonCore {
         replaying = false
         publishesEvents = publishes
         counters = DaemonCounters()
-        if accessPolicy != nil { counters.authDenied = 0 }
+        if accessPolicy != nil {
+            counters.authDenied = 0
+            counters.peersRevoked = 0
+        }
         report.sessions = sessions.count
         recoveredRecords = report.records
         for session in sortedSessions() {
@@ -269,6 +278,8 @@ public struct DaemonCore {
                 logger.notice("peer unreachable", metadata: ["peer": "\(peers[address]!.id)"])
                 peerLost(address)
             }
+        case .accessPolicyChanged(let policy):
+            replaceAccessPolicy(with: policy)
         }
         return takeOutputs()
     }
@@ -332,7 +343,7 @@ public struct DaemonCore {
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }
-        if accessPolicy != nil, peers[address]!.identity?.name != userID {
+        if accessPolicy != nil, peers[address]!.userID != userID {
             // The routing ID belongs to another key's connection now (the one that said HELLO is gone): what that
             // connection held is not this one's.
             logger.notice(
@@ -399,7 +410,7 @@ public struct DaemonCore {
     private mutating func welcome(_ hello: Hello, from address: PeerAddress, userID: String?, now: UInt64) {
         var identity: AllowedClient?
         if let accessPolicy {
-            guard let userID, let client = accessPolicy.client(named: userID) else {
+            guard let userID, let client = accessPolicy.client(userID: userID) else {
                 return reject(
                     WireError(.forbidden, "this connection has no allowed key", req: hello.req, type: .hello),
                     to: address
@@ -429,7 +440,7 @@ public struct DaemonCore {
         // The same client restarted (same role, name and key; new connection): the old connection is gone.
         let replaced = peers.values.filter {
             $0.address != address && $0.role == hello.role && $0.hello.name == hello.name
-                && $0.identity?.name == identity?.name
+                && $0.userID == (identity == nil ? nil : userID)
         }
         for old in replaced.map(\.address).sorted(by: { $0.routingID.lexicographicallyPrecedes($1.routingID) }) {
             logger.info("peer replaced by its restart", metadata: ["peer": "\(peers[old]!.id)", "name": "\(hello.name)"])
@@ -446,8 +457,8 @@ public struct DaemonCore {
             id = "p\(lastPeerNumber)"
         }
         peers[address] = Peer(
-            address: address, id: id, hello: hello, identity: identity, lastHeard: now,
-            nextHeartbeat: now + UInt64(configuration.heartbeatMs)
+            address: address, id: id, hello: hello, identity: identity, userID: identity == nil ? nil : userID,
+            lastHeard: now, nextHeartbeat: now + UInt64(configuration.heartbeatMs)
         )
         logger.info(
             "peer joined",
@@ -553,7 +564,7 @@ public struct DaemonCore {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .sync, to: peer)
         }
         if let host = session.host, host != peer.address, let current = peers[host],
-            current.hello.name != peer.hello.name || current.identity?.name != peer.identity?.name
+            current.hello.name != peer.hello.name || current.userID != peer.userID
         {
             return reject(
                 .sessionHosted, "session '\(session.id)' is hosted by '\(current.hello.name)'", req: body.req,
@@ -875,6 +886,35 @@ public struct DaemonCore {
             send(.heartbeat(Heartbeat(sessions: hosted)), to: peer.address)
             peers[peer.address]!.nextHeartbeat = now + UInt64(configuration.heartbeatMs)
         }
+    }
+
+    /// A new allow-list (the operator edited it and sent flowd SIGHUP): new connections are held to it by the ZAP
+    /// handler, and every peer whose key is gone from it or whose entry changed (role, steps, kinds, sessions) is
+    /// forgotten as if it were lost: its next message gets `notWelcome`, and its `HELLO` again is judged by the new
+    /// entry (`forbidden` when there is none). Peers whose entry is unchanged keep everything. Without CURVE there is
+    /// no allow-list to replace: ignored.
+    private mutating func replaceAccessPolicy(with policy: AccessPolicy) {
+        guard accessPolicy != nil else {
+            logger.warning("an allow-list was given to a daemon without CURVE; ignored")
+            return
+        }
+        accessPolicy = policy
+        let ordered = peers.values.sorted { $0.id.count != $1.id.count ? $0.id.count < $1.id.count : $0.id < $1.id }
+        var revoked = 0
+        for peer in ordered {
+            guard let userID = peer.userID, let identity = peer.identity else { continue }
+            let entry = policy.client(userID: userID)
+            guard entry != identity else { continue }
+            logger.notice(
+                entry == nil ? "key revoked; peer forgotten" : "key's rights changed; peer forgotten until it says HELLO",
+                metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)", "key": "\(identity.name)"]
+            )
+            revoked += 1
+            counters.peersRevoked = (counters.peersRevoked ?? 0) + 1
+            peerLost(peer.address)
+        }
+        logger.info(
+            "allow-list replaced", metadata: ["clients": "\(policy.clients.count)", "peers_forgotten": "\(revoked)"])
     }
 
     private mutating func peerLost(_ address: PeerAddress) {

@@ -24,6 +24,8 @@ public struct DaemonCounters: Sendable, Hashable {
     /// Connections the ZAP handler refused (a key not on the allow-list, or not allowed on that socket); `nil` when
     /// the daemon runs without CURVE (then it is not in ``json``).
     public var authDenied: Int?
+    /// Peers forgotten because a new allow-list dropped or changed their key's entry (SIGHUP); `nil` without CURVE.
+    public var peersRevoked: Int?
 
     public init() {}
 
@@ -46,6 +48,7 @@ public struct DaemonCounters: Sendable, Hashable {
             "sends_dropped": .object(sendsDropped.mapValues { .int($0) }),
         ]
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
+        if let peersRevoked { fields["peers_revoked"] = .int(peersRevoked) }
         return .object(fields)
     }
 }

@@ -14,8 +14,8 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
 public enum DaemonInput: Sendable {
     /// A message arrived on the control socket (frames after the routing ID).
     case message(from: PeerAddress, frames: [[UInt8]])
-    /// A message arrived on a CURVE control socket from a connection the ZAP handler admitted as `userID` (the
-    /// ``AllowedClient/name`` of its key; `nil` when the connection had none).
+    /// A message arrived on a CURVE control socket from a connection the ZAP handler admitted as `userID` (its
+    /// public key, Z85, as ``ZAPHandler`` returns it; `nil` when the connection had none).
     case authenticatedMessage(from: PeerAddress, userID: String?, frames: [[UInt8]])
     /// Time passed: send heartbeats that are due, notice dead peers.
     case tick
@@ -25,6 +25,8 @@ public enum DaemonInput: Sendable {
     case adaptCompleted(session: String, request: AdaptRequestID, step: Step?)
     /// The control socket could not route a message to this peer: it is gone.
     case peerUnreachable(PeerAddress)
+    /// The allow-list was replaced (SIGHUP): peers whose key's entry is gone or changed are forgotten.
+    case accessPolicyChanged(AccessPolicy)
 }
 
 /// What ``DaemonCore`` asks its transport to do, in order.

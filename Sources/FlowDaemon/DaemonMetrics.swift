@@ -37,6 +37,7 @@ public struct DaemonMetrics: Sendable {
         public static let messagesIn = "flowd_messages_in_total"
         public static let messagesOut = "flowd_messages_out_total"
         public static let authDenied = "flowd_auth_denied_total"
+        public static let peersRevoked = "flowd_peers_revoked_total"
         public static let sendsDropped = "flowd_sends_dropped_total"
         public static let peers = "flowd_peers"
         public static let sessions = "flowd_sessions"
@@ -55,6 +56,8 @@ public struct DaemonMetrics: Sendable {
     private var sendsDropped: [String: Counter] = [:]
     /// Made when the daemon first counts ZAP refusals (``DaemonCounters/authDenied`` is `nil` without CURVE).
     private var authDenied: Counter?
+    /// Made when the daemon first forgets a peer for a new allow-list (``DaemonCounters/peersRevoked``).
+    private var peersRevoked: Counter?
     private let peers: [PeerRole: Gauge]
     private let sessions: Gauge
     /// The counters as last recorded.
@@ -114,6 +117,10 @@ public struct DaemonMetrics: Sendable {
         if let denied = counters.authDenied, denied > last.authDenied ?? 0 {
             if authDenied == nil { authDenied = Counter(label: Name.authDenied, factory: factory) }
             authDenied!.increment(by: denied - (last.authDenied ?? 0))
+        }
+        if let revoked = counters.peersRevoked, revoked > last.peersRevoked ?? 0 {
+            if peersRevoked == nil { peersRevoked = Counter(label: Name.peersRevoked, factory: factory) }
+            peersRevoked!.increment(by: revoked - (last.peersRevoked ?? 0))
         }
         last = counters
     }

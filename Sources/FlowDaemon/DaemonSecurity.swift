@@ -145,6 +145,12 @@ public struct AccessPolicy: Sendable, Hashable {
 
     /// The entry of the 32-byte public key `key`.
     public func client(publicKey key: [UInt8]) -> AllowedClient? { byKey[key].flatMap { byName[$0] } }
+
+    /// The entry of a connection's `User-Id`: its public key in Z85, as ``ZAPHandler`` returns it.
+    public func client(userID: String) -> AllowedClient? {
+        guard let key = try? ZMQCurveKey(z85: userID) else { return nil }
+        return client(publicKey: key.bytes)
+    }
 }
 
 /// An allow-list that cannot be used.
@@ -197,7 +203,7 @@ public enum ZAPHandler: Sendable {
     public struct Decision: Sendable, Hashable {
         /// Whether the connection may in (`200`).
         public var allowed: Bool
-        /// The allowed key's name (the reply's user id), or `nil`.
+        /// The allowed key's name, or `nil`.
         public var client: String?
         /// The ZAP domain asked about.
         public var domain: String
@@ -212,8 +218,10 @@ public enum ZAPHandler: Sendable {
     /// Answers one ZAP request as a ROUTER received it: `[routing id, "", "1.0", request id, domain, address,
     /// identity, mechanism, credentials…]`.
     ///
-    /// A CURVE client whose key is allowed on `domain` gets `200` with its name as user id; anyone else `400` (libzmq
-    /// then drops the connection without telling the client). A request that is not ZAP 1.0 gets `500` when it can be
+    /// A CURVE client whose key is allowed on `domain` gets `200` with its public key (Z85) as user id, which every
+    /// message of the connection then carries (the key, not the name: a key taken off the allow-list or replaced under
+    /// the same name is recognised on connections admitted before); anyone else `400` (libzmq then drops the
+    /// connection without telling the client). A request that is not ZAP 1.0 gets `500` when it can be
     /// answered at all.
     ///
     /// - Returns: the reply's frames (with the routing id) and the decision, or `nil` for a message that cannot be
@@ -246,7 +254,7 @@ public enum ZAPHandler: Sendable {
         }
         let reply: [[UInt8]] = [
             frames[0], [], Array("1.0".utf8), requestID, Array(status.utf8), Array(decision.reason.utf8),
-            decision.allowed ? Array((decision.client ?? "").utf8) : [], [],
+            decision.allowed ? Array((decision.publicKey ?? "").utf8) : [], [],
         ]
         return (reply, decision)
     }
@@ -412,13 +420,26 @@ public enum FlowdSecuritySettings: Sendable {
         } catch {
             throw FlowdSecurityError("\(error)")
         }
+        return DaemonSecurity(
+            keyPair: keyPair, policy: try accessPolicy(section, configPath: configPath, clientsFile: clientsFile)
+        )
+    }
+
+    /// The allow-list of the `security` section: its `clients` and those of the clients file (`clientsFile`, the
+    /// `--clients-file` flag, wins over the section's `clients_file`), with its `events_roles`. What flowd reads again
+    /// on SIGHUP.
+    ///
+    /// - Throws: ``FlowdSecurityError`` when the clients file cannot be read or the allow-list is not valid.
+    public static func accessPolicy(
+        _ section: FlowdConfigFile.Security?, configPath: String?, clientsFile: String?
+    ) throws(FlowdSecurityError) -> AccessPolicy {
+        let section = section ?? FlowdConfigFile.Security()
         var clients = section.clients ?? []
-        if let listFile = clientsFile ?? section.clientsFile.map({ relative($0, to: anchor) }) {
+        if let listFile = clientsFile ?? section.clientsFile.map({ relative($0, to: configPath.map(folder(of:))) }) {
             clients += try readClients(listFile)
         }
         do {
-            let policy = try AccessPolicy(clients: clients, eventsRoles: Set(section.eventsRoles ?? [.operator]))
-            return DaemonSecurity(keyPair: keyPair, policy: policy)
+            return try AccessPolicy(clients: clients, eventsRoles: Set(section.eventsRoles ?? [.operator]))
         } catch {
             throw FlowdSecurityError("the allowed clients are not valid: \(error)")
         }

@@ -131,6 +131,13 @@ public final class DaemonServer: Service, Sendable {
         }
     }
 
+    /// Replaces the allow-list of a daemon that runs with CURVE (flowd does on SIGHUP): connections admitted from now
+    /// on are judged by `policy`, and peers whose key is no longer on it, or whose entry changed, are forgotten
+    /// (``DaemonInput/accessPolicyChanged(_:)``). The secret key and the rest of the configuration stay as they are.
+    public func reloadAccessPolicy(_ policy: AccessPolicy) {
+        enqueue(.accessPolicyChanged(policy))
+    }
+
     /// Asks the I/O thread to stop.
     public func stop() {
         let signal = shared.withLock { shared in
@@ -347,9 +354,11 @@ public final class DaemonServer: Service, Sendable {
                 }
                 core.publishesEvents = !subscriptions.isEmpty
             }
-            if let zap, let zapIndex, let security, ready[zapIndex].contains(.pollIn) {
+            if let zap, let zapIndex, let policy = core.accessPolicy, ready[zapIndex].contains(.pollIn) {
                 while let request = try zap.tryReceive() {
-                    guard let (reply, decision) = ZAPHandler.answer(request.frames, policy: security.policy) else {
+                    // The core's allow-list: the one it was started with, or the last one ``reloadAccessPolicy``
+                    // gave (the core took it in at the top of this loop, before any handshake it must judge).
+                    guard let (reply, decision) = ZAPHandler.answer(request.frames, policy: policy) else {
                         continue
                     }
                     _ = try zap.trySend(ZMQMessage(reply))

@@ -17,15 +17,18 @@ public struct FlowdSettings: Sendable {
     public var logLevel: Logger.Level
     /// Where to serve Prometheus metrics over HTTP (`host:port`); `nil`: no metrics endpoint.
     public var metricsAddress: String?
+    /// Reads the allow-list again (on SIGHUP); `nil` when the daemon runs without CURVE.
+    public var reloadAccessPolicy: (@Sendable () throws -> AccessPolicy)?
 
     public init(
         runtimeDirectory: String, server: DaemonServer.Configuration, logLevel: Logger.Level,
-        metricsAddress: String? = nil
+        metricsAddress: String? = nil, reloadAccessPolicy: (@Sendable () throws -> AccessPolicy)? = nil
     ) {
         self.runtimeDirectory = runtimeDirectory
         self.server = server
         self.logLevel = logLevel
         self.metricsAddress = metricsAddress
+        self.reloadAccessPolicy = reloadAccessPolicy
     }
 
     /// The log level named `name`.
@@ -46,7 +49,7 @@ public struct FlowdSettings: Sendable {
 /// ```
 public enum Flowd: Sendable {
     /// Runs until SIGTERM or SIGINT (graceful shutdown), notifying systemd (`READY=1`, `STOPPING=1`) when it started
-    /// the daemon with `Type=notify`.
+    /// the daemon with `Type=notify`. SIGHUP reads the allow-list again (``FlowdSettings/reloadAccessPolicy``).
     ///
     /// When `settings.metricsAddress` names an address, the daemon records its metrics (``DaemonMetrics``) into
     /// `metrics` (a registry of its own if `nil`) and serves them there (``MetricsEndpoint``), stopped with the rest.
@@ -79,6 +82,10 @@ public enum Flowd: Sendable {
                 services: [
                     .init(service: server),
                     .init(service: notifier, successTerminationBehavior: .ignore),
+                    .init(
+                        service: AccessPolicyReloader(server: server, reload: settings.reloadAccessPolicy, logger: logger),
+                        successTerminationBehavior: .ignore
+                    ),
                 ] + (endpoint.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
@@ -114,5 +121,29 @@ struct ReadinessNotifier: Service {
         }
         try? await gracefulShutdown()
         notifier.notify("STOPPING=1")
+    }
+}
+
+/// SIGHUP: reads the allow-list again and hands it to the daemon (docs/SECURITY.md, "Changing the allow-list"). A list
+/// that cannot be read or is not valid is logged and the current one kept; without CURVE, SIGHUP is only logged.
+struct AccessPolicyReloader: Service {
+    let server: DaemonServer
+    let reload: (@Sendable () throws -> AccessPolicy)?
+    let logger: Logger
+
+    func run() async throws {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            guard let reload else {
+                logger.warning("SIGHUP: flowd runs without CURVE, there is no allow-list to read again")
+                continue
+            }
+            do {
+                let policy = try reload()
+                logger.notice("SIGHUP: allow-list read again", metadata: ["clients": "\(policy.clients.count)"])
+                server.reloadAccessPolicy(policy)
+            } catch {
+                logger.error("SIGHUP: the allow-list was not replaced", metadata: ["error": "\(error)"])
+            }
+        }
     }
 }

@@ -123,17 +123,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     /// - Throws: ``FlowdConfigError`` when the file cannot be read or parsed; ``FlowdSecurityError`` when a `tcp://`
     ///   endpoint would run without CURVE (and plaintext is not allowed) or the CURVE settings cannot be used.
     public func settings(environment: [String: String] = FlowdEndpoints.currentEnvironment()) throws -> FlowdSettings {
-        var file = FlowdConfigFile()
-        if let config {
-            guard let data = FileManager.default.contents(atPath: config) else {
-                throw FlowdConfigError(path: config, reason: "cannot be read")
-            }
-            do {
-                file = try JSONDecoder().decode(FlowdConfigFile.self, from: data)
-            } catch {
-                throw FlowdConfigError(path: config, reason: "is not a valid config: \(error)")
-            }
-        }
+        let file = try Self.readConfigFile(config)
         let runtimeDirectory =
             runtimeDirectory ?? file.runtimeDirectory ?? FlowdEndpoints.defaultRuntimeDirectory(environment: environment)
         let defaults = FlowdEndpoints(runtimeDirectory: runtimeDirectory)
@@ -164,6 +154,16 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let metricsAddress, metricsAddress != "off", MetricsEndpoint.parseAddress(metricsAddress) == nil {
             throw FlowdConfigError(path: config ?? "--metrics", reason: "names a metrics address that is not host:port")
         }
+        // SIGHUP reads the allow-list again from where it came from: the config file's `security` section and the
+        // clients file (`--clients-file` still wins). The secret key and everything else stay as started.
+        var reloadAccessPolicy: (@Sendable () throws -> AccessPolicy)?
+        if security != nil {
+            let (config, clientsFile) = (config, clientsFile)
+            reloadAccessPolicy = { @Sendable () throws -> AccessPolicy in
+                let section = try Self.readConfigFile(config).security
+                return try FlowdSecuritySettings.accessPolicy(section, configPath: config, clientsFile: clientsFile)
+            }
+        }
         return FlowdSettings(
             runtimeDirectory: runtimeDirectory,
             server: DaemonServer.Configuration(
@@ -175,8 +175,22 @@ public struct FlowdOptions: ParsableArguments, Sendable {
                 journal: journal
             ),
             logLevel: (logLevel ?? file.logLevel).flatMap(FlowdSettings.logLevel(named:)) ?? .info,
-            metricsAddress: metricsAddress == "off" ? nil : metricsAddress
+            metricsAddress: metricsAddress == "off" ? nil : metricsAddress,
+            reloadAccessPolicy: reloadAccessPolicy
         )
+    }
+
+    /// The config file at `path`, or the empty one when no file is named.
+    private static func readConfigFile(_ path: String?) throws(FlowdConfigError) -> FlowdConfigFile {
+        guard let path else { return FlowdConfigFile() }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FlowdConfigError(path: path, reason: "cannot be read")
+        }
+        do {
+            return try JSONDecoder().decode(FlowdConfigFile.self, from: data)
+        } catch {
+            throw FlowdConfigError(path: path, reason: "is not a valid config: \(error)")
+        }
     }
 }
 

@@ -131,6 +131,14 @@ struct MetricsTests {
         metrics.record(counters)
         #expect(scrape(registry).values["flowd_auth_denied_total"] == "5")
         #expect(scrape(registry).types["flowd_auth_denied_total"] == "counter")
+        // Peers forgotten for a new allow-list (SIGHUP), likewise only with CURVE.
+        #expect(scrape(registry).values["flowd_peers_revoked_total"] == nil)
+        counters.peersRevoked = 0
+        metrics.record(counters)
+        counters.peersRevoked = 3
+        metrics.record(counters)
+        #expect(scrape(registry).values["flowd_peers_revoked_total"] == "3")
+        #expect(scrape(registry).types["flowd_peers_revoked_total"] == "counter")
     }
 
     @Test func sendsDroppedForAFullPeerQueueAreCountedByMessageType() {

@@ -40,7 +40,7 @@ private func testPolicy() throws -> AccessPolicy {
 }
 
 /// ``DaemonCore`` with an ``AccessPolicy``: every message arrives as the transport gives it, with its connection's
-/// `User-Id` (the allow-list name the ZAP handler returned), or none.
+/// `User-Id` (the public key, Z85, the ZAP handler returned), or none.
 private struct SecureDaemon {
     var core: DaemonCore
     private let codec = WireCodec()
@@ -59,6 +59,12 @@ private struct SecureDaemon {
     mutating func send(_ message: WireMessage, from peer: PeerAddress, key: String?) -> [Delivery] {
         let frames = codec.encode(message)
         return deliveries(core.handle(.authenticatedMessage(from: peer, userID: key, frames: frames), now: 0))
+    }
+
+    /// A new allow-list, as `flowd` hands it over on SIGHUP; returns what the daemon sent.
+    @discardableResult
+    mutating func replacePolicy(with policy: AccessPolicy) -> [Delivery] {
+        deliveries(core.handle(.accessPolicyChanged(policy), now: 0))
     }
 
     /// `message` from `peer` as a transport without authentication gives it.
@@ -95,9 +101,9 @@ private struct SecureDaemon {
 /// The daemon with `movies` (serving `home` and `detail`) and `tui` (hosting `default`, showing `home`) in.
 private func homeShown() throws -> SecureDaemon {
     var daemon = SecureDaemon(policy: try testPolicy())
-    daemon.hello(Peers.movies, .stepper, name: "movies", key: "movies", serves: ["home", "detail"])
-    daemon.hello(Peers.tui, .presenter, name: "tui", key: "tui")
-    daemon.send(.sync(Sync(req: 2, session: "default", lastSeq: 0, create: false)), from: Peers.tui, key: "tui")
+    daemon.hello(Peers.movies, .stepper, name: "movies", key: Keys.movies.z85, serves: ["home", "detail"])
+    daemon.hello(Peers.tui, .presenter, name: "tui", key: Keys.tui.z85)
+    daemon.send(.sync(Sync(req: 2, session: "default", lastSeq: 0, create: false)), from: Peers.tui, key: Keys.tui.z85)
     daemon.send(
         .report(
             Report(
@@ -108,7 +114,7 @@ private func homeShown() throws -> SecureDaemon {
                 ]
             )
         ),
-        from: Peers.tui, key: "tui"
+        from: Peers.tui, key: Keys.tui.z85
     )
     return daemon
 }
@@ -117,10 +123,109 @@ private func stepMessage(_ name: String, attachment: Int = 2, req: UInt64 = 31) 
     .step(StepMessage(req: req, session: "default", attachment: attachment, step: Step(name)))
 }
 
+/// ``testPolicy()`` with `change` applied to its entries.
+private func testPolicy(changing change: (inout [AllowedClient]) -> Void) throws -> AccessPolicy {
+    var clients = try testPolicy().clients
+    change(&clients)
+    return try AccessPolicy(clients: clients)
+}
+
 // MARK: - Tests
 
 /// docs/SECURITY.md: the daemon holds every peer to its key's allow-list entry.
 struct SecurityTests {
+    // MARK: Changing the allow-list (SIGHUP)
+
+    /// `tui` taken off the allow-list: its peer is forgotten at once (its screens count as not visible, the session
+    /// has no host), its next message gets `notWelcome` and its `HELLO` again `forbidden`; `movies`, unchanged, keeps
+    /// its connection and attachments.
+    @Test func aKeyTakenOffTheAllowListIsForgottenAndCannotSayHelloAgain() throws {
+        var daemon = try homeShown()
+        let revoked = try testPolicy { $0.removeAll { $0.name == "tui" } }
+        #expect(daemon.replacePolicy(with: revoked) == [])
+        #expect(daemon.core.peerCounts == [.stepper: 1])
+        #expect(daemon.core.counters.peersRevoked == 1)
+        #expect(daemon.core.accessPolicy == revoked)
+        let report = WireMessage.report(
+            Report(req: 4, session: "default", reports: [PresentableReport(presentable: "home", state: .visible)]))
+        #expect(
+            daemon.send(report, from: Peers.tui, key: Keys.tui.z85) == [
+                Delivery(Peers.tui, refused(4, .notWelcome, .report))
+            ])
+        #expect(
+            daemon.hello(Peers.tui, .presenter, name: "tui", key: Keys.tui.z85) == [
+                Delivery(Peers.tui, refused(1, .forbidden, .hello))
+            ])
+        // `movies` is still in: its step is judged (not refused), and dropped because nobody shows `home` now.
+        let step = daemon.send(stepMessage("openDetail"), from: Peers.movies, key: Keys.movies.z85)
+        #expect(step == [Delivery(Peers.movies, ok(31, dropped("notVisible")))])
+        guard case .object(let counters) = daemon.core.counters.json else {
+            Issue.record("the counters are not a JSON object")
+            return
+        }
+        #expect(counters["peers_revoked"] == .int(1))
+    }
+
+    /// A key replaced under the same name (the old one leaked): the connection admitted with the old key is forgotten
+    /// and its `HELLO` is `forbidden` (the daemon knows a connection by its key, not by the name); the new key gets in.
+    @Test func aKeyReplacedUnderTheSameNameLocksOutTheOldConnection() throws {
+        var daemon = try homeShown()
+        let rotated = try testPolicy { clients in
+            let index = clients.firstIndex { $0.name == "tui" }!
+            clients[index].publicKey = Keys.stranger.z85
+        }
+        daemon.replacePolicy(with: rotated)
+        #expect(daemon.core.peerCounts == [.stepper: 1])
+        #expect(
+            daemon.hello(Peers.tui, .presenter, name: "tui", key: Keys.tui.z85) == [
+                Delivery(Peers.tui, refused(1, .forbidden, .hello))
+            ])
+        let welcomed = daemon.hello(Peers.tuiRestarted, .presenter, name: "tui", key: Keys.stranger.z85)
+        #expect(welcomed == [Delivery(Peers.tuiRestarted, welcome(peer: "p3"))])
+    }
+
+    /// `movies` may no longer emit `openDetail`: its peer is forgotten (its attachments wait for a stepper), says
+    /// `HELLO` again, is welcomed under the new entry, gets its attachments back, and `openDetail` is now `forbidden`.
+    @Test func aKeyWhoseRightsChangedSaysHelloAgainUnderItsNewEntry() throws {
+        var daemon = try homeShown()
+        let narrowed = try testPolicy { clients in
+            let index = clients.firstIndex { $0.name == "movies" }!
+            clients[index].steps = ["back"]
+        }
+        daemon.replacePolicy(with: narrowed)
+        #expect(daemon.core.peerCounts == [.presenter: 1])
+        #expect(
+            daemon.send(stepMessage("openDetail"), from: Peers.movies, key: Keys.movies.z85) == [
+                Delivery(Peers.movies, refused(31, .notWelcome, .step))
+            ])
+        let welcomed = daemon.hello(Peers.movies, .stepper, name: "movies", key: Keys.movies.z85, serves: ["home"])
+        #expect(welcomed.first == Delivery(Peers.movies, welcome(peer: "p3")), "a new peer")
+        #expect(welcomed.count == 2, "the home attachment again")
+        #expect(
+            daemon.send(stepMessage("openDetail", req: 32), from: Peers.movies, key: Keys.movies.z85) == [
+                Delivery(Peers.movies, refused(32, .forbidden, .step))
+            ])
+    }
+
+    /// The same allow-list read again forgets nobody, and without CURVE there is no allow-list to replace.
+    @Test func anUnchangedAllowListForgetsNobodyAndADaemonWithoutKeysIgnoresOne() throws {
+        var daemon = try homeShown()
+        #expect(daemon.replacePolicy(with: try testPolicy()) == [])
+        #expect(daemon.core.peerCounts == [.stepper: 1, .presenter: 1])
+        #expect(daemon.core.counters.peersRevoked == 0)
+        let step = daemon.send(stepMessage("openDetail"), from: Peers.movies, key: Keys.movies.z85)
+        #expect(step.last == Delivery(Peers.movies, ok(31, accepted)))
+
+        var plain = DaemonCore(
+            application: TestApplication(), daemonID: "plain",
+            logger: Logger(label: "SecurityTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: 0
+        )
+        _ = plain.start(now: 0)
+        #expect(plain.handle(.accessPolicyChanged(try testPolicy()), now: 0).isEmpty)
+        #expect(plain.accessPolicy == nil)
+        #expect(plain.counters.peersRevoked == nil)
+    }
+
     @Test func aConnectionWithoutAnAllowedKeyGetsNoWelcomeAndNothingIn() throws {
         var daemon = SecureDaemon(policy: try testPolicy())
         let hello = WireMessage.hello(Hello(req: 1, role: .operator, name: "x", instance: "i", heartbeatMs: 1000))
@@ -144,20 +249,20 @@ struct SecurityTests {
     @Test func aHelloMustClaimTheRoleOfItsKey() throws {
         var daemon = SecureDaemon(policy: try testPolicy())
         #expect(
-            daemon.hello(Peers.movies, .presenter, name: "movies", key: "movies") == [
+            daemon.hello(Peers.movies, .presenter, name: "movies", key: Keys.movies.z85) == [
                 Delivery(Peers.movies, refused(1, .forbidden, .hello))
             ])
         #expect(
-            daemon.hello(Peers.tui, .operator, name: "tui", key: "tui") == [
+            daemon.hello(Peers.tui, .operator, name: "tui", key: Keys.tui.z85) == [
                 Delivery(Peers.tui, refused(1, .forbidden, .hello))
             ])
         #expect(
-            daemon.hello(Peers.flowctl, .stepper, name: "admin", key: "admin", serves: ["home"]) == [
+            daemon.hello(Peers.flowctl, .stepper, name: "admin", key: Keys.admin.z85, serves: ["home"]) == [
                 Delivery(Peers.flowctl, refused(1, .forbidden, .hello))
             ])
         #expect(daemon.core.peerCounts.isEmpty)
         #expect(
-            daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: "admin") == [
+            daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: Keys.admin.z85) == [
                 Delivery(Peers.flowctl, welcome(peer: "p1"))
             ])
     }
@@ -165,11 +270,11 @@ struct SecurityTests {
     @Test func aStepperKeyServesOnlyItsDeclaredKinds() throws {
         var daemon = SecureDaemon(policy: try testPolicy())
         #expect(
-            daemon.hello(Peers.movies, .stepper, name: "movies", key: "movies", serves: ["home", "settings"]) == [
+            daemon.hello(Peers.movies, .stepper, name: "movies", key: Keys.movies.z85, serves: ["home", "settings"]) == [
                 Delivery(Peers.movies, refused(1, .forbidden, .hello))
             ])
         // Its own kinds: welcomed, and given the `home` attachment.
-        let welcomed = daemon.hello(Peers.movies, .stepper, name: "movies", key: "movies", serves: ["home"])
+        let welcomed = daemon.hello(Peers.movies, .stepper, name: "movies", key: Keys.movies.z85, serves: ["home"])
         #expect(welcomed.first == Delivery(Peers.movies, welcome(peer: "p1")))
         #expect(welcomed.count == 2)
     }
@@ -180,22 +285,22 @@ struct SecurityTests {
             Report(req: 5, session: "default", reports: [PresentableReport(presentable: "home", state: .dismissed)])
         )
         #expect(
-            daemon.send(report, from: Peers.movies, key: "movies") == [
+            daemon.send(report, from: Peers.movies, key: Keys.movies.z85) == [
                 Delivery(Peers.movies, refused(5, .forbidden, .report))
             ])
         #expect(
             daemon.send(
                 .sync(Sync(req: 6, session: "default", lastSeq: 0, create: false)), from: Peers.movies,
-                key: "movies") == [Delivery(Peers.movies, refused(6, .forbidden, .sync))])
+                key: Keys.movies.z85) == [Delivery(Peers.movies, refused(6, .forbidden, .sync))])
         // The report changed nothing: `home` is still visible, so its stepper's step goes through.
-        let step = daemon.send(stepMessage("openDetail"), from: Peers.movies, key: "movies")
+        let step = daemon.send(stepMessage("openDetail"), from: Peers.movies, key: Keys.movies.z85)
         #expect(step.last == Delivery(Peers.movies, ok(31, accepted)))
     }
 
     @Test func aPresenterKeyCannotEmitAServicesSteps() throws {
         var daemon = try homeShown()
         #expect(
-            daemon.send(stepMessage("openDetail"), from: Peers.tui, key: "tui") == [
+            daemon.send(stepMessage("openDetail"), from: Peers.tui, key: Keys.tui.z85) == [
                 Delivery(Peers.tui, refused(31, .forbidden, .step))
             ])
         #expect(daemon.core.counters.stepsAccepted == 0)
@@ -206,11 +311,11 @@ struct SecurityTests {
         var daemon = try homeShown()
         // `openSettings` is a step the application knows, on an attachment `movies` holds, but not one of its key's.
         #expect(
-            daemon.send(stepMessage("openSettings"), from: Peers.movies, key: "movies") == [
+            daemon.send(stepMessage("openSettings"), from: Peers.movies, key: Keys.movies.z85) == [
                 Delivery(Peers.movies, refused(31, .forbidden, .step))
             ])
         #expect(daemon.core.seq(of: "default") == 2, "nothing navigated")
-        let accepted = daemon.send(stepMessage("openDetail", req: 32), from: Peers.movies, key: "movies")
+        let accepted = daemon.send(stepMessage("openDetail", req: 32), from: Peers.movies, key: Keys.movies.z85)
         #expect(accepted.last == Delivery(Peers.movies, ok(32, FlowDaemonTests.accepted)))
         #expect(daemon.core.seq(of: "default") == 3)
         #expect(daemon.core.counters.errors == ["forbidden": 1])
@@ -218,21 +323,21 @@ struct SecurityTests {
 
     @Test func aPresenterKeyHostsOnlyItsSessions() throws {
         var daemon = SecureDaemon(policy: try testPolicy())
-        daemon.hello(Peers.tui, .presenter, name: "tui", key: "tui")
+        daemon.hello(Peers.tui, .presenter, name: "tui", key: Keys.tui.z85)
         #expect(
             daemon.send(
                 .sync(Sync(req: 2, session: "other", lastSeq: 0, create: true)), from: Peers.tui,
-                key: "tui") == [Delivery(Peers.tui, refused(2, .forbidden, .sync))])
+                key: Keys.tui.z85) == [Delivery(Peers.tui, refused(2, .forbidden, .sync))])
         #expect(daemon.core.sessionIDs == ["default"], "the refused SYNC created nothing")
         let synced = daemon.send(
             .sync(Sync(req: 3, session: "kiosk", lastSeq: 0, create: true)), from: Peers.tui,
-            key: "tui")
+            key: Keys.tui.z85)
         #expect(synced.first == Delivery(Peers.tui, ok(3, ["seq": 2, "mode": "snapshot"])))
         // A presenter key without a list hosts any session.
-        daemon.hello(Peers.kiosk, .presenter, name: "kiosk", key: "kiosk-tui")
+        daemon.hello(Peers.kiosk, .presenter, name: "kiosk", key: Keys.kioskTUI.z85)
         let other = daemon.send(
             .sync(Sync(req: 2, session: "other", lastSeq: 0, create: true)), from: Peers.kiosk,
-            key: "kiosk-tui")
+            key: Keys.kioskTUI.z85)
         #expect(other.first == Delivery(Peers.kiosk, ok(2, ["seq": 2, "mode": "snapshot"])))
     }
 
@@ -240,19 +345,19 @@ struct SecurityTests {
         var daemon = try homeShown()
         let deepLink = WireMessage.deepLink(DeepLinkRequest(req: 7, session: "default", step: Step("back")))
         #expect(
-            daemon.send(deepLink, from: Peers.movies, key: "movies") == [
+            daemon.send(deepLink, from: Peers.movies, key: Keys.movies.z85) == [
                 Delivery(Peers.movies, refused(7, .forbidden, .deepLink))
             ])
         #expect(
-            daemon.send(deepLink, from: Peers.tui, key: "tui") == [
+            daemon.send(deepLink, from: Peers.tui, key: Keys.tui.z85) == [
                 Delivery(Peers.tui, refused(7, .forbidden, .deepLink))
             ])
         #expect(
-            daemon.send(.createSession(SessionRequest(req: 8, session: "x")), from: Peers.tui, key: "tui") == [
+            daemon.send(.createSession(SessionRequest(req: 8, session: "x")), from: Peers.tui, key: Keys.tui.z85) == [
                 Delivery(Peers.tui, refused(8, .forbidden, .createSession))
             ])
-        daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: "admin")
-        let navigated = daemon.send(deepLink, from: Peers.flowctl, key: "admin")
+        daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: Keys.admin.z85)
+        let navigated = daemon.send(deepLink, from: Peers.flowctl, key: Keys.admin.z85)
         #expect(navigated.last == Delivery(Peers.flowctl, ok(7, ["navigations": 1])))
     }
 
@@ -260,30 +365,30 @@ struct SecurityTests {
         var daemon = try homeShown()
         // `kiosk-tui` says HELLO with the name `tui`: it does not replace the real `tui`, nor take its session.
         #expect(
-            daemon.hello(Peers.kiosk, .presenter, name: "tui", key: "kiosk-tui") == [
+            daemon.hello(Peers.kiosk, .presenter, name: "tui", key: Keys.kioskTUI.z85) == [
                 Delivery(Peers.kiosk, welcome(peer: "p3"))
             ])
         #expect(daemon.core.peerCounts[.presenter] == 2)
         #expect(
             daemon.send(
                 .sync(Sync(req: 2, session: "default", lastSeq: 0, create: false)), from: Peers.kiosk,
-                key: "kiosk-tui") == [Delivery(Peers.kiosk, refused(2, .sessionHosted, .sync))])
+                key: Keys.kioskTUI.z85) == [Delivery(Peers.kiosk, refused(2, .sessionHosted, .sync))])
         // The real `tui`, restarted on a new connection, takes over at once.
-        daemon.hello(Peers.tuiRestarted, .presenter, name: "tui", key: "tui")
+        daemon.hello(Peers.tuiRestarted, .presenter, name: "tui", key: Keys.tui.z85)
         #expect(daemon.core.peerCounts[.presenter] == 2, "the old tui connection was replaced")
         let synced = daemon.send(
             .sync(Sync(req: 2, session: "default", lastSeq: 0, create: false)),
-            from: Peers.tuiRestarted, key: "tui")
+            from: Peers.tuiRestarted, key: Keys.tui.z85)
         #expect(synced.first == Delivery(Peers.tuiRestarted, ok(2, ["seq": 2, "mode": "snapshot"])))
     }
 
     @Test func aRoutingIDTakenByAnotherKeyDoesNotInheritThePeer() throws {
         var daemon = try homeShown()
-        daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: "admin")
+        daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: Keys.admin.z85)
         // The operator's connection is gone and a stepper key's connection got the same routing ID.
         let deepLink = WireMessage.deepLink(DeepLinkRequest(req: 9, session: "default", step: Step("back")))
         #expect(
-            daemon.send(deepLink, from: Peers.flowctl, key: "movies") == [
+            daemon.send(deepLink, from: Peers.flowctl, key: Keys.movies.z85) == [
                 Delivery(Peers.flowctl, refused(9, .notWelcome, .deepLink))
             ])
         #expect(daemon.core.peerCounts[.operator] == nil, "the operator peer is forgotten")
@@ -295,8 +400,8 @@ struct SecurityTests {
         #expect(daemon.core.counters.authDenied == 0)
         daemon.core.countAuthenticationDenied()
         daemon.core.countAuthenticationDenied()
-        daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: "admin")
-        let health = daemon.send(.health(PlainRequest(req: 2)), from: Peers.flowctl, key: "admin")
+        daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: Keys.admin.z85)
+        let health = daemon.send(.health(PlainRequest(req: 2)), from: Peers.flowctl, key: Keys.admin.z85)
         guard case .ok(let reply)? = health.first?.message, case .object(let fields) = reply.result,
             case .object(let counters)? = fields["counters"]
         else {
@@ -324,7 +429,7 @@ struct ZAPHandlerTests {
 
     private func status(_ reply: [[UInt8]]) -> String { String(decoding: reply[4], as: UTF8.self) }
 
-    @Test func anAllowedKeyGets200WithItsNameAsUserID() throws {
+    @Test func anAllowedKeyGets200WithItsKeyAsUserID() throws {
         let policy = try testPolicy()
         let (reply, decision) = try #require(
             ZAPHandler.answer(request(domain: "flowd", key: Keys.movies.bytes), policy: policy))
@@ -332,7 +437,7 @@ struct ZAPHandlerTests {
         #expect(reply[0] == Array("zap-peer".utf8) && reply[1].isEmpty)
         #expect(reply[2] == Array("1.0".utf8) && reply[3] == Array("42".utf8))
         #expect(status(reply) == "200")
-        #expect(reply[6] == Array("movies".utf8))
+        #expect(reply[6] == Array(Keys.movies.z85.utf8))
         #expect(decision.allowed && decision.client == "movies" && decision.publicKey == Keys.movies.z85)
     }
 

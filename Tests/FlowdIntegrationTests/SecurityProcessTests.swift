@@ -233,6 +233,70 @@ struct FlowdSecurityTests {
         }
     }
 
+    // MARK: - Changing the allow-list
+
+    /// SIGHUP reads the allow-list again. A config file that does not parse is refused and the list in force kept.
+    /// The presenter's key taken off the list is cut off at once: flowd forgets its peer, the presenter's next
+    /// heartbeat gets `notWelcome`, and the new connection it opens to say `HELLO` again is refused by ZAP, as for any
+    /// key not on the list (it gets nothing and keeps trying). The login service and the operator are not disturbed.
+    @Test func sighupTakesARemovedKeysConnectionAwayAndKeepsTheOthers() async throws {
+        try await withCluster { cluster in
+            let keys = try SecureKeys(in: cluster)
+            let loginKeys = try keys.makeKeyFile("login-service")
+            let presenterKeys = try keys.makeKeyFile("presenter")
+            let login = SecureKeys.client(
+                "login-service", loginKeys, role: "stepper", extra: SecureKeys.loginStepperRights)
+            let daemon = try await keys.startFlowd(clients: [
+                keys.operatorClient, login, SecureKeys.client("presenter", presenterKeys, role: "presenter"),
+            ])
+            let connection = daemon.connectionArguments + keys.operatorArguments
+            let watch = try await cluster.startWatch(session: "default", connection: connection)
+            let service = try cluster.startLoginService(
+                ["--control", daemon.control] + keys.clientArguments(loginKeys, name: "login-service"))
+            try await watch.waitFor(DemoSystem.onboardingLog.last!)
+            let presenter = try cluster.startPresenter(
+                ["--control", daemon.control] + keys.clientArguments(presenterKeys, name: "presenter"),
+                name: "presenter"
+            )
+            try await presenter.waitFor("report onboarding.login visible")
+
+            // A config file that does not parse: nothing changes.
+            try "{\"security\": ".write(toFile: keys.configFile, atomically: true, encoding: .utf8)
+            var from = daemon.process.stderr.count
+            daemon.process.signal(SIGHUP)
+            try await daemon.process.waitForError(from: from, "the refused reload") {
+                $0.contains("SIGHUP: the allow-list was not replaced") && $0.contains("is not a valid config")
+            }
+            let proceed = #"action onboarding.login proceed {"user":"demo","password":"demo"}"#
+            #expect(try await presenter.run(proceed) == "ok \(proceed) delivered=1")
+            try await watch.waitFor("did navigate flow=OnboardingFlow step=userIsLoggedIn")
+
+            // The presenter's key taken off the list.
+            try keys.writeConfig(clients: [keys.operatorClient, login])
+            from = daemon.process.stderr.count
+            daemon.process.signal(SIGHUP)
+            try await daemon.process.waitForError(from: from, "the presenter's peer forgotten") {
+                $0.contains("key revoked; peer forgotten") && $0.contains("name=presenter ")
+            }
+            #expect(daemon.process.stderr.lines.dropFirst(from).contains { $0.contains("SIGHUP: allow-list read again") })
+            try await daemon.process.waitForError(from: from, "ZAP refusing the presenter's new connection") {
+                $0.contains("connection refused by ZAP") && $0.contains("key=\(presenterKeys.publicKey.z85)")
+            }
+
+            let health = try await cluster.health(connection)
+            #expect(count(health, "peers_revoked") == 1)
+            #expect((count(health, "auth_denied") ?? 0) >= 1)
+            let peers = health["peers"] as? [String: Int] ?? [:]
+            #expect(peers["presenter"] ?? 0 == 0)
+            #expect(peers["stepper"] == 1)
+            #expect(service.exit == nil, "the login service keeps running")
+            let sessions = try await cluster.flowctlSucceeding(["sessions", "--json"] + connection)
+            let list = try JSONSerialization.jsonObject(with: Data(sessions.output.utf8)) as? [[String: Any]] ?? []
+            #expect(list.compactMap { $0["id"] as? String } == ["default"])
+            #expect(list.compactMap { $0["presenter"] as? String } == [], "nobody hosts the session: \(sessions)")
+        }
+    }
+
     // MARK: - Starting safely
 
     /// flowd will not listen on TCP without CURVE unless told to (`--allow-plaintext-tcp`), nor with a secret key file
@@ -366,15 +430,23 @@ private struct SecureKeys {
         return .client(keyPair: keys, serverKey: serverKey)
     }
 
-    /// Starts flowd over TCP with CURVE (its secret key file) and the allow-list `clients` in its config file.
-    func startFlowd(clients: [String]) async throws -> Daemon {
-        let config = "\(folder)/flowd.json"
+    /// flowd's config file: its secret key file and the allow-list.
+    var configFile: String { "\(folder)/flowd.json" }
+
+    /// Writes flowd's config file with the allow-list `clients`.
+    func writeConfig(clients: [String]) throws {
         let json = """
             {"security": {"secret_key_file": "flowd.key", "clients": [
               \(clients.joined(separator: ",\n  "))
             ]}}
             """
-        try json.write(toFile: config, atomically: true, encoding: .utf8)
+        try json.write(toFile: configFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts flowd over TCP with CURVE (its secret key file) and the allow-list `clients` in its config file.
+    func startFlowd(clients: [String]) async throws -> Daemon {
+        try writeConfig(clients: clients)
+        let config = configFile
         let daemon = try await cluster.startFlowd([
             "--config", config, "--control", "tcp://127.0.0.1:*", "--events", "tcp://127.0.0.1:*",
         ])
