@@ -906,7 +906,8 @@ public struct DaemonCore {
             let entry = policy.client(userID: userID)
             guard entry != identity else { continue }
             logger.notice(
-                entry == nil ? "key revoked; peer forgotten" : "key's rights changed; peer forgotten until it says HELLO",
+                entry == nil
+                    ? "key revoked; peer forgotten" : "key's rights changed; peer forgotten until it says HELLO",
                 metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)", "key": "\(identity.name)"]
             )
             revoked += 1

@@ -156,16 +156,9 @@ struct FlowdSecurityTests {
                 SecureKeys.client("login-service", loginKeys, role: "stepper", extra: SecureKeys.loginStepperRights),
                 SecureKeys.client("presenter", presenterKeys, role: "presenter", extra: #""sessions": ["default"]"#),
             ])
+            let (watch, _, presenter) = try await keys.startDemo(
+                on: daemon, loginKeys: loginKeys, presenterKeys: presenterKeys)
             let connection = daemon.connectionArguments + keys.operatorArguments
-            let watch = try await cluster.startWatch(session: "default", connection: connection)
-            try cluster.startLoginService(
-                ["--control", daemon.control] + keys.clientArguments(loginKeys, name: "login-service"))
-            try await watch.waitFor(DemoSystem.onboardingLog.last!)
-            let presenter = try cluster.startPresenter(
-                ["--control", daemon.control] + keys.clientArguments(presenterKeys, name: "presenter"),
-                name: "presenter"
-            )
-            try await presenter.waitFor("report onboarding.login visible")
             let proceed = #"action onboarding.login proceed {"user":"demo","password":"demo"}"#
             #expect(try await presenter.run(proceed) == "ok \(proceed) delivered=1")
             try await presenter.waitFor("report onboarding.apikey visible")
@@ -210,17 +203,9 @@ struct FlowdSecurityTests {
                 ),
                 SecureKeys.client("presenter", presenterKeys, role: "presenter"),
             ])
+            let (watch, login, presenter) = try await keys.startDemo(
+                on: daemon, loginKeys: loginKeys, presenterKeys: presenterKeys)
             let connection = daemon.connectionArguments + keys.operatorArguments
-            let watch = try await cluster.startWatch(session: "default", connection: connection)
-            let login = try cluster.startLoginService(
-                ["--control", daemon.control] + keys.clientArguments(loginKeys, name: "login-service")
-            )
-            try await watch.waitFor(DemoSystem.onboardingLog.last!)
-            let presenter = try cluster.startPresenter(
-                ["--control", daemon.control] + keys.clientArguments(presenterKeys, name: "presenter"),
-                name: "presenter"
-            )
-            try await presenter.waitFor("report onboarding.login visible")
             let proceed = #"action onboarding.login proceed {"user":"demo","password":"demo"}"#
             #expect(try await presenter.run(proceed) == "ok \(proceed) delivered=1")
             try await login.waitForError("the login service's refused step") {
@@ -249,16 +234,9 @@ struct FlowdSecurityTests {
             let daemon = try await keys.startFlowd(clients: [
                 keys.operatorClient, login, SecureKeys.client("presenter", presenterKeys, role: "presenter"),
             ])
+            let (watch, service, presenter) = try await keys.startDemo(
+                on: daemon, loginKeys: loginKeys, presenterKeys: presenterKeys)
             let connection = daemon.connectionArguments + keys.operatorArguments
-            let watch = try await cluster.startWatch(session: "default", connection: connection)
-            let service = try cluster.startLoginService(
-                ["--control", daemon.control] + keys.clientArguments(loginKeys, name: "login-service"))
-            try await watch.waitFor(DemoSystem.onboardingLog.last!)
-            let presenter = try cluster.startPresenter(
-                ["--control", daemon.control] + keys.clientArguments(presenterKeys, name: "presenter"),
-                name: "presenter"
-            )
-            try await presenter.waitFor("report onboarding.login visible")
 
             // A config file that does not parse: nothing changes.
             try "{\"security\": ".write(toFile: keys.configFile, atomically: true, encoding: .utf8)
@@ -278,7 +256,8 @@ struct FlowdSecurityTests {
             try await daemon.process.waitForError(from: from, "the presenter's peer forgotten") {
                 $0.contains("key revoked; peer forgotten") && $0.contains("name=presenter ")
             }
-            #expect(daemon.process.stderr.lines.dropFirst(from).contains { $0.contains("SIGHUP: allow-list read again") })
+            #expect(
+                daemon.process.stderr.lines.dropFirst(from).contains { $0.contains("SIGHUP: allow-list read again") })
             try await daemon.process.waitForError(from: from, "ZAP refusing the presenter's new connection") {
                 $0.contains("connection refused by ZAP") && $0.contains("key=\(presenterKeys.publicKey.z85)")
             }
@@ -441,6 +420,24 @@ private struct SecureKeys {
             ]}}
             """
         try json.write(toFile: configFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts the demo's clients on `daemon`, each with its key file: `flowctl watch` (the operator's key), the login
+    /// service (`login-service.key`) and the presenter (`presenter.key`, named `presenter`); returns once the
+    /// presenter shows the login form.
+    func startDemo(
+        on daemon: Daemon, loginKeys: ZMQCurveKeyPair, presenterKeys: ZMQCurveKeyPair
+    ) async throws -> (watch: Watch, login: ManagedProcess, presenter: Presenter) {
+        let watch = try await cluster.startWatch(
+            session: "default", connection: daemon.connectionArguments + operatorArguments)
+        let login = try cluster.startLoginService(
+            ["--control", daemon.control] + clientArguments(loginKeys, name: "login-service"))
+        try await watch.waitFor(DemoSystem.onboardingLog.last!)
+        let presenter = try cluster.startPresenter(
+            ["--control", daemon.control] + clientArguments(presenterKeys, name: "presenter"), name: "presenter"
+        )
+        try await presenter.waitFor("report onboarding.login visible")
+        return (watch, login, presenter)
     }
 
     /// Starts flowd over TCP with CURVE (its secret key file) and the allow-list `clients` in its config file.
