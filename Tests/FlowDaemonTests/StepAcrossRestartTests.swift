@@ -20,7 +20,9 @@ struct StepAcrossRestartTests {
 
         init(directory: String, journal: Bool, compactBytes: Int = 8 << 20) async throws {
             var daemon = DaemonConfiguration()
-            daemon.heartbeatMs = 200
+            // Not shorter: the test process runs hundreds of tests at once on a few cores, and a client starved for
+            // three of its heartbeats is forgotten by the daemon, which fails the operator's query in flight.
+            daemon.heartbeatMs = 500
             server = DaemonServer(
                 application: TickerApplication(),
                 configuration: DaemonServer.Configuration(
@@ -45,7 +47,7 @@ struct StepAcrossRestartTests {
     private func clientConfiguration(_ directory: String) -> FlowClientConfiguration {
         FlowClientConfiguration(
             endpoints: FlowdEndpoints(control: "ipc://\(directory)/control.sock", events: "ipc://\(directory)/events.sock"),
-            heartbeatInterval: .milliseconds(100), reconnectDelay: .milliseconds(20),
+            heartbeatInterval: .milliseconds(500), reconnectDelay: .milliseconds(20),
             maximumReconnectDelay: .milliseconds(200), logger: Self.quiet
         )
     }
