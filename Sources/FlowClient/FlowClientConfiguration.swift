@@ -83,6 +83,12 @@ public struct FlowClientConfiguration: Sendable {
         return options
     }
 
+    /// How long the daemon may stay silent, or leave unsent what it owes, before the client gives up waiting:
+    /// ``livenessIntervals`` of the daemon's heartbeat interval (`heartbeat_ms` in its `WELCOME`).
+    func livenessWindow(daemonHeartbeatMs: Int) -> Duration {
+        .milliseconds(max(daemonHeartbeatMs, 1)) * max(1, livenessIntervals)
+    }
+
     /// ``heartbeatInterval`` in whole milliseconds, clamped to the protocol's 100...60000.
     var heartbeatMilliseconds: Int {
         let (seconds, attoseconds) = heartbeatInterval.components

@@ -383,7 +383,8 @@ final class FlowConnection: Sendable {
                 (state.link?.generation == generation ? state.link?.welcome : nil, state.lastHeard)
             }
             let now = clock.now
-            let limit = welcome.map { Duration.milliseconds(max($0.heartbeatMs, 1)) * liveness } ?? handshakeTimeout
+            let limit =
+                welcome.map { configuration.livenessWindow(daemonHeartbeatMs: $0.heartbeatMs) } ?? handshakeTimeout
             if now - lastHeard >= limit {
                 let reason = welcome == nil ? "no WELCOME within \(limit)" : "flowd silent for \(limit)"
                 return .lost(reason, welcomed: welcome != nil, retryFrom: nil)

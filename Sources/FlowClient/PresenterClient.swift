@@ -65,8 +65,8 @@ public struct PresenterChange: Sendable, Hashable {
 ///   with any dismissal the daemon may have missed while the connection was down;
 /// - waits for what the daemon may have dropped (its queue for this client full) at most the daemon's liveness window
 ///   (``FlowClientConfiguration/livenessIntervals`` of the `heartbeat_ms` in its `WELCOME`): a `SYNC` without an
-///   answer is sent again, a `SNAPSHOT` announced but not come makes it `SYNC` again at the next `HEARTBEAT`, a
-///   `REPORT` without an answer is made again after the next `SYNC`;
+///   answer is sent again, a `SNAPSHOT` or replay announced but not (all) come makes it `SYNC` again at the next
+///   `HEARTBEAT`, a `REPORT` without an answer is made again after the next `SYNC`;
 /// - carries out a person's operations (``tapBack(in:)``, ``selectTab(_:in:)``, ``dismiss(_:)``) on the model and
 ///   reports them; ``userAction(_:on:)`` sends `USER_ACTION`.
 ///
@@ -265,7 +265,7 @@ public final class PresenterClient: Sendable {
             commands.removeAll()
             switch event {
             case .connected(let welcome, let daemonChanged):
-                let window = Self.livenessWindow(welcome, connection.configuration)
+                let window = connection.configuration.livenessWindow(daemonHeartbeatMs: welcome.heartbeatMs)
                 state.withLock { state in
                     state.sync = .idle
                     state.answerWindow = window
@@ -488,12 +488,6 @@ public final class PresenterClient: Sendable {
             connection.logger.debug(
                 "REPORT not answered; reported again after the next SYNC", metadata: ["error": "\(error)"])
         }
-    }
-
-    /// The daemon's liveness window as a `WELCOME` announces it: ``FlowClientConfiguration/livenessIntervals`` of its
-    /// `heartbeat_ms`.
-    private static func livenessWindow(_ welcome: Welcome, _ configuration: FlowClientConfiguration) -> Duration {
-        .milliseconds(max(welcome.heartbeatMs, 1)) * max(1, configuration.livenessIntervals)
     }
 
     /// How long to wait for the daemon's answer to a `SYNC` or `REPORT`: the liveness window, or the configured
