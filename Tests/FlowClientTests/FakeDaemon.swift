@@ -7,7 +7,14 @@ import Testing
 import ZeroMQ
 
 /// A logger that drops everything (tests never bootstrap the logging system).
-let testLogger = Logger(label: "flowclient-tests", factory: { _ in SwiftLogNoOpLogHandler() })
+let testLogger: Logger = {
+    guard ProcessInfo.processInfo.environment["FLOWD_CLIENT_TEST_LOG"] != nil else {
+        return Logger(label: "flowclient-tests", factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+    var logger = Logger(label: "flowclient-tests", factory: { StreamLogHandler.standardError(label: $0) })
+    logger.logLevel = .debug
+    return logger
+}()
 
 /// How long a test waits for something before it fails instead of hanging. Never a synchronisation: every wait
 /// ends as soon as what it waits for happens.
