@@ -53,16 +53,10 @@ struct StepAcrossRestartTests {
     }
 
     private func seq(_ directory: String) async throws -> UInt64 {
-        let operatorClient = OperatorClient(name: "ops", configuration: clientConfiguration(directory))
-        return try await withThrowingTaskGroup(of: UInt64?.self) { group in
-            group.addTask {
-                try await operatorClient.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            let sessions = try await operatorClient.sessions()
-            return try #require(sessions.first { $0.id == "default" }).seq
-        }
+        let sessions = try await OperatorClient.withConnection(
+            name: "ops", configuration: clientConfiguration(directory)
+        ) { try await $0.sessions() }
+        return try #require(sessions.first { $0.id == "default" }).seq
     }
 
     private static func tick(_ n: Int) -> Step { Step("tick", payload: ["n": .int(n)]) }
@@ -136,14 +130,8 @@ struct StepAcrossRestartTests {
     }
 
     private func tree(_ directory: String) async throws -> String {
-        let operatorClient = OperatorClient(name: "ops", configuration: clientConfiguration(directory))
-        return try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                try await operatorClient.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await operatorClient.tree(session: "default").text
+        try await OperatorClient.withConnection(name: "ops", configuration: clientConfiguration(directory)) {
+            try await $0.tree(session: "default").text
         }
     }
 }
