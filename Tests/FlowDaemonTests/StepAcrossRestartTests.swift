@@ -52,6 +52,24 @@ struct StepAcrossRestartTests {
         )
     }
 
+    /// The `ticker` stepper client of `directory`'s daemon, running in the returned task, once its `ATTACH` came.
+    private func startTicker(
+        _ directory: String
+    ) async throws -> (StepperClient, Task<Void, any Error>, RemoteAttachment) {
+        let stepper = StepperClient(name: "ticker", serves: ["ticker"], configuration: clientConfiguration(directory))
+        let task = Task { try await stepper.run() }
+        var events = stepper.events.makeAsyncIterator()
+        guard case .attached(let attachment)? = await events.next() else {
+            task.cancel()
+            throw NoAttachment()
+        }
+        return (stepper, task, attachment)
+    }
+
+    private struct NoAttachment: Error, CustomStringConvertible {
+        var description: String { "no ATTACH for the ticker" }
+    }
+
     private func seq(_ directory: String) async throws -> UInt64 {
         let sessions = try await OperatorClient.withConnection(
             name: "ops", configuration: clientConfiguration(directory)
@@ -67,14 +85,8 @@ struct StepAcrossRestartTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         var daemon = try await RunningDaemon(directory: directory, journal: true)
-        let stepper = StepperClient(name: "ticker", serves: ["ticker"], configuration: clientConfiguration(directory))
-        let clientTask = Task { try await stepper.run() }
+        let (stepper, clientTask, attachment) = try await startTicker(directory)
         defer { clientTask.cancel() }
-        var events = stepper.events.makeAsyncIterator()
-        guard case .attached(let attachment)? = await events.next() else {
-            Issue.record("no ATTACH for the ticker")
-            return
-        }
         #expect(try await stepper.emit(Self.tick(1), for: attachment) == .accepted)
         let before = try await seq(directory)
 
@@ -104,14 +116,8 @@ struct StepAcrossRestartTests {
 
         // 4 KiB: a few dozen steps fill the journal; snapshots then double (4, 8, 16 KiB…).
         var daemon = try await RunningDaemon(directory: directory, journal: true, compactBytes: 4096)
-        let stepper = StepperClient(name: "ticker", serves: ["ticker"], configuration: clientConfiguration(directory))
-        let clientTask = Task { try await stepper.run() }
+        let (stepper, clientTask, attachment) = try await startTicker(directory)
         defer { clientTask.cancel() }
-        var events = stepper.events.makeAsyncIterator()
-        guard case .attached(let attachment)? = await events.next() else {
-            Issue.record("no ATTACH for the ticker")
-            return
-        }
         for n in 1...300 { #expect(try await stepper.emit(Self.tick(n), for: attachment) == .accepted) }
         let seqBefore = try await seq(directory)
         let treeBefore = try await tree(directory)
