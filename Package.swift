@@ -68,7 +68,7 @@ let package = Package(
         ),
         // The daemon running the movie demo (`MovieDemoApplication`).
         .executableTarget(
-            name: "flowd", dependencies: ["FlowDaemon", "MovieDemo", swiftLog, argumentParser] + metrics,
+            name: "flowd", dependencies: ["FlowDaemon", "MovieDemo"],
             swiftSettings: swiftSettings
         ),
 
@@ -85,7 +85,7 @@ let package = Package(
 
         // MARK: - Examples
         .target(
-            name: "MovieDemo", dependencies: ["FlowCore", "FlowDaemon", swiftLog], path: "Examples/MovieDemo",
+            name: "MovieDemo", dependencies: ["FlowCore", swiftLog], path: "Examples/MovieDemo",
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,4 +1,4 @@
-public import FlowDaemon
+public import FlowCore
 
 /// The movie demo as a `flowd` application: each session runs ``AppFlow`` with ``RemoteDemoSteppers``, so the login
 /// and movie services (stepper processes) and the daemon's own action steppers drive it, and a presenter process

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+public import FlowCore
 import FlowWire
 public import Logging
 public import Prometheus
@@ -35,18 +36,17 @@ public struct FlowdSettings: Sendable {
     public static func logLevel(named name: String) -> Logger.Level? { Logger.Level(rawValue: name.lowercased()) }
 }
 
-/// Runs a Flowd daemon for an application: the few lines of an application's `@main`.
+/// Runs a Flowd daemon for an application.
+///
+/// An application's executable is usually one line, ``main(_:arguments:)``:
 ///
 /// ```swift
-/// @main struct MyDaemon: AsyncParsableCommand {
-///     @OptionGroup var options: FlowdOptions
-///     func run() async throws {
-///         let settings = try options.settings()
-///         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-///         try await Flowd.run(MyApplication(), settings: settings, logger: Logger(label: "flowd"))
-///     }
-/// }
+/// import FlowDaemon
+/// await Flowd.main(MyApplication())
 /// ```
+///
+/// ``run(_:settings:logger:metrics:environment:)`` is the same daemon for a caller that resolves its own settings,
+/// bootstraps logging and metrics itself, or runs it next to other services.
 public enum Flowd: Sendable {
     /// Runs until SIGTERM or SIGINT (graceful shutdown), notifying systemd (`READY=1`, `STOPPING=1`) when it started
     /// the daemon with `Type=notify`. SIGHUP reads the allow-list again (``FlowdSettings/reloadAccessPolicy``).

@@ -1,10 +1,8 @@
-public import FlowCore
-
 /// What an application gives the daemon: its flows.
 ///
-/// The daemon is a library; an application builds its own daemon by handing it a `FlowApplication` (the movie demo
-/// ships one). `makeRoot(session:)` is called once per session, on the daemon's I/O thread, and the flows it returns
-/// stay there.
+/// An application's daemon is one line, `Flowd.main(MyApplication())` (FlowDaemon); the protocol lives here so that
+/// the flows build and are tested without linking the daemon. `makeRoot(session:)` is called once per session, on
+/// the daemon's I/O thread, and the flows it returns stay there.
 public protocol FlowApplication: Sendable {
     /// The root flow of a new session, with its stepper.
     func makeRoot(session: String) -> FlowRoot
