@@ -205,7 +205,7 @@ struct JournalStoreTests {
             store.close()
             let path = directory + "/journal-1"
             var bytes = try fileBytes(path)
-            let frameStart = JournalStore.journalHeaderSize + 2 * 16
+            let frameStart = JournalFormat.journalHeaderSize + 2 * 16
             bytes[frameStart + offsetInFrame] ^= 0x01
             try writeFile(path, bytes)
 
@@ -284,7 +284,7 @@ struct JournalStoreTests {
             store.append(record("old-2"))  // buffered: written before the snapshot, then replaced with it
             try store.writeSnapshot(record("state-1"))
             #expect(store.generation == 2)
-            #expect(store.journalBytes == JournalStore.journalHeaderSize)
+            #expect(store.journalBytes == JournalFormat.journalHeaderSize)
             #expect(store.snapshotBytes == fileSize(directory + "/snapshot"))
             #expect(try files(directory) == ["journal-2", "snapshot"])
             store.append(record("new-1"))

@@ -1,0 +1,170 @@
+/// The bytes of the journal's files: headers, frames and the snapshot (layout in docs/RELIABILITY.md, "On-disk
+/// format"). Pure functions; ``JournalStore`` does the I/O.
+enum JournalFormat {
+    static let version: UInt32 = 1
+    static let journalMagic = Array("FLOWDJNL".utf8)
+    static let snapshotMagic = Array("FLOWDSNP".utf8)
+    static let journalHeaderSize = 24
+    static let snapshotHeaderSize = 36
+    static let frameHeaderSize = 8
+
+    static func journalFileName(_ generation: UInt64) -> String { "journal-\(generation)" }
+
+    /// The generation in a `journal-<generation>` file name, `nil` for another name.
+    static func journalGeneration(fileName: String) -> UInt64? {
+        guard fileName.hasPrefix("journal-") else { return nil }
+        let digits = fileName.dropFirst("journal-".count)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return UInt64(digits)
+    }
+
+    static func journalHeader(generation: UInt64) -> [UInt8] {
+        var header: [UInt8] = []
+        header.reserveCapacity(journalHeaderSize)
+        header.append(contentsOf: journalMagic)
+        header.appendLittleEndian(version)
+        header.appendLittleEndian(generation)
+        header.appendLittleEndian(CRC32C.checksum(header))
+        return header
+    }
+
+    static func snapshotHeader(generation: UInt64, payload: [UInt8]) -> [UInt8] {
+        var header: [UInt8] = []
+        header.reserveCapacity(snapshotHeaderSize)
+        header.append(contentsOf: snapshotMagic)
+        header.appendLittleEndian(version)
+        header.appendLittleEndian(generation)
+        header.appendLittleEndian(UInt64(payload.count))
+        var payloadCRC = CRC32C()
+        payload.withUnsafeBytes { payloadCRC.update($0) }
+        header.appendLittleEndian(payloadCRC.value)
+        header.appendLittleEndian(CRC32C.checksum(header))
+        return header
+    }
+
+    /// Appends `record` to `buffer` as one frame: length, CRC-32C of the length and the record, the record. The CRC
+    /// covers the length so that a zero-filled tail does not pass for an empty record.
+    static func appendFrame(_ record: [UInt8], to buffer: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: record.count)
+        var crc = CRC32C()
+        crc.update(littleEndian: length)
+        record.withUnsafeBytes { crc.update($0) }
+        buffer.appendLittleEndian(length)
+        buffer.appendLittleEndian(crc.value)
+        buffer.append(contentsOf: record)
+    }
+
+    /// The records of a journal file's frames from `offset` on, up to the first frame that is torn or does not check.
+    struct FrameScan {
+        var records: [[UInt8]] = []
+        /// Where the good frames end.
+        var validBytes: Int
+        /// Why the scan stopped before the end of the file; empty when it did not.
+        var reason = ""
+    }
+
+    static func scanFrames(_ bytes: [UInt8], from offset: Int, maxRecordBytes: Int) -> FrameScan {
+        var scan = FrameScan(validBytes: offset)
+        bytes.withUnsafeBytes { raw in
+            var offset = offset
+            defer { scan.validBytes = offset }
+            while offset < raw.count {
+                guard raw.count - offset >= frameHeaderSize else {
+                    scan.reason = "torn frame header"
+                    return
+                }
+                let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+                let stored = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
+                guard length <= maxRecordBytes, raw.count - offset - frameHeaderSize >= length else {
+                    scan.reason = "frame length \(length) beyond the end of the file"
+                    return
+                }
+                let start = offset + frameHeaderSize
+                let record = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
+                var crc = CRC32C()
+                crc.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 4)]))
+                crc.update(record)
+                guard crc.value == stored else {
+                    scan.reason = "CRC mismatch"
+                    return
+                }
+                scan.records.append(Array(record))
+                offset = start + length
+            }
+        }
+        return scan
+    }
+
+    /// What a journal file's first bytes say.
+    enum HeaderCheck {
+        case valid
+        /// No more than a header's bytes and not a valid header: a creation that a crash interrupted before anything
+        /// could be appended.
+        case interruptedCreation
+    }
+
+    static func checkJournalHeader(_ bytes: [UInt8], generation: UInt64, path: String) throws(JournalError) -> HeaderCheck {
+        if bytes.count >= journalHeaderSize && Array(bytes[0..<journalHeaderSize]) == journalHeader(generation: generation) {
+            return .valid
+        }
+        if bytes.count <= journalHeaderSize { return .interruptedCreation }
+        if Array(bytes[0..<8]) == journalMagic && bytes.readLittleEndianUInt32(at: 8) != version {
+            throw JournalError(
+                .incompatible,
+                "\(path) has format version \(bytes.readLittleEndianUInt32(at: 8)); this flowd reads version \(version)")
+        }
+        throw JournalError(.corrupt, "\(path) does not start with a valid journal header for generation \(generation)")
+    }
+
+    /// Checks a snapshot file's bytes: its payload and the generation of the journal that applies on top of it.
+    static func decodeSnapshot(_ bytes: [UInt8], path: String) throws(JournalError) -> (
+        payload: [UInt8], generation: UInt64
+    ) {
+        let headerSize = snapshotHeaderSize
+        guard bytes.count >= headerSize, Array(bytes[0..<8]) == snapshotMagic else {
+            throw JournalError(.corrupt, "\(path) is not a flowd snapshot (\(bytes.count) bytes)")
+        }
+        let fileVersion = bytes.readLittleEndianUInt32(at: 8)
+        guard fileVersion == version else {
+            throw JournalError(
+                .incompatible, "\(path) has format version \(fileVersion); this flowd reads version \(version)")
+        }
+        guard CRC32C.checksum(bytes[0..<(headerSize - 4)]) == bytes.readLittleEndianUInt32(at: headerSize - 4) else {
+            throw JournalError(.corrupt, "\(path): the header's CRC does not match")
+        }
+        let generation = bytes.readLittleEndianUInt64(at: 12)
+        let length = bytes.readLittleEndianUInt64(at: 20)
+        guard length == UInt64(bytes.count - headerSize) else {
+            throw JournalError(
+                .corrupt, "\(path): the header says \(length) payload bytes, the file has \(bytes.count - headerSize)")
+        }
+        let payload = Array(bytes[headerSize...])
+        guard CRC32C.checksum(payload) == bytes.readLittleEndianUInt32(at: 28) else {
+            throw JournalError(.corrupt, "\(path): the payload's CRC does not match")
+        }
+        guard generation >= 1 else { throw JournalError(.corrupt, "\(path): generation 0") }
+        return (payload, generation)
+    }
+}
+
+extension [UInt8] {
+    fileprivate mutating func appendLittleEndian(_ value: UInt32) {
+        append(UInt8(truncatingIfNeeded: value))
+        append(UInt8(truncatingIfNeeded: value >> 8))
+        append(UInt8(truncatingIfNeeded: value >> 16))
+        append(UInt8(truncatingIfNeeded: value >> 24))
+    }
+
+    fileprivate mutating func appendLittleEndian(_ value: UInt64) {
+        appendLittleEndian(UInt32(truncatingIfNeeded: value))
+        appendLittleEndian(UInt32(truncatingIfNeeded: value >> 32))
+    }
+
+    fileprivate func readLittleEndianUInt32(at offset: Int) -> UInt32 {
+        withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian }
+    }
+
+    fileprivate func readLittleEndianUInt64(at offset: Int) -> UInt64 {
+        withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian }
+    }
+}
