@@ -1,4 +1,5 @@
-# The Flowd demo image: flowd, login-service, movie-service, movie-presenter and flowctl over Debian bookworm.
+# The Flowd demo image: movie-flowd (the demo's daemon), login-service, movie-service, movie-presenter and flowctl
+# over Debian bookworm.
 #
 # No image registry is needed: the base image `flowd-base:bookworm` is Debian bookworm made with debootstrap
 # (minbase plus libzmq5) and imported with `docker import`, and the binaries are built on the host
@@ -14,4 +15,5 @@ RUN mkdir -p /var/lib/flowd && chown 65534:65534 /var/lib/flowd && chmod 0700 /v
 # nobody: the daemon needs no privilege (in compose it listens on tcp:// ports above 1024).
 USER 65534:65534
 EXPOSE 5560 5561
-CMD ["flowd", "--config", "/etc/flowd/flowd.json", "--control", "tcp://0.0.0.0:5560", "--events", "tcp://0.0.0.0:5561"]
+CMD ["movie-flowd", "--config", "/etc/flowd/flowd.json", \
+     "--control", "tcp://0.0.0.0:5560", "--events", "tcp://0.0.0.0:5561"]

@@ -29,9 +29,9 @@ let package = Package(
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowClient", targets: ["FlowClient"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
-        .executable(name: "flowd", targets: ["flowd"]),
         .library(name: "MovieDemo", targets: ["MovieDemo"]),
         .library(name: "MovieServices", targets: ["MovieServices"]),
+        .executable(name: "movie-flowd", targets: ["movie-flowd"]),
         .executable(name: "flowd-demo", targets: ["flowd-demo"]),
         .executable(name: "login-service", targets: ["login-service"]),
         .executable(name: "movie-service", targets: ["movie-service"]),
@@ -66,11 +66,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ] + metrics,
-            swiftSettings: swiftSettings
-        ),
-        // The daemon running the movie demo (`MovieDemoApplication`).
-        .executableTarget(
-            name: "flowd", dependencies: ["FlowDaemon", "MovieDemo"],
             swiftSettings: swiftSettings
         ),
 
@@ -124,6 +119,11 @@ let package = Package(
                 + serviceLifecycle,
             path: "Examples/movie-presenter", swiftSettings: swiftSettings
         ),
+        // The daemon running the movie demo (`MovieDemoApplication`).
+        .executableTarget(
+            name: "movie-flowd", dependencies: ["FlowDaemon", "MovieDemo"], path: "Examples/movie-flowd",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "flowd-demo",
             dependencies: ["FlowCore", "MovieDemo", swiftLog],
@@ -176,7 +176,8 @@ let package = Package(
             name: "MoviePresenterTUITests", dependencies: ["movie-presenter", "MovieDemo", "FlowCore"],
             swiftSettings: swiftSettings
         ),
-        // Spawns the built executables (flowd, flowctl, the services, movie-presenter): build every product first.
+        // Spawns the built executables (movie-flowd, flowctl, the services, movie-presenter): build every product
+        // first.
         .testTarget(
             name: "FlowdIntegrationTests", dependencies: ["FlowCore", "FlowWire", "ZeroMQ"],
             swiftSettings: swiftSettings

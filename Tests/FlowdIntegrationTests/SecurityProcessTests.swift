@@ -286,7 +286,7 @@ struct FlowdSecurityTests {
                 "--control", "tcp://127.0.0.1:*", "--events", "tcp://127.0.0.1:*", "--runtime-dir",
                 cluster.runtimeDirectory,
             ]
-            let refused = try cluster.launch("flowd", tcp)
+            let refused = try cluster.launch(Cluster.daemonExecutable, tcp, name: "flowd")
             let exit = await refused.waitForExit()
             #expect(exit != nil && exit != .exited(0))
             #expect(
@@ -294,7 +294,9 @@ struct FlowdSecurityTests {
 
             let keys = try SecureKeys(in: cluster)
             chmod(keys.daemonKeyFile, 0o644)
-            let exposed = try cluster.launch("flowd", tcp + ["--key-file", keys.daemonKeyFile])
+            let exposed = try cluster.launch(
+                Cluster.daemonExecutable, tcp + ["--key-file", keys.daemonKeyFile], name: "flowd"
+            )
             #expect(await exposed.waitForExit() != .exited(0))
             #expect(exposed.stderr.lines.joined().contains("can be read by other users"), "\(exposed.diagnostics)")
 

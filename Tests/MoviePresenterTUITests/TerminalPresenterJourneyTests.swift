@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The terminal presenter as a person meets it: `flowd`, `login-service` and `movie-service` as processes over
+/// The terminal presenter as a person meets it: `movie-flowd`, `login-service` and `movie-service` as processes over
 /// `ipc://` in a runtime folder of the test's own, and `movie-presenter` (interactive: its terminal is a tmux window)
 /// driven with `tmux send-keys` and read with `tmux capture-pane`. Every process is ended by its pid, the tmux server
 /// of the test's own socket is killed, the folder removed.

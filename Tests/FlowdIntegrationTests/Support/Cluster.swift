@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// The real processes of one test: `flowd`, the services, presenters, `flowctl watch`, in a runtime folder of their
-/// own (`ipc://` sockets), all ended by pid and the folder removed when the test ends, whatever its outcome.
+/// The real processes of one test: the movie demo's daemon (`movie-flowd`), the services, presenters, `flowctl watch`,
+/// in a runtime folder of their own (`ipc://` sockets), all ended by pid and the folder removed when the test ends,
+/// whatever its outcome.
 ///
 /// Use ``withCluster(_:)``. Every process gets `FLOWD_RUNTIME_DIR` set to the test's folder, so clients find the
 /// daemon's default endpoints without flags; tests over TCP pass `--control`/`--events` explicitly.
@@ -15,6 +16,9 @@ final class Cluster: Sendable {
     let binDirectory: URL
     private let processes = Mutex<[ManagedProcess]>([])
     private let names = Mutex<[String: Int]>([:])
+
+    /// The daemon's executable: the movie demo's flows under Flowd.
+    static let daemonExecutable = "movie-flowd"
 
     /// The heartbeat interval every process is started with, so liveness takes a fraction of a second.
     static let heartbeatMs = 200
@@ -37,7 +41,7 @@ final class Cluster: Sendable {
     /// The folder of the test binary (`.build/debug`), where `swift build` put every product; `FLOWD_BIN_DIR`
     /// overrides it.
     private static func findBinDirectory() throws -> URL {
-        let required = ["flowd", "flowctl", "login-service", "movie-service", "movie-presenter"]
+        let required = [daemonExecutable, "flowctl", "login-service", "movie-service", "movie-presenter"]
         var candidates: [URL] = []
         if let explicit = ProcessInfo.processInfo.environment["FLOWD_BIN_DIR"], !explicit.isEmpty {
             candidates.append(URL(fileURLWithPath: explicit))
@@ -95,15 +99,17 @@ final class Cluster: Sendable {
 
     // MARK: - flowd
 
-    /// Starts `flowd` with a short heartbeat and waits until it is ready (its `flowd ready` log line).
+    /// Starts the daemon (labelled `flowd` in the diagnostics) with a short heartbeat and waits until it is ready (its
+    /// `flowd ready` log line).
     ///
     /// - Returns: the daemon and the endpoints it reported as bound (a `tcp://…:*` endpoint with its real port).
     @discardableResult
     func startFlowd(_ extraArguments: [String] = []) async throws -> Daemon {
         let process = try launch(
-            "flowd",
+            Self.daemonExecutable,
             ["--runtime-dir", runtimeDirectory, "--heartbeat-ms", "\(Self.heartbeatMs)", "--log-level", "info"]
-                + extraArguments
+                + extraArguments,
+            name: "flowd"
         )
         let index = try await process.waitForError("the 'flowd ready' log line") { $0.contains("flowd ready") }
         let line = process.stderr.lines[index]

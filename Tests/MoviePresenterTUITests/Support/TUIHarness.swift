@@ -134,8 +134,9 @@ final class ServiceProcess: Sendable {
     }
 }
 
-/// flowd, the login service and the movie service in a runtime folder of their own (`ipc://` sockets), and the
-/// built executables' folder. ``stop()`` ends every process by its pid and removes the folder.
+/// The demo's daemon (movie-flowd), the login service and the movie service in a runtime folder of their own
+/// (`ipc://` sockets), and the built executables' folder. ``stop()`` ends every process by its pid and removes the
+/// folder.
 ///
 /// `Sendable`: the list of processes is behind a mutex.
 final class DemoProcesses: Sendable {
@@ -144,7 +145,7 @@ final class DemoProcesses: Sendable {
     private let processes = Mutex<[ServiceProcess]>([])
 
     /// The executables this test runs, found next to the test binary (or in `FLOWD_BIN_DIR`).
-    static let executables = ["flowd", "login-service", "movie-service", "movie-presenter"]
+    static let executables = ["movie-flowd", "login-service", "movie-service", "movie-presenter"]
 
     init() throws {
         binaries = try Self.findBinaries()
@@ -161,10 +162,12 @@ final class DemoProcesses: Sendable {
         return environment
     }
 
-    /// Starts flowd, waits until it is ready, then the two services, and waits until the movie service has the
+    /// Starts the daemon, waits until it is ready, then the two services, and waits until the movie service has the
     /// wishlist's attachment (the lists are attached at launch).
     func start() async throws {
-        let flowd = try launch("flowd", ["--runtime-dir", folder, "--heartbeat-ms", "200", "--log-level", "info"])
+        let flowd = try launch(
+            "movie-flowd", ["--runtime-dir", folder, "--heartbeat-ms", "200", "--log-level", "info"]
+        )
         try await flowd.waitForLog("flowd ready")
         try launch("login-service", ["--heartbeat-ms", "200"])
         let movies = try launch("movie-service", ["--heartbeat-ms", "200"])

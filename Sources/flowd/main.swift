@@ -1,7 +1,0 @@
-// flowd: the Flowd daemon, running the movie demo (MovieDemoApplication: AppFlow over remote steppers served by the
-// login and movie services). Options: see FlowdOptions (`flowd --help`); logs go to standard error.
-
-import FlowDaemon
-import MovieDemo
-
-await Flowd.main(MovieDemoApplication())
