@@ -60,8 +60,7 @@ struct StepResultWindows: Sendable {
         {
             windows[stalest] = nil
         }
-        // Mutated in place (`default:`), not copied out and back: a copy would duplicate the window's dictionary on
-        // every STEP (it was 40 % of the daemon's time, docs/PERFORMANCE.md).
+        // Mutated in place (`default:`): a copy out and back would duplicate the window's dictionary on every STEP.
         windows[origin.instance, default: Window()].remember(verdict, for: origin.req, at: clock)
     }
 }
