@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowClient", targets: ["FlowClient"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
+        .library(name: "MovieVocabulary", targets: ["MovieVocabulary"]),
         .library(name: "MovieDemo", targets: ["MovieDemo"]),
         .library(name: "MovieServices", targets: ["MovieServices"]),
         .executable(name: "movie-flowd", targets: ["movie-flowd"]),
@@ -85,12 +86,18 @@ let package = Package(
         ),
 
         // MARK: - Examples
+        // What the demo's processes agree on: step names, actions, stepper kinds, screen ids and types, the catalogue.
         .target(
-            name: "MovieDemo", dependencies: ["FlowCore", swiftLog], path: "Examples/MovieDemo",
+            name: "MovieVocabulary", dependencies: ["FlowCore"], path: "Examples/MovieVocabulary",
+            swiftSettings: swiftSettings
+        ),
+        // The demo's flows (run by movie-flowd and flowd-demo).
+        .target(
+            name: "MovieDemo", dependencies: ["MovieVocabulary", "FlowCore", swiftLog], path: "Examples/MovieDemo",
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "MovieServices", dependencies: ["MovieDemo", "FlowCore"], path: "Examples/MovieServices",
+            name: "MovieServices", dependencies: ["MovieVocabulary", "FlowCore"], path: "Examples/MovieServices",
             swiftSettings: swiftSettings
         ),
         // What the example client processes share: their flowd options, and how a service emits and logs.
@@ -102,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "login-service",
             dependencies: [
-                "ExampleSupport", "FlowClient", "MovieServices", "MovieDemo", "FlowWire", "FlowCore", swiftLog,
+                "ExampleSupport", "FlowClient", "MovieServices", "MovieVocabulary", "FlowWire", "FlowCore", swiftLog,
                 argumentParser,
             ]
                 + serviceLifecycle,
@@ -111,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "movie-service",
             dependencies: [
-                "ExampleSupport", "FlowClient", "MovieServices", "MovieDemo", "FlowWire", "FlowCore", swiftLog,
+                "ExampleSupport", "FlowClient", "MovieServices", "MovieVocabulary", "FlowWire", "FlowCore", swiftLog,
                 argumentParser,
             ]
                 + serviceLifecycle,
@@ -119,7 +126,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "movie-presenter",
-            dependencies: ["ExampleSupport", "FlowClient", "FlowWire", "FlowCore", "MovieDemo", swiftLog, argumentParser]
+            dependencies: [
+                "ExampleSupport", "FlowClient", "FlowWire", "FlowCore", "MovieVocabulary", swiftLog, argumentParser,
+            ]
                 + serviceLifecycle,
             path: "Examples/movie-presenter", swiftSettings: swiftSettings
         ),
@@ -130,7 +139,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "flowd-demo",
-            dependencies: ["FlowCore", "MovieDemo", swiftLog],
+            dependencies: ["FlowCore", "MovieDemo", "MovieVocabulary", swiftLog],
             path: "Examples/flowd-demo",
             swiftSettings: swiftSettings
         ),
@@ -168,16 +177,18 @@ let package = Package(
         ),
         .testTarget(
             name: "MovieDemoTests",
-            dependencies: ["MovieDemo", "MovieServices", "FlowDaemon", "FlowWire", "FlowCore", swiftLog],
+            dependencies: [
+                "MovieDemo", "MovieVocabulary", "MovieServices", "FlowDaemon", "FlowWire", "FlowCore", swiftLog,
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "MovieServicesTests", dependencies: ["MovieServices", "MovieDemo", "FlowCore"],
+            name: "MovieServicesTests", dependencies: ["MovieServices", "MovieVocabulary", "FlowCore"],
             swiftSettings: swiftSettings
         ),
         // The terminal presenter under tmux, with flowd and the services as processes; its renderer and key decoder.
         .testTarget(
-            name: "MoviePresenterTUITests", dependencies: ["movie-presenter", "MovieDemo", "FlowCore"],
+            name: "MoviePresenterTUITests", dependencies: ["movie-presenter", "MovieVocabulary", "FlowCore"],
             swiftSettings: swiftSettings
         ),
         // Spawns the built executables (movie-flowd, flowctl, the services, movie-presenter): build every product

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The About screen, presentable and stepper at once (RxFlowDemo's `SettingsAboutViewController`): its Done button
 /// emits `aboutIsComplete`.

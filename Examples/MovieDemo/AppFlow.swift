@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The root flow: the window's navigation stack, holding the dashboard, with the onboarding presented over it.
 ///

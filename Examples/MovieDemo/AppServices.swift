@@ -1,3 +1,4 @@
+import MovieVocabulary
 /// The services the flows and view models share, injected by constructor: RxFlowDemo's `AppServices`.
 public struct AppServices: Sendable {
     /// The movie and cast catalogue.

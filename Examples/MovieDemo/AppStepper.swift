@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 import Synchronization
 
 /// AppFlow's flow stepper: starts with `dashboardIsRequired`, then follows the onboarding flag.

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// Trending's cast page: its root is the list of every cast; a cast's detail is pushed on TrendingFlow's stack.
 ///

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// Trending's cast page stepper: pick a cast.
 public final class CastListViewModel: CastPicker, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The dashboard: a tab bar with the Wishlist, Watched and Trending flows.
 ///

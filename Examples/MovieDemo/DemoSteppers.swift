@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// Where the demo's flows get their steppers: one method per stepper role.
 ///

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// A login screen, presentable and stepper at once (RxFlowDemo's `SettingsLoginViewController`): its Proceed button
 /// emits `userIsLoggedIn`. Used by the onboarding and by the settings.

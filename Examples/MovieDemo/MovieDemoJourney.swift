@@ -1,4 +1,5 @@
 public import FlowCore
+public import MovieVocabulary
 public import Logging
 import Synchronization
 

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// A movie detail's stepper: pick one of the movie's five casts.
 public final class MovieDetailViewModel: CastPicker, CustomStringConvertible {

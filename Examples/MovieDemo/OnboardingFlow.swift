@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The onboarding, presented over the app: login, then API key.
 ///

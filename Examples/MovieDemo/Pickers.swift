@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// A view model whose screen lists movies: tapping one emits `movieIsPicked(withId:)`.
 public protocol MoviePicker: Stepper {

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The settings, presented over the wishlist: a split view with the settings list as master and a detail screen.
 ///

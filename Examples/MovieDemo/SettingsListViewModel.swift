@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The settings list, presentable and stepper at once (RxFlowDemo's `SettingsListViewController`, contributed with
 /// `.contribute(withNext:)`): each row asks for a detail screen.

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// SettingsFlow's flow stepper: starts with `settingsAreRequired`; its Done button emits `settingsAreComplete`.
 public final class SettingsStepper: Stepper, CustomStringConvertible {

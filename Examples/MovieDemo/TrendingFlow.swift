@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The Trending tab: a page host whose two pages are nested flows, TrendingMovieFlow and CastListFlow.
 ///

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// Trending's movie page: its root is a watched-movie list; details are pushed on TrendingFlow's stack (RxFlowDemo
 /// pushes on `root.navigationController`).

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// TrendingFlow's flow stepper: only its initial step, `trendingsAreRequired`.
 public final class TrendingStepper: Stepper, CustomStringConvertible {

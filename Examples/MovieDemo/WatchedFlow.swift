@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The Watched tab: the watched-movie list and details.
 ///

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The watched-movie list's stepper (Watched tab, and Trending's movie page): pick a movie.
 public final class WatchedViewModel: MoviePicker, CustomStringConvertible {

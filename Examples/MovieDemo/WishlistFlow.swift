@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The Wishlist tab: the movie list, details, the settings and the About screen.
 ///

@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// Part of WishlistFlow's flow stepper: the settings (gear) button of the wishlist's navigation bar.
 public final class WishlistStepper: Stepper, CustomStringConvertible {

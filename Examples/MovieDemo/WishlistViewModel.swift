@@ -1,4 +1,5 @@
 import FlowCore
+import MovieVocabulary
 
 /// The wishlist screen's stepper: pick a movie, the About button and the Logout button.
 ///

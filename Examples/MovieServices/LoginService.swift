@@ -1,5 +1,5 @@
 public import FlowCore
-import MovieDemo
+import MovieVocabulary
 
 /// The login service's logic: users with passwords, one session token per flowd session (with an expiry, revocable),
 /// and the onboarding (the API key) on top of the token. Time is an input (`now`), nothing runs by itself.

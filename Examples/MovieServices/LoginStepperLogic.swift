@@ -1,5 +1,5 @@
 public import FlowCore
-import MovieDemo
+import MovieVocabulary
 
 /// Everything the login service process does, without I/O: it serves `login.app`, `login.form`, `login.apiKey` and
 /// `login.logout` over a ``LoginService`` and a ``LoginAppStateMachine``.

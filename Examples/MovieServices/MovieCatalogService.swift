@@ -1,8 +1,8 @@
 public import FlowCore
-public import MovieDemo
+public import MovieVocabulary
 
-/// The movie service's logic: the demo's catalogue (MovieDemo's ``MovieDemo/MoviesService``: 10 movies, 10 casts)
-/// and what a pick on each screen means.
+/// The movie service's logic: the demo's catalogue (``MovieVocabulary/MoviesService``: 10 movies, 10 casts) and what a
+/// pick on each screen means.
 ///
 /// `Sendable`: a value.
 public struct MovieCatalogService: Sendable {

@@ -1,5 +1,5 @@
 public import FlowCore
-import MovieDemo
+import MovieVocabulary
 
 /// Everything the movie service process does, without I/O: it serves `movies.wishlist`, `movies.watched`,
 /// `movies.trending`, `movies.detail` and `movies.castList` over a ``MovieCatalogService``.

@@ -15,6 +15,7 @@ import Darwin
 #endif
 import Logging
 import MovieDemo
+import MovieVocabulary
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.contains("--help") || arguments.contains("-h") {

@@ -11,7 +11,7 @@ import FlowClient
 import FlowCore
 import FlowWire
 import Logging
-import MovieDemo
+import MovieVocabulary
 import MovieServices
 import ServiceLifecycle
 import UnixSignals

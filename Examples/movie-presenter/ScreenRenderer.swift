@@ -3,7 +3,7 @@
 
 import FlowCore
 import Foundation
-import MovieDemo
+import MovieVocabulary
 
 // MARK: - Styled lines
 
@@ -160,11 +160,11 @@ struct DemoCatalogue: Sendable {
         }
         guard let screen = model.screen(id) else { return id.rawValue }
         switch screen.type {
-        case "MovieDetail": return screen.data.intValue.flatMap(movies.movie(forId:))?.title ?? id.rawValue
-        case "CastDetail": return screen.data.intValue.flatMap(movies.cast(forId:))?.name ?? id.rawValue
-        case "Login": return "Login"
-        case "ApiKey": return "API key"
-        case "About": return "About"
+        case DemoScreenType.movieDetail: return screen.data.intValue.flatMap(movies.movie(forId:))?.title ?? id.rawValue
+        case DemoScreenType.castDetail: return screen.data.intValue.flatMap(movies.cast(forId:))?.name ?? id.rawValue
+        case DemoScreenType.login: return "Login"
+        case DemoScreenType.apiKey: return "API key"
+        case DemoScreenType.about: return "About"
         case "alert": return "Alert"
         default: return id.rawValue
         }
@@ -174,22 +174,22 @@ struct DemoCatalogue: Sendable {
     func list(of id: PresentableID, in model: PresentationModel) -> [ListItem]? {
         guard let screen = model.screen(id) else { return nil }
         switch screen.type {
-        case "WishlistList":
+        case DemoScreenType.wishlistList:
             return movies.wishlistMovies().map(movieItem)
-        case "WatchedList":
+        case DemoScreenType.watchedList:
             return movies.watchedMovies().map(movieItem)
-        case "CastList":
+        case DemoScreenType.castList:
             return movies.allCasts().map {
                 ListItem(label: $0.name, detail: "cast \($0.id)", action: Step(DemoAction.pick, payload: .int($0.id)))
             }
-        case "MovieDetail":
+        case DemoScreenType.movieDetail:
             guard let movie = screen.data.intValue.flatMap(movies.movie(forId:)) else { return nil }
             return movies.casts(for: movie).map {
                 ListItem(
                     label: $0.name, detail: "cast \($0.id)", action: Step(DemoAction.pickCast, payload: .int($0.id))
                 )
             }
-        case "SettingsList":
+        case DemoScreenType.settingsList:
             return [
                 ListItem(label: "Login", detail: "log in again", action: Step(DemoAction.login)),
                 ListItem(label: "API key", detail: "set the API key", action: Step(DemoAction.apiKey)),
@@ -391,13 +391,13 @@ struct ScreenRenderer: Sendable {
         }
         var lines = [heading(headingTitle(of: screen, model: model), id, width: width), .empty]
         switch screen.type {
-        case "WishlistList":
+        case DemoScreenType.wishlistList:
             lines.append(Line("   Movies to watch. Enter: open a movie.", .dim))
-        case "WatchedList":
+        case DemoScreenType.watchedList:
             lines.append(Line("   Movies watched. Enter: open a movie.", .dim))
-        case "CastList":
+        case DemoScreenType.castList:
             lines.append(Line("   Every cast. Enter: open a cast.", .dim))
-        case "MovieDetail":
+        case DemoScreenType.movieDetail:
             if let movie = screen.data.intValue.flatMap(catalogue.movies.movie(forId:)) {
                 lines += [
                     Line("   Year      \(movie.year)"),
@@ -409,13 +409,13 @@ struct ScreenRenderer: Sendable {
                     Line([Span("   "), Span("Cast", .bold), Span("  (Enter: open a cast)", .dim)]),
                 ]
             }
-        case "CastDetail":
+        case DemoScreenType.castDetail:
             if let cast = screen.data.intValue.flatMap(catalogue.movies.cast(forId:)) {
                 let movies = catalogue.movies.movies.filter { catalogue.movies.casts(for: $0).contains(cast) }
                 lines += [Line("   Cast id   \(cast.id)"), .empty, Line([Span("   "), Span("Movies", .bold)])]
                 lines += movies.map { Line("     \($0.title) (\($0.year))") }
             }
-        case "Login":
+        case DemoScreenType.login:
             lines += [
                 Line("   User      demo"),
                 Line("   Password  ****"),
@@ -425,20 +425,20 @@ struct ScreenRenderer: Sendable {
                     Span("  type a user and password"),
                 ]),
             ]
-        case "ApiKey":
+        case DemoScreenType.apiKey:
             lines += [
                 Line("   Key       ________________"),
                 .empty,
                 Line([Span("   a", .bold), Span("  set the demo API key    "), Span("A", .bold), Span("  type a key")]),
             ]
-        case "About":
+        case DemoScreenType.about:
             lines += [
                 Line("   The RxFlow movie demo on Flowd: the flows run in flowd, the steppers in the login and"),
                 Line("   movie services, and this terminal is the presenter."),
                 .empty,
                 Line([Span("   d", .bold), Span("  done")]),
             ]
-        case "SettingsList":
+        case DemoScreenType.settingsList:
             lines.append(Line("   Enter: open a row.", .dim))
         default:
             if screen.data != .null { lines.append(Line("   \(screen.data)")) }
@@ -463,15 +463,15 @@ struct ScreenRenderer: Sendable {
 
     private func headingTitle(of screen: Screen, model: PresentationModel) -> String {
         switch screen.type {
-        case "WishlistList": return "Wishlist"
-        case "WatchedList": return screen.id == "trending.movies" ? "Trending movies" : "Watched"
-        case "CastList": return "Trending casts"
-        case "MovieDetail":
+        case DemoScreenType.wishlistList: return "Wishlist"
+        case DemoScreenType.watchedList: return screen.id == "trending.movies" ? "Trending movies" : "Watched"
+        case DemoScreenType.castList: return "Trending casts"
+        case DemoScreenType.movieDetail:
             guard let movie = screen.data.intValue.flatMap(catalogue.movies.movie(forId:)) else { break }
             return "\(movie.title) (\(movie.year))"
-        case "Login": return "Log in"
-        case "ApiKey": return "API key"
-        case "SettingsList": return "Settings"
+        case DemoScreenType.login: return "Log in"
+        case DemoScreenType.apiKey: return "API key"
+        case DemoScreenType.settingsList: return "Settings"
         default: break
         }
         return catalogue.title(of: screen.id, in: model)
@@ -564,8 +564,10 @@ struct ScreenRenderer: Sendable {
             hints.append(("1-\(model.children(of: tabs).count)", "tab"))
             hints.append(("Tab", "next tab"))
         }
-        if formScreen(type: "Login", model: model, focus: focus) != nil { hints.append(("l", "log in")) }
-        if formScreen(type: "ApiKey", model: model, focus: focus) != nil { hints.append(("a", "set API key")) }
+        if formScreen(type: DemoScreenType.login, model: model, focus: focus) != nil { hints.append(("l", "log in")) }
+        if formScreen(type: DemoScreenType.apiKey, model: model, focus: focus) != nil {
+            hints.append(("a", "set API key"))
+        }
         if front == "wishlist.list" {
             hints += [("s", "settings"), ("i", "about"), ("o", "log out")]
         }
@@ -615,7 +617,7 @@ struct ScreenRenderer: Sendable {
     /// Where `done` goes: the About screen presented modally, or the settings' split view.
     func doneTarget(model: PresentationModel, focus: Focus) -> PresentableID? {
         guard let front = focus.front, let screen = model.screen(front) else { return nil }
-        if screen.type == "About", case .presented = model.placement(of: front) { return front }
+        if screen.type == DemoScreenType.about, case .presented = model.placement(of: front) { return front }
         if screen.kind == .split { return front }
         return nil
     }

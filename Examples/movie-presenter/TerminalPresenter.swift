@@ -8,7 +8,7 @@ import FlowCore
 import FlowWire
 import Foundation
 import Logging
-import MovieDemo
+import MovieVocabulary
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
@@ -223,7 +223,7 @@ struct TerminalUILoop {
             let next = ((model.selectedTab(of: tabs) ?? 0) + (key == .tab ? 1 : count - 1)) % count
             await perform("selected tab \(next + 1)") { client in try await client.selectTab(next, in: tabs) }
         case .character("l"), .character("L"):
-            guard let form = renderer.formScreen(type: "Login", model: model, focus: focus) else {
+            guard let form = renderer.formScreen(type: DemoScreenType.login, model: model, focus: focus) else {
                 state.message = ("no login form on screen", false)
                 break
             }
@@ -233,7 +233,7 @@ struct TerminalUILoop {
                 await logIn(on: form, user: "demo", password: "demo")
             }
         case .character("a"), .character("A"):
-            guard let form = renderer.formScreen(type: "ApiKey", model: model, focus: focus) else {
+            guard let form = renderer.formScreen(type: DemoScreenType.apiKey, model: model, focus: focus) else {
                 state.message = ("no API key form on screen", false)
                 break
             }
@@ -278,9 +278,9 @@ struct TerminalUILoop {
         {
             let item = items[state.selected(in: owner, count: items.count)]
             await send(item.action, on: owner, what: item.label)
-        } else if let form = renderer.formScreen(type: "Login", model: model, focus: focus) {
+        } else if let form = renderer.formScreen(type: DemoScreenType.login, model: model, focus: focus) {
             await logIn(on: form, user: "demo", password: "demo")
-        } else if let form = renderer.formScreen(type: "ApiKey", model: model, focus: focus) {
+        } else if let form = renderer.formScreen(type: DemoScreenType.apiKey, model: model, focus: focus) {
             await setApiKey(on: form, key: "demo-api-key")
         } else if let target = renderer.doneTarget(model: model, focus: focus) {
             await send(Step(DemoAction.done), on: target)

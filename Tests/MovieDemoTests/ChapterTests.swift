@@ -1,5 +1,6 @@
 import FlowCore
 import MovieDemo
+import MovieVocabulary
 import Testing
 
 private func line(_ flow: String, _ step: DemoStep) -> String { "did navigate flow=\(flow) step=\(step.step)" }

@@ -1,5 +1,6 @@
 import FlowCore
 import MovieDemo
+import MovieVocabulary
 import Synchronization
 import Testing
 

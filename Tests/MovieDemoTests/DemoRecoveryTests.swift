@@ -2,6 +2,7 @@ import FlowCore
 import FlowDaemon
 import FlowWire
 import MovieDemo
+import MovieVocabulary
 import MovieServices
 import Testing
 

@@ -1,5 +1,6 @@
 import FlowCore
 import MovieDemo
+import MovieVocabulary
 import Testing
 
 /// The launch and movie detail journeys with visibility reported by hand, as a presenter process would, instead of

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import MovieDemo
+import MovieVocabulary
 import MovieServices
 import Testing
 

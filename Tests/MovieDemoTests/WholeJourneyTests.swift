@@ -1,5 +1,6 @@
 import FlowCore
 import MovieDemo
+import MovieVocabulary
 import Testing
 
 /// The whole RxFlow demo journey, every chapter in order, checked line by line.

@@ -1,5 +1,5 @@
 import FlowCore
-import MovieDemo
+import MovieVocabulary
 import Testing
 
 @testable import movie_presenter

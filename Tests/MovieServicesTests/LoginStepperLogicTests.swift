@@ -1,5 +1,5 @@
 import FlowCore
-import MovieDemo
+import MovieVocabulary
 import MovieServices
 import Testing
 

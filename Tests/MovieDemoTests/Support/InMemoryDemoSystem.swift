@@ -3,6 +3,7 @@ import FlowDaemon
 import FlowWire
 import Logging
 import MovieDemo
+import MovieVocabulary
 import MovieServices
 import Synchronization
 import Testing

@@ -13,9 +13,9 @@ public enum DemoScreens: Sendable {
     /// OnboardingFlow's root, presented over the app.
     public static let onboarding = Screen.stack("onboarding.stack")
     /// The onboarding's login screen.
-    public static let onboardingLogin = Screen.view("onboarding.login", type: "Login")
+    public static let onboardingLogin = Screen.view("onboarding.login", type: DemoScreenType.login)
     /// The onboarding's API key screen.
-    public static let onboardingApiKey = Screen.view("onboarding.apikey", type: "ApiKey")
+    public static let onboardingApiKey = Screen.view("onboarding.apikey", type: DemoScreenType.apiKey)
 
     // MARK: Dashboard
 
@@ -25,9 +25,9 @@ public enum DemoScreens: Sendable {
     /// WishlistFlow's root (tab 0).
     public static let wishlist = Screen.stack("wishlist.stack")
     /// The wishlist's movie list.
-    public static let wishlistList = Screen.view("wishlist.list", type: "WishlistList")
+    public static let wishlistList = Screen.view("wishlist.list", type: DemoScreenType.wishlistList)
     /// The About screen, presented over the wishlist.
-    public static let wishlistAbout = Screen.view("wishlist.about", type: "About")
+    public static let wishlistAbout = Screen.view("wishlist.about", type: DemoScreenType.about)
     /// The alert shown when the About screen is refused.
     public static let wishlistUnauthorized = Screen.alert(
         "wishlist.alert", message: "You are not authorized to see the About screen"
@@ -36,16 +36,16 @@ public enum DemoScreens: Sendable {
     /// WatchedFlow's root (tab 1).
     public static let watched = Screen.stack("watched.stack")
     /// The watched movie list.
-    public static let watchedList = Screen.view("watched.list", type: "WatchedList")
+    public static let watchedList = Screen.view("watched.list", type: DemoScreenType.watchedList)
 
     /// TrendingFlow's root (tab 2).
     public static let trending = Screen.stack("trending.stack")
     /// Trending's page host, whose two pages are the roots of TrendingMovieFlow and CastListFlow.
-    public static let trendingPages = Screen(id: "trending.pages", kind: .tabs, type: "TrendingPages")
+    public static let trendingPages = Screen(id: "trending.pages", kind: .tabs, type: DemoScreenType.trendingPages)
     /// TrendingMovieFlow's root: a watched-movie list (RxFlowDemo reuses its `WatchedViewController`).
-    public static let trendingMovies = Screen.view("trending.movies", type: "WatchedList")
+    public static let trendingMovies = Screen.view("trending.movies", type: DemoScreenType.watchedList)
     /// CastListFlow's root: the list of every cast.
-    public static let trendingCasts = Screen.view("trending.casts", type: "CastList")
+    public static let trendingCasts = Screen.view("trending.casts", type: DemoScreenType.castList)
 
     // MARK: Settings
 
@@ -54,13 +54,13 @@ public enum DemoScreens: Sendable {
     /// The split view's master: a navigation stack holding the settings list.
     public static let settingsMaster = Screen.stack("settings.master")
     /// The settings list (rows: login, API key, about).
-    public static let settingsList = Screen.view("settings.list", type: "SettingsList")
+    public static let settingsList = Screen.view("settings.list", type: DemoScreenType.settingsList)
     /// The login screen shown as the split view's detail.
-    public static let settingsLogin = Screen.view("settings.login", type: "Login")
+    public static let settingsLogin = Screen.view("settings.login", type: DemoScreenType.login)
     /// The API key screen shown as the split view's detail.
-    public static let settingsApiKey = Screen.view("settings.apikey", type: "ApiKey")
+    public static let settingsApiKey = Screen.view("settings.apikey", type: DemoScreenType.apiKey)
     /// The About screen shown as the split view's detail.
-    public static let settingsAbout = Screen.view("settings.about", type: "About")
+    public static let settingsAbout = Screen.view("settings.about", type: DemoScreenType.about)
 
     /// The alert SettingsFlow presents for `alert(message)`.
     public static func settingsAlert(_ message: String) -> Screen { .alert("settings.alert", message: message) }
@@ -69,11 +69,11 @@ public enum DemoScreens: Sendable {
 
     /// A movie's detail, pushed in an area (`wishlist`, `watched`, `trending`): `wishlist.movie.23452`.
     public static func movieDetail(_ movieId: Int, in area: String) -> Screen {
-        .view(PresentableID("\(area).movie.\(movieId)"), type: "MovieDetail", data: .int(movieId))
+        .view(PresentableID("\(area).movie.\(movieId)"), type: DemoScreenType.movieDetail, data: .int(movieId))
     }
 
     /// A cast's detail, pushed in an area: `wishlist.cast.4`.
     public static func castDetail(_ castId: Int, in area: String) -> Screen {
-        .view(PresentableID("\(area).cast.\(castId)"), type: "CastDetail", data: .int(castId))
+        .view(PresentableID("\(area).cast.\(castId)"), type: DemoScreenType.castDetail, data: .int(castId))
     }
 }
