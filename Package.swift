@@ -9,6 +9,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 let swiftLog: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let deque: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let metrics: [Target.Dependency] = [
     .product(name: "Metrics", package: "swift-metrics"),
@@ -57,7 +58,7 @@ let package = Package(
 
         // MARK: - ZeroMQ (the only targets that touch libzmq)
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", swiftLog], swiftSettings: swiftSettings),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", swiftLog, deque], swiftSettings: swiftSettings),
 
         // MARK: - Daemon
         .target(
@@ -70,12 +71,13 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                deque,
             ] + metrics,
             swiftSettings: swiftSettings
         ),
 
         // MARK: - Clients
-        .target(name: "FlowClient", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog], swiftSettings: swiftSettings),
+        .target(name: "FlowClient", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog, deque], swiftSettings: swiftSettings),
         .executableTarget(
             name: "flowctl",
             dependencies: [

@@ -1,12 +1,16 @@
+import DequeModule
 import Synchronization
 
 /// An unbounded FIFO between tasks with one consumer: producers ``push(_:)`` without waiting; the consumer awaits
 /// ``next()`` and may take everything else already there with ``drain()`` (to handle it as one batch).
 ///
+/// Not an `AsyncStream`: the consumer also takes what is waiting without awaiting (``drain()``), and a cancelled wait
+/// does not end the queue.
+///
 /// `Sendable`: every access goes through one mutex.
 final class EventQueue<Element: Sendable>: Sendable {
     private struct State {
-        var buffer: [Element] = []
+        var buffer: Deque<Element> = []
         var waiter: CheckedContinuation<Element?, Never>?
         var finished = false
     }
@@ -62,7 +66,7 @@ final class EventQueue<Element: Sendable>: Sendable {
     func drain() -> [Element] {
         state.withLock { state in
             defer { state.buffer.removeAll() }
-            return state.buffer
+            return Array(state.buffer)
         }
     }
 

@@ -1,3 +1,4 @@
+import DequeModule
 import FlowCore
 import FlowWire
 
@@ -27,20 +28,15 @@ struct StepResultWindows: Sendable {
 
     private struct Window: Sendable {
         var verdicts: [UInt64: StepVerdict] = [:]
-        var order: [UInt64] = []
-        var head = 0
+        /// The remembered reqs, oldest first.
+        var order: Deque<UInt64> = []
         var lastUse: UInt64 = 0
 
         mutating func remember(_ verdict: StepVerdict, for req: UInt64, at clock: UInt64) {
             lastUse = clock
             if verdicts.updateValue(verdict, forKey: req) == nil { order.append(req) }
-            guard order.count - head > StepResultWindows.windowSize else { return }
-            verdicts[order[head]] = nil
-            head += 1
-            if head >= StepResultWindows.windowSize {
-                order.removeFirst(head)
-                head = 0
-            }
+            guard order.count > StepResultWindows.windowSize else { return }
+            verdicts[order.removeFirst()] = nil
         }
     }
 

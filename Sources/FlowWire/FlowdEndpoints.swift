@@ -5,6 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Where `flowd` listens when nothing says otherwise (`docs/PROTOCOL.md` §1): `ipc://` sockets in a runtime folder.
 ///
@@ -42,15 +47,6 @@ public struct FlowdEndpoints: Sendable, Hashable {
 
     /// The process environment.
     public static func currentEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
+        ProcessInfo.processInfo.environment
     }
 }

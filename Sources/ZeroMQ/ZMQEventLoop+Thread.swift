@@ -1,3 +1,4 @@
+import DequeModule
 import Logging
 import Synchronization
 
@@ -10,7 +11,7 @@ final class LoopThread {
         let socket: ZMQSocket
         let handle: ZMQSocketHandle
         /// Sends waiting for the socket to become writable, oldest first.
-        var outbox = FIFO<PendingSend>()
+        var outbox = Deque<PendingSend>()
         /// Whether reading stopped because the inbox is full.
         var paused = false
 
@@ -223,7 +224,9 @@ final class LoopThread {
     // MARK: - Shutdown
 
     private func close(_ entry: Entry, failingSendsWith code: ZMQError.Code) {
-        for pending in entry.outbox.removeAll() {
+        let pendingSends = entry.outbox
+        entry.outbox.removeAll()
+        for pending in pendingSends {
             pending.ticket.complete(.failure(ZMQError(code, call: pending.ticket.call)))
         }
         entry.handle.messages.finish()

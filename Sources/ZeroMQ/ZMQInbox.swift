@@ -1,3 +1,4 @@
+import DequeModule
 import Synchronization
 
 /// The messages one ``ZMQEventLoop`` socket received, as an `AsyncSequence` (``ZMQSocketHandle/messages``).
@@ -14,8 +15,8 @@ public final class ZMQInbox: AsyncSequence, Sendable {
     public typealias Failure = Never
 
     private struct State {
-        var buffer = FIFO<ZMQMessage>()
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<ZMQMessage?, Never>)] = []
+        var buffer = Deque<ZMQMessage>()
+        var waiters: Deque<(id: UInt64, continuation: CheckedContinuation<ZMQMessage?, Never>)> = []
         var nextWaiterID: UInt64 = 0
         var finished = false
         var paused = false
