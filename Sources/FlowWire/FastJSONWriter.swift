@@ -1,0 +1,276 @@
+import FlowCore
+
+// Hand-written because JSONEncoder/JSONDecoder cost several microseconds a message on a step's round trip
+// (docs/PERFORMANCE.md); held to JSONEncoder's exact bytes by FastPathTests, and Codable stays the reference.
+
+/// Something the fast paths leave to `Codable`: doubles, escaped strings, unusual numbers, duplicate keys, any error.
+package struct FastPathUnsupported: Error {
+    package init() {}
+}
+
+/// Writes JSON bodies byte for byte as the codec's `JSONEncoder` does (with `.sortedKeys` and
+/// `.withoutEscapingSlashes`). `package`: the daemon's journal writes its hot records with it too.
+package struct FastJSONWriter {
+    package private(set) var bytes: [UInt8] = []
+
+    package init() { bytes.reserveCapacity(256) }
+
+    package mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    package mutating func string(_ text: String) {
+        bytes.append(0x22)
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                start = index + 1
+                bytes.append(0x5C)
+                switch byte {
+                case 0x22: bytes.append(0x22)
+                case 0x5C: bytes.append(0x5C)
+                case 0x08: bytes.append(0x62)  // \b
+                case 0x09: bytes.append(0x74)  // \t
+                case 0x0A: bytes.append(0x6E)  // \n
+                case 0x0C: bytes.append(0x66)  // \f
+                case 0x0D: bytes.append(0x72)  // \r
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
+        }
+        bytes.append(0x22)
+    }
+
+    package mutating func int(_ value: Int) {
+        if value < 0 {
+            bytes.append(0x2D)
+            // -(Int.min) does not fit in an Int; its magnitude does in a UInt64.
+            unsigned(UInt64(bitPattern: Int64(value)).magnitudeOfNegative)
+        } else {
+            unsigned(UInt64(value))
+        }
+    }
+
+    package mutating func unsigned(_ value: UInt64) {
+        if value < 10 {
+            bytes.append(0x30 + UInt8(value))
+            return
+        }
+        var digits: [UInt8] = []
+        digits.reserveCapacity(20)
+        var rest = value
+        while rest > 0 {
+            digits.append(0x30 + UInt8(rest % 10))
+            rest /= 10
+        }
+        bytes.append(contentsOf: digits.reversed())
+    }
+
+    mutating func optionalString(_ text: String?) {
+        if let text { string(text) } else { raw("null") }
+    }
+
+    mutating func optionalInt(_ value: Int?) {
+        if let value { int(value) } else { raw("null") }
+    }
+
+    /// A JSON value; doubles are left to `JSONEncoder`, whose number formatting is its own.
+    package mutating func value(_ value: StepPayload) throws(FastPathUnsupported) {
+        switch value {
+        case .null: raw("null")
+        case .bool(let flag): flag ? raw("true") : raw("false")
+        case .int(let number): int(number)
+        case .double: throw FastPathUnsupported()
+        case .string(let text): string(text)
+        case .array(let values):
+            bytes.append(0x5B)
+            for (index, element) in values.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                try self.value(element)
+            }
+            bytes.append(0x5D)
+        case .object(let members):
+            bytes.append(0x7B)
+            var first = true
+            for key in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                if !first { bytes.append(0x2C) }
+                first = false
+                string(key)
+                bytes.append(0x3A)
+                try self.value(members[key]!)
+            }
+            bytes.append(0x7D)
+        }
+    }
+
+    package mutating func step(_ step: Step) throws(FastPathUnsupported) {
+        raw("{\"name\":")
+        string(step.name)
+        raw(",\"payload\":")
+        try value(step.payload)
+        raw("}")
+    }
+
+    mutating func screen(_ screen: Screen) throws(FastPathUnsupported) {
+        raw("{\"data\":")
+        try value(screen.data)
+        raw(",\"id\":")
+        string(screen.id.rawValue)
+        raw(",\"kind\":")
+        string(screen.kind.rawValue)
+        raw(",\"type\":")
+        string(screen.type)
+        raw("}")
+    }
+
+    mutating func screens(_ screens: [Screen]) throws(FastPathUnsupported) {
+        bytes.append(0x5B)
+        for (index, screen) in screens.enumerated() {
+            if index > 0 { bytes.append(0x2C) }
+            try self.screen(screen)
+        }
+        bytes.append(0x5D)
+    }
+
+    /// `WireCommand`'s form: `op` and the fields of its row, keys sorted.
+    mutating func command(_ command: NavigationCommand) throws(FastPathUnsupported) {
+        switch command {
+        case .setRoot(let screen):
+            raw("{\"op\":\"setRoot\",\"screen\":")
+            try self.screen(screen)
+            raw("}")
+        case .push(let screen, let stack):
+            raw("{\"op\":\"push\",\"screen\":")
+            try self.screen(screen)
+            target(stack)
+        case .pop(let stack):
+            raw("{\"op\":\"pop\"")
+            target(stack)
+        case .popToRoot(let stack):
+            raw("{\"op\":\"popToRoot\"")
+            target(stack)
+        case .setStack(let stack, let screens):
+            raw("{\"op\":\"setStack\",\"screens\":")
+            try self.screens(screens)
+            target(stack)
+        case .present(let screen, let presenter):
+            raw("{\"op\":\"present\",\"screen\":")
+            try self.screen(screen)
+            target(presenter)
+        case .dismiss(let presenter):
+            raw("{\"op\":\"dismiss\"")
+            target(presenter)
+        case .setTabs(let tabs, let screens, let selected):
+            raw("{\"op\":\"setTabs\",\"screens\":")
+            try self.screens(screens)
+            raw(",\"selected\":")
+            int(selected)
+            target(tabs)
+        case .selectTab(let tabs, let index):
+            raw("{\"index\":")
+            int(index)
+            raw(",\"op\":\"selectTab\"")
+            target(tabs)
+        case .showMaster(let split, let screen):
+            raw("{\"op\":\"showMaster\",\"screen\":")
+            try self.screen(screen)
+            target(split)
+        case .showDetail(let split, let screen):
+            raw("{\"op\":\"showDetail\",\"screen\":")
+            try self.screen(screen)
+            target(split)
+        }
+    }
+
+    /// `,"target":…}`: the last field of every command that has one.
+    private mutating func target(_ id: PresentableID) {
+        raw(",\"target\":")
+        string(id.rawValue)
+        raw("}")
+    }
+
+    /// The body of a message on a step's round trip; `nil` for the others, which `JSONEncoder` writes.
+    static func body(_ message: WireMessage) -> [UInt8]? {
+        var writer = FastJSONWriter()
+        do throws(FastPathUnsupported) {
+            switch message {
+            case .command(let body):
+                writer.raw("{\"command\":")
+                try writer.command(body.command)
+                writer.raw(",\"seq\":")
+                writer.unsigned(body.seq)
+                writer.raw(",\"session\":")
+                writer.string(body.session)
+                writer.raw("}")
+            case .ok(let body):
+                writer.raw("{\"req\":")
+                writer.unsigned(body.req)
+                writer.raw(",\"result\":")
+                try writer.value(body.result)
+                writer.raw("}")
+            case .event(let body):
+                writer.raw("{\"coordinator\":")
+                writer.optionalInt(body.coordinator)
+                writer.raw(",\"event\":")
+                writer.string(body.event)
+                writer.raw(",\"flow\":")
+                writer.optionalString(body.flow)
+                if let reason = body.reason {
+                    writer.raw(",\"reason\":")
+                    writer.string(reason)
+                }
+                writer.raw(",\"session\":")
+                writer.string(body.session)
+                writer.raw(",\"step\":")
+                try writer.step(body.step)
+                writer.raw(",\"text\":")
+                writer.string(body.text)
+                writer.raw("}")
+            case .ack(let body):
+                writer.raw("{\"seq\":")
+                writer.unsigned(body.seq)
+                writer.raw(",\"session\":")
+                writer.string(body.session)
+                writer.raw("}")
+            case .step(let body):
+                writer.raw("{\"attachment\":")
+                writer.int(body.attachment)
+                writer.raw(",\"req\":")
+                writer.unsigned(body.req)
+                writer.raw(",\"session\":")
+                writer.string(body.session)
+                writer.raw(",\"step\":")
+                try writer.step(body.step)
+                writer.raw("}")
+            case .heartbeat(let body):
+                writer.raw("{\"sessions\":{")
+                var first = true
+                for key in body.sessions.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                    if !first { writer.raw(",") }
+                    first = false
+                    writer.string(key)
+                    writer.raw(":")
+                    writer.unsigned(body.sessions[key]!)
+                }
+                writer.raw("}}")
+            default:
+                return nil
+            }
+        } catch {
+            return nil
+        }
+        return writer.bytes
+    }
+}
+
+extension UInt64 {
+    /// The magnitude of a negative `Int64` given by its bit pattern.
+    fileprivate var magnitudeOfNegative: UInt64 { ~self &+ 1 }
+}
