@@ -1,0 +1,125 @@
+import FlowCore
+import FlowWire
+import Logging
+import ZeroMQ
+
+extension DaemonServer {
+    /// Carries out the core's outputs on the I/O thread.
+    struct Driver {
+        let router: ZMQSocket
+        let publisher: ZMQSocket
+        let codec: WireCodec
+        let server: DaemonServer
+        /// Where the core's journal records go before anything they caused is sent.
+        let journal: JournalStore?
+        let logger: Logger
+        /// Messages dropped because a peer's queue was full, since the start.
+        var droppedSends = 0
+        var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
+
+        /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
+        /// written (and synced, by the fsync policy).
+        ///
+        /// - Throws: ``JournalError`` when the journal cannot be written: the daemon stops rather than answer what it
+        ///   could lose (its supervisor restarts it, and it recovers what was committed).
+        mutating func perform(_ batch: [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
+            let outputs = settle(batch, on: &core, now: now)
+            let records = core.takeJournal()
+            if let journal, !records.isEmpty {
+                for record in records { journal.append(record) }
+                try journal.commit(now: now)
+            }
+            var unreachable: [PeerAddress] = []
+            // Events go out after the control messages of the same turn: nothing waits for them, and a presenter
+            // waits for its COMMAND (docs/PERFORMANCE.md).
+            var events: [EventMessage] = []
+            for output in outputs {
+                switch output {
+                case .send(let address, let message):
+                    let frames = [address.routingID] + codec.encode(message)
+                    do {
+                        if try !router.trySend(ZMQMessage(frames)) {
+                            core.countDroppedSend(message.type)
+                            // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.
+                            droppedSends += 1
+                            if DaemonServer.isPowerOfTen(droppedSends) {
+                                logger.warning(
+                                    "peer's queue is full, message dropped (docs/LIMITS.md)",
+                                    metadata: ["type": "\(message.type.rawValue)", "dropped_so_far": "\(droppedSends)"]
+                                )
+                            }
+                        }
+                    } catch {
+                        if error.code == .hostUnreachable {
+                            unreachable.append(address)
+                        } else {
+                            logger.error("send failed", metadata: ["error": "\(error)"])
+                        }
+                    }
+                case .publish(let event):
+                    events.append(event)
+                case .attachLocal, .resumeLocal, .detachLocal:
+                    break  // done by `settle`
+                case .runAdapt(let session, let request):
+                    server.adaptContinuation.yield((session, request))
+                }
+            }
+            for event in events { _ = try? publisher.trySend(ZMQMessage(codec.encodeEvent(event))) }
+            for address in unreachable {
+                try perform(core.handle(.peerUnreachable(address), now: now), on: &core, now: now)
+            }
+        }
+
+        /// Listens to the in-daemon steppers the outputs attach (RxFlow: subscribe, then `readyToEmitSteps()`), and
+        /// hands the core what they and other threads queued meanwhile, until nothing more comes: what a stepper
+        /// emits at once (in `readyToEmitSteps()`, or for a USER_ACTION an `ActionHandlingStepper` handles) joins the
+        /// batch, so its journal records are committed with the batch, before the batch's replies go out. A crash
+        /// cannot lose such a step after its action was answered, nor between an attachment and its first steps.
+        private mutating func settle(_ batch: [DaemonOutput], on core: inout DaemonCore, now: UInt64) -> [DaemonOutput] {
+            var outputs = batch
+            var next = 0
+            // Bounded: steppers that keep emitting as they are attached (an application's loop) are served in later
+            // turns too, so the daemon keeps serving everyone else.
+            for _ in 0..<64 {
+                var attached: [any Stepper] = []
+                for output in outputs[next...] {
+                    switch output {
+                    case .attachLocal(let session, let attachment):
+                        listen(to: attachment, in: session)
+                        attached.append(attachment.stepper)
+                    case .resumeLocal(let session, let attachment):
+                        listen(to: attachment, in: session)
+                    case .detachLocal(let session, let id):
+                        if let entry = localSubscriptions[session]?.removeValue(forKey: id) {
+                            entry.relay.cancel(entry.subscription)
+                        }
+                    case .send, .publish, .runAdapt:
+                        break
+                    }
+                }
+                next = outputs.count
+                for stepper in attached { stepper.readyToEmitSteps() }
+                let queued = server.takeQueuedInputs()
+                if queued.isEmpty { return outputs }
+                for input in queued { outputs += core.handle(input, now: now) }
+            }
+            return outputs
+        }
+
+        private mutating func listen(to attachment: StepperAttachment, in session: String) {
+            let server = self.server
+            let id = attachment.id
+            let subscription = attachment.stepper.steps.subscribe { step in
+                server.enqueue(.localStep(session: session, attachment: id, step: step))
+            }
+            localSubscriptions[session, default: [:]][id] = (attachment.stepper.steps, subscription)
+        }
+
+        mutating func detachAll() {
+            for (_, entries) in localSubscriptions {
+                for (_, entry) in entries { entry.relay.cancel(entry.subscription) }
+            }
+            localSubscriptions = [:]
+        }
+    }
+}

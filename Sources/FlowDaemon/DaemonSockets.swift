@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import ZeroMQ
+
+/// The daemon's ZeroMQ context and sockets, bound: the control ROUTER, the events XPUB, the ZAP handler's socket
+/// (with CURVE) and the wake-up pair other threads signal. Owned by the I/O thread.
+struct DaemonSockets {
+    let context: ZMQContext
+    let router: ZMQSocket
+    /// An XPUB, not a PUB (subscribers cannot tell): it reports subscriptions, so the core builds no events while
+    /// nobody watches.
+    let publisher: ZMQSocket
+    /// The ZAP handler's socket, with CURVE.
+    let zap: ZMQSocket?
+    let wakeReceiver: ZMQSocket
+    let signal: ZMQWakeSignal
+    let bound: BoundEndpoints
+    /// The `ipc://` socket files this daemon bound: libzmq leaves them behind, ``close()`` removes them.
+    private let ipcPaths: [String]
+
+    /// Creates the context and binds every socket; on failure closes what it made.
+    init(configuration: DaemonServer.Configuration, daemonID: String, logger: Logger) throws {
+        let context = try ZMQContext()
+        var opened: [ZMQSocket] = []
+        var ipcPaths: [String] = []
+        do {
+            // With CURVE, the ZAP handler is bound first (libzmq asks it from the first handshake on), in this context.
+            let security = configuration.security
+            if security != nil {
+                let socket = try ZMQSocket(.router, context: context, options: ZMQSocketOptions(heartbeat: nil))
+                opened.append(socket)
+                try socket.bind(ZAPHandler.endpoint)
+                zap = socket
+            } else {
+                zap = nil
+            }
+            var routerOptions = configuration.socketOptions
+            var publisherOptions = configuration.socketOptions
+            if let security {
+                let secretKey = security.keyPair.secretKey
+                routerOptions.curve = .server(secretKey: secretKey, zapDomain: AccessPolicy.controlDomain)
+                publisherOptions.curve = .server(secretKey: secretKey, zapDomain: AccessPolicy.eventsDomain)
+            }
+            publisherOptions.heartbeat = nil
+            let router = try ZMQSocket(.router, context: context, options: routerOptions)
+            opened.append(router)
+            let publisher = try ZMQSocket(.xpub, context: context, options: publisherOptions)
+            opened.append(publisher)
+            try router.bind(configuration.controlEndpoint)
+            ipcPaths += Self.ipcPath(configuration.controlEndpoint).map { [$0] } ?? []
+            try publisher.bind(configuration.eventsEndpoint)
+            ipcPaths += Self.ipcPath(configuration.eventsEndpoint).map { [$0] } ?? []
+            // Only this user may connect to the ipc:// socket files (docs/SECURITY.md).
+            for path in ipcPaths where chmod(path, 0o600) != 0 {
+                logger.warning(
+                    "cannot restrict the socket file's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
+            }
+            bound = BoundEndpoints(
+                control: try router.option(.lastEndpoint), events: try publisher.option(.lastEndpoint)
+            )
+            (wakeReceiver, signal) = try ZMQWakeUp.make(context: context, name: "flowd-\(daemonID)")
+            self.router = router
+            self.publisher = publisher
+        } catch {
+            for socket in opened.reversed() { socket.close() }
+            context.shutdown()
+            for path in ipcPaths { unlink(path) }
+            throw error
+        }
+        self.context = context
+        self.ipcPaths = ipcPaths
+    }
+
+    /// Closes the sockets and the context, then removes the `ipc://` socket files.
+    func close() {
+        signal.close()
+        wakeReceiver.close()
+        publisher.close()
+        router.close()
+        zap?.close()
+        context.shutdown()
+        for path in ipcPaths { unlink(path) }
+    }
+
+    /// The file of an `ipc://` endpoint.
+    private static func ipcPath(_ endpoint: String) -> String? {
+        guard endpoint.hasPrefix("ipc://") else { return nil }
+        let path = String(endpoint.dropFirst("ipc://".count))
+        return path.isEmpty || path.hasPrefix("@") ? nil : path
+    }
+}
+
+/// Which topics of the events XPUB have subscribers, from the subscription messages it reports.
+struct EventSubscriptions {
+    private var topics: Set<[UInt8]> = []
+
+    /// Whether any topic has a subscriber.
+    var isWatched: Bool { !topics.isEmpty }
+
+    /// Reads the subscription messages waiting on `publisher`: `\u{1}topic` when a topic gets its first subscriber,
+    /// `\u{0}topic` when its last one leaves.
+    mutating func read(from publisher: ZMQSocket) throws {
+        while let message = try publisher.tryReceive() {
+            guard let frame = message.frames.first, let kind = frame.first else { continue }
+            if kind == 1 { topics.insert(Array(frame.dropFirst())) }
+            if kind == 0 { topics.remove(Array(frame.dropFirst())) }
+        }
+    }
+}
