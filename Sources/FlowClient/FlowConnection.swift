@@ -339,7 +339,9 @@ final class FlowConnection: Sendable {
                     return .lost(
                         "flowd does not know this connection (notWelcome)", welcomed: true, retryFrom: retryFrom)
                 }
-                if reply.req == helloReq {
+                if reply.req == helloReq || reply.code == .replaced {
+                    // Refused, or another connection of this name took over (docs/PROTOCOL.md §3): stop, as
+                    // saying HELLO again would take it back and the two would flap.
                     return .fatal(DaemonError(reply))
                 }
                 if let req = reply.req, resolve(req, with: .failure(DaemonError(reply))) { continue }

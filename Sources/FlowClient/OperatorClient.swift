@@ -39,14 +39,14 @@ public struct SessionSummary: Sendable, Hashable, Codable, CustomStringConvertib
 
 /// A session's flow tree as `TREE` returns it.
 public struct TreeReport: Sendable, Hashable {
-    /// The tree, when its JSON decodes as a ``FlowCore/FlowTreeSnapshot``.
-    public var tree: FlowTreeSnapshot?
+    /// The tree, when its JSON decodes as the `TREE` result's schema (``FlowWire/WireTree``).
+    public var tree: WireTree?
     /// The daemon's readable rendering, one line per flow and stepper.
     public var text: String
     /// The tree's JSON as the daemon sent it.
     public var json: JSONValue
 
-    public init(tree: FlowTreeSnapshot?, text: String, json: JSONValue) {
+    public init(tree: WireTree?, text: String, json: JSONValue) {
         self.tree = tree
         self.text = text
         self.json = json
@@ -167,8 +167,8 @@ public final class OperatorClient: Sendable {
         guard case .object(let fields) = result, let json = fields["tree"] else {
             throw FlowClientError(.badReply, "the OK to TREE has no 'tree': \(result)")
         }
-        let tree = json == .null ? FlowTreeSnapshot(root: nil) : try? json.decode(FlowTreeSnapshot.self)
-        let text = fields["text"]?.stringValue ?? tree?.description ?? ""
+        let tree = try? json.decode(WireTree.self)
+        let text = fields["text"]?.stringValue ?? ""
         return TreeReport(tree: tree, text: text, json: json)
     }
 
@@ -219,6 +219,16 @@ public final class OperatorClient: Sendable {
             sessions: fields["sessions"]?.intValue ?? 0, peers: peers, counters: fields["counters"] ?? .null,
             json: result
         )
+    }
+
+    /// What the running application declares it speaks (`DESCRIBE`): steps, stepper kinds, screen types.
+    public func describe() async throws -> ApplicationVocabulary {
+        let result = try await connection.request { req in .describe(PlainRequest(req: req)) }
+        do {
+            return try result.decode(ApplicationVocabulary.self)
+        } catch {
+            throw FlowClientError(.badReply, "the OK to DESCRIBE does not decode: \(error)")
+        }
     }
 
     // MARK: - Events

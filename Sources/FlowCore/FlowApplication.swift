@@ -9,10 +9,14 @@ public protocol FlowApplication: Sendable {
 
     /// The step names the application's flows understand, to refuse others with `unknownStep`; `nil` accepts any.
     var stepNames: Set<String>? { get }
+
+    /// What the application declares it speaks, for `DESCRIBE` (docs/PROTOCOL.md §7.2); empty by default.
+    var vocabulary: ApplicationVocabulary { get }
 }
 
 extension FlowApplication {
     public var stepNames: Set<String>? { nil }
+    public var vocabulary: ApplicationVocabulary { ApplicationVocabulary() }
 }
 
 /// A session's root flow and what to coordinate it with.

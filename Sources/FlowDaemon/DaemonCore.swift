@@ -212,6 +212,10 @@ public struct DaemonCore {
             return []
         case .input(let input, let origin):
             guard let session = sessions[record.session] else { return [] }
+            if case .stepperEmitted(let attachment, _) = input, origin != nil {
+                // A stepper process took a step for it: a later ATTACH of it is `resumed` (§5.1).
+                session.remoteAttachments[attachment]?.stepped = true
+            }
             let actions = session.machine.handle(input)
             if case .stepperEmitted(let attachment, _) = input, let origin {
                 stepResults.remember(Self.verdict(actions, attachment: attachment), for: origin)
@@ -392,6 +396,8 @@ public struct DaemonCore {
             createSessionRequest(body, from: peer)
         case .health(let body):
             reply(to: address, req: body.req, result: healthResult(now: now))
+        case .describe(let body):
+            reply(to: address, req: body.req, result: (try? StepPayload(encoding: application.vocabulary)) ?? [:])
         case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event:
             break  // refused by `allowed` above
         }
@@ -402,7 +408,7 @@ public struct DaemonCore {
         case .heartbeat, .bye: return true
         case .step: return role == .stepper
         case .sync, .ack, .report, .userAction: return role == .presenter
-        case .sessions, .tree, .deepLink, .createSession, .health: return role == .operator
+        case .sessions, .tree, .deepLink, .createSession, .health, .describe: return role == .operator
         case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event: return false
         }
     }
@@ -437,21 +443,31 @@ public struct DaemonCore {
             }
             identity = client
         }
-        // The same client restarted (same role, name and key; new connection): the old connection is gone.
+        // The same client restarted or reconnected (same role, name and key; new connection): the old connection is
+        // told it was replaced (§3), so a second live process of that name stops instead of taking it back.
+        // Operators hold nothing, so several may share a name.
         let replaced = peers.values.filter {
-            $0.address != address && $0.role == hello.role && $0.hello.name == hello.name
+            $0.address != address && $0.role == hello.role && $0.role != .operator && $0.hello.name == hello.name
                 && $0.userID == (identity == nil ? nil : userID)
         }
+        var inherited: [(session: String, attachment: AttachmentID)] = []
         for old in replaced.map(\.address).sorted(by: { $0.routingID.lexicographicallyPrecedes($1.routingID) }) {
             logger.info("peer replaced by its restart", metadata: ["peer": "\(peers[old]!.id)", "name": "\(hello.name)"])
-            peerLost(old)
+            reject(
+                WireError(
+                    .replaced, "another connection said HELLO as '\(hello.name)' (instance \(hello.instance)); stop",
+                    type: .hello
+                ),
+                to: old
+            )
+            inherited += peerLost(old, reassigning: false)
         }
         let id: String
         if let existing = peers[address] {
             // HELLO again on a known connection: the client started over (§3), so what the connection held is
             // released first; a stepper gets its attachments again below (§5.1), a presenter syncs again.
             id = existing.id
-            peerLost(address)
+            inherited += peerLost(address, reassigning: false)
         } else {
             lastPeerNumber += 1
             id = "p\(lastPeerNumber)"
@@ -468,6 +484,14 @@ public struct DaemonCore {
             ]
         )
         send(.welcome(Welcome(req: hello.req, peer: id, daemon: daemonID, heartbeatMs: configuration.heartbeatMs)), to: address)
+        // What the replaced connection served stays with its successor when it serves the kind still (§5.1), even
+        // where another process serves it too: its steps sent again (§5.5) are for these attachments.
+        for (sessionID, attachment) in inherited {
+            guard let session = sessions[sessionID], let remote = session.remoteAttachments[attachment],
+                remote.assignedTo == nil
+            else { continue }
+            assign(attachment, in: session, preferring: hello.serves.contains(remote.kind) ? address : nil)
+        }
         if hello.role == .stepper {
             for session in sortedSessions() { assignOrphans(in: session) }
         }
@@ -516,11 +540,12 @@ public struct DaemonCore {
         }
     }
 
-    private mutating func assign(_ id: AttachmentID, in session: Session) {
+    /// Assigns an attachment to `preferred` (a stepper serving its kind), else to the first live process serving it.
+    private mutating func assign(_ id: AttachmentID, in session: Session, preferring preferred: PeerAddress? = nil) {
         guard let attachment = session.remoteAttachments[id] else { return }
         let candidates = peers.values
             .filter { $0.role == .stepper && $0.hello.serves.contains(attachment.kind) }
-            .sorted { ($0.hello.name, $0.id) < ($1.hello.name, $1.id) }
+            .sorted { ($0.address == preferred ? 0 : 1, $0.hello.name, $0.id) < ($1.address == preferred ? 0 : 1, $1.hello.name, $1.id) }
         guard let peer = candidates.first else {
             logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])
             return
@@ -531,7 +556,8 @@ public struct DaemonCore {
             .attach(
                 Attach(
                     session: session.id, attachment: info.id.rawValue, kind: attachment.kind,
-                    presentable: info.presentable.rawValue, role: info.role.rawValue, context: attachment.context
+                    presentable: info.presentable.rawValue, role: info.role.rawValue, context: attachment.context,
+                    resumed: attachment.stepped
                 )
             ),
             to: peer.address
@@ -619,8 +645,25 @@ public struct DaemonCore {
 
     private mutating func report(_ body: Report, from peer: Peer) {
         guard let session = hostedSession(body.session, req: body.req, type: .report, peer: peer) else { return }
-        for entry in body.reports { change(JournalRecord(session: session.id, kind: .report(entry))) }
-        counters.reports += body.reports.count
+        var unknown: [String] = []
+        for entry in body.reports {
+            // Only what the UI holds can be visible or hidden; a dismissal of what it no longer holds changes nothing
+            // but is no mistake (the session's own command may have removed it first).
+            guard entry.state == .dismissed || session.ui.contains(PresentableID(entry.presentable)) else {
+                unknown.append(entry.presentable)
+                continue
+            }
+            change(JournalRecord(session: session.id, kind: .report(entry)))
+            counters.reports += 1
+        }
+        guard unknown.isEmpty else {
+            return reject(
+                .unknownPresentable,
+                "not in the UI of session '\(session.id)', so ignored (the other entries were applied): "
+                    + unknown.prefix(8).joined(separator: ", "),
+                req: body.req, type: .report, to: peer
+            )
+        }
         reply(to: peer.address, req: body.req, result: [:])
     }
 
@@ -708,7 +751,7 @@ public struct DaemonCore {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .tree, to: peer)
         }
         let snapshot = session.machine.snapshot()
-        let tree = (try? StepPayload(encoding: snapshot)) ?? .null
+        let tree = (try? StepPayload(encoding: WireTree(snapshot))) ?? .null
         reply(to: peer.address, req: body.req, result: ["tree": tree, "text": .string(snapshot.description)])
     }
 
@@ -918,8 +961,14 @@ public struct DaemonCore {
             "allow-list replaced", metadata: ["clients": "\(policy.clients.count)", "peers_forgotten": "\(revoked)"])
     }
 
-    private mutating func peerLost(_ address: PeerAddress) {
-        guard let peer = peers.removeValue(forKey: address) else { return }
+    /// Forgets a peer: its sessions lose their host, its attachments go to another process serving their kind, or,
+    /// when not `reassigning`, wait unassigned (returned) for the caller to hand them on.
+    @discardableResult
+    private mutating func peerLost(
+        _ address: PeerAddress, reassigning: Bool = true
+    ) -> [(session: String, attachment: AttachmentID)] {
+        guard let peer = peers.removeValue(forKey: address) else { return [] }
+        var orphans: [(session: String, attachment: AttachmentID)] = []
         for session in sortedSessions() {
             if session.host == address {
                 session.host = nil
@@ -930,10 +979,12 @@ public struct DaemonCore {
             }
             for id in orphaned {
                 session.remoteAttachments[id]!.assignedTo = nil
-                assign(id, in: session)
+                orphans.append((session.id, id))
+                if reassigning { assign(id, in: session) }
             }
         }
         logger.info("peer gone", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
+        return orphans
     }
 
     // MARK: - Output

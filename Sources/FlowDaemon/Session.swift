@@ -11,6 +11,8 @@ final class Session {
         let kind: String
         let context: JSONValue
         var assignedTo: PeerAddress?
+        /// Whether the daemon carried out a step a stepper process sent for it (journaled with the step).
+        var stepped = false
     }
 
     let id: String

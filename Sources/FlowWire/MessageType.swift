@@ -25,6 +25,7 @@ public enum MessageType: String, Sendable, Hashable, Codable, CaseIterable {
     case deepLink = "DEEPLINK"
     case createSession = "CREATE_SESSION"
     case health = "HEALTH"
+    case describe = "DESCRIBE"
     // Events (§9)
     case event = "EVENT"
 }

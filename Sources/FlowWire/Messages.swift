@@ -41,7 +41,7 @@ public struct Hello: Sendable, Hashable, Codable {
         req = try container.decode(UInt64.self, forKey: .req)
         role = try container.decode(PeerRole.self, forKey: .role)
         name = try container.decode(String.self, forKey: .name)
-        instance = try container.decodeIfPresent(String.self, forKey: .instance) ?? ""
+        instance = try container.decode(String.self, forKey: .instance)
         heartbeatMs = try container.decode(Int.self, forKey: .heartbeatMs)
         serves = try container.decodeIfPresent([String].self, forKey: .serves) ?? []
     }
@@ -136,14 +136,32 @@ public struct Attach: Sendable, Hashable, Codable {
     public var presentable: String
     public var role: String
     public var context: JSONValue
+    /// Whether a stepper process already emitted a step for this attachment that the daemon carried out (on any
+    /// connection): the stepper's start-up steps were taken, so a restarted process must not take them again.
+    public var resumed: Bool
 
-    public init(session: String, attachment: Int, kind: String, presentable: String, role: String, context: JSONValue) {
+    public init(
+        session: String, attachment: Int, kind: String, presentable: String, role: String, context: JSONValue,
+        resumed: Bool = false
+    ) {
         self.session = session
         self.attachment = attachment
         self.kind = kind
         self.presentable = presentable
         self.role = role
         self.context = context
+        self.resumed = resumed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        session = try container.decode(String.self, forKey: .session)
+        attachment = try container.decode(Int.self, forKey: .attachment)
+        kind = try container.decode(String.self, forKey: .kind)
+        presentable = try container.decode(String.self, forKey: .presentable)
+        role = try container.decode(String.self, forKey: .role)
+        context = try container.decode(JSONValue.self, forKey: .context)
+        resumed = try container.decodeIfPresent(Bool.self, forKey: .resumed) ?? false
     }
 }
 

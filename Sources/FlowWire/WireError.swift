@@ -22,6 +22,7 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let sessionHosted = Code(rawValue: "sessionHosted")
         public static let sessionLimit = Code(rawValue: "sessionLimit")
         public static let invalidName = Code(rawValue: "invalidName")
+        public static let replaced = Code(rawValue: "replaced")
         public static let `internal` = Code(rawValue: "internal")
 
         public var description: String { rawValue }

@@ -28,6 +28,7 @@ public enum WireMessage: Sendable, Hashable {
     case deepLink(DeepLinkRequest)
     case createSession(SessionRequest)
     case health(PlainRequest)
+    case describe(PlainRequest)
     case event(EventMessage)
 
     /// The message's type (frame 1).
@@ -54,6 +55,7 @@ public enum WireMessage: Sendable, Hashable {
         case .deepLink: return .deepLink
         case .createSession: return .createSession
         case .health: return .health
+        case .describe: return .describe
         case .event: return .event
         }
     }
@@ -69,7 +71,7 @@ public enum WireMessage: Sendable, Hashable {
         case .sync(let body): return body.req
         case .report(let body): return body.req
         case .userAction(let body): return body.req
-        case .sessions(let body), .health(let body): return body.req
+        case .sessions(let body), .health(let body), .describe(let body): return body.req
         case .tree(let body), .createSession(let body): return body.req
         case .deepLink(let body): return body.req
         case .heartbeat, .bye, .attach, .detach, .action, .snapshot, .command, .ack, .event: return nil
@@ -122,7 +124,7 @@ public struct WireCodec: Sendable {
             case .ack(let body): return try json(body)
             case .report(let body): return try json(body)
             case .userAction(let body): return try json(body)
-            case .sessions(let body), .health(let body): return try json(body)
+            case .sessions(let body), .health(let body), .describe(let body): return try json(body)
             case .tree(let body), .createSession(let body): return try json(body)
             case .deepLink(let body): return try json(body)
             case .event(let body): return try json(body)
@@ -241,6 +243,7 @@ public struct WireCodec: Sendable {
         case .deepLink: return .deepLink(try body(DeepLinkRequest.self))
         case .createSession: return .createSession(try body(SessionRequest.self))
         case .health: return .health(try body(PlainRequest.self))
+        case .describe: return .describe(try body(PlainRequest.self))
         case .event: return .event(try body(EventMessage.self))
         }
     }
@@ -263,9 +266,17 @@ public struct WireCodec: Sendable {
                 throw WireError(.malformedBody, "presentable ID must be 1 to 256 bytes", req: req, type: type)
             }
         }
+        if let number = message.req, number > WireProtocol.maxRequestNumber {
+            // Out of range is unreadable: the reply carries no `req` a JSON reader could mistake for another.
+            throw WireError(.malformedBody, "req must be within 0...2^53", req: nil, type: type)
+        }
         switch message {
         case .hello(let hello):
             try name(hello.name, "client name")
+            guard (1...WireProtocol.maxInstanceBytes).contains(hello.instance.utf8.count) else {
+                throw WireError(
+                    .malformedBody, "instance must be 1 to \(WireProtocol.maxInstanceBytes) bytes", req: req, type: type)
+            }
             guard (100...60_000).contains(hello.heartbeatMs) else {
                 throw WireError(.malformedBody, "heartbeat_ms must be 100...60000", req: req, type: type)
             }
@@ -292,7 +303,7 @@ public struct WireCodec: Sendable {
             try name(body.session, "session")
             try step(body.step)
         case .attach, .detach, .action, .command, .snapshot, .welcome, .heartbeat, .bye, .ok, .error, .sessions,
-            .health, .event:
+            .health, .describe, .event:
             break
         }
     }
@@ -325,7 +336,10 @@ public struct WireCodec: Sendable {
     private static func peekReq(_ body: [UInt8]) -> UInt64? {
         struct ReqOnly: Decodable { let req: UInt64? }
         guard body.count <= 1 << 20 else { return nil }
-        return (try? JSONDecoder().decode(ReqOnly.self, from: Data(body)))?.req ?? nil
+        guard let req = (try? JSONDecoder().decode(ReqOnly.self, from: Data(body)))?.req ?? nil,
+            req <= WireProtocol.maxRequestNumber
+        else { return nil }
+        return req
     }
 
     private static func describe(_ error: any Error) -> String {

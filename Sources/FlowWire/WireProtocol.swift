@@ -12,6 +12,10 @@ public enum WireProtocol: Sendable {
     /// `malformedBody`. It keeps every accepted message cheap to decode and writable again (the daemon forwards
     /// payloads: `JSONEncoder` fails one level before `JSONDecoder`'s 512).
     public static let maxNestingDepth = 64
+    /// The largest `req` (§2: integers are JSON numbers within ±2^53, what any JSON reader holds exactly).
+    public static let maxRequestNumber: UInt64 = 1 << 53
+    /// How long a `HELLO.instance` may be, in bytes (it is at least one).
+    public static let maxInstanceBytes = 128
     /// The topic prefix of events: `nav/<session>`.
     public static let eventTopicPrefix = "nav/"
 

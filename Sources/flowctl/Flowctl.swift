@@ -13,7 +13,8 @@ import Logging
 struct Flowctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowctl",
-        abstract: "Operate a running flowd: sessions, flow trees, the navigation stream, deep links, health.",
+        abstract:
+            "Operate a running flowd: sessions, flow trees, the navigation stream, deep links, health, vocabulary.",
         discussion: """
             Endpoints default to ipc://$RUNTIME/control.sock and ipc://$RUNTIME/events.sock, where $RUNTIME is \
             $XDG_RUNTIME_DIR/flowd, /run/flowd for root, or /tmp/flowd-<uid>, as flowd itself uses.
@@ -23,7 +24,8 @@ struct Flowctl: AsyncParsableCommand {
             not be reached; 64 usage.
             """,
         subcommands: [
-            Sessions.self, Tree.self, Watch.self, StepCommand.self, Health.self, SessionGroup.self, Keygen.self,
+            Sessions.self, Tree.self, Watch.self, StepCommand.self, Health.self, Describe.self, SessionGroup.self,
+            Keygen.self,
         ]
     )
 }
@@ -280,6 +282,37 @@ struct Health: AsyncParsableCommand {
         printLine(
             "peers: " + health.peers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         printLine("counters: " + (try encodeJSON(health.counters, pretty: false)))
+    }
+}
+
+struct Describe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what the running application declares: steps, stepper kinds, screen types and their actions."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+    @Flag(name: .long, help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let vocabulary = try await connection.withOperator { client in try await client.describe() }
+        if json {
+            printLine(try encodeJSON(vocabulary))
+            return
+        }
+        func shape(_ text: String?) -> String { text.map { " payload=\($0)" } ?? "" }
+        printLine("steps:")
+        for step in vocabulary.steps { printLine("  \(step.name)\(shape(step.payload)): \(step.summary)") }
+        printLine("stepper kinds:")
+        for kind in vocabulary.stepperKinds {
+            printLine("  \(kind.kind) emits \(kind.steps.joined(separator: ", ")): \(kind.summary)")
+        }
+        printLine("screen types:")
+        for screen in vocabulary.screenTypes {
+            printLine("  \(screen.type) (\(screen.kind))" + (screen.data.map { " data=\($0)" } ?? ""))
+            for action in screen.actions {
+                printLine("    action \(action.name)\(shape(action.payload)): \(action.summary)")
+            }
+        }
     }
 }
 

@@ -11,7 +11,7 @@ struct OperatorClientTests {
         func navigate(to step: Step, with navigator: Navigator) -> FlowContributors { .none }
     }
 
-    @Test func treeDecodesTheFlowTreeSnapshot() async throws {
+    @Test func treeDecodesTheWireTree() async throws {
         var machine = FlowCoordinatorStateMachine()
         _ = try machine.coordinate(flow: AppFlow(), with: NoneStepper())
         let snapshot = machine.snapshot()
@@ -22,14 +22,15 @@ struct OperatorClientTests {
                 let (_, request) = try await daemon.expect("TREE", from: peer) { message -> SessionRequest? in
                     if case .tree(let body) = message { body } else { nil }
                 }
-                let json = try StepPayload(encoding: snapshot)
+                let json = try StepPayload(encoding: WireTree(snapshot))
                 try await daemon.send(
                     .ok(OKReply(req: request.req, result: ["tree": json, "text": .string(snapshot.description)])),
                     to: peer
                 )
                 return try await tree
             }
-            #expect(report.tree == snapshot)
+            #expect(report.tree == WireTree(snapshot))
+            #expect(report.tree?.allNodes.map(\.flow) == ["AppFlow"])
             #expect(report.text == snapshot.description)
             #expect(report.text.hasPrefix("AppFlow flow#1 root=app"))
         }

@@ -59,9 +59,24 @@ struct OperatorTests {
 
                 """
         )
+        // The schema of §7.1: snake_case, identifiers as bare integers, a presentable's state as one word.
+        let documented = try JSONDecoder().decode(
+            JSONValue.self,
+            from: Data(
+                #"""
+                {"root": {"coordinator": 1, "flow": "AppFlow", "root": {"id": "app", "state": "visible"}, "ready": true,
+                 "allow_step_when_dismissed": false, "children": [], "steppers": [
+                  {"attachment": 1, "stepper": "OneStepper(start)", "role": "flow",
+                   "presentable": {"id": "app", "state": "visible"}, "allow_step_when_not_presented": true,
+                   "allow_step_when_dismissed": false, "pending_initial_step": null},
+                  {"attachment": 2, "stepper": "RemoteStepper(home)", "role": "contributor",
+                   "presentable": {"id": "home", "state": "visible"}, "allow_step_when_not_presented": false,
+                   "allow_step_when_dismissed": false, "pending_initial_step": null}]}}
+                """#.utf8)
+        )
         #expect(
             result(h.receive(.tree(SessionRequest(req: 4, session: "default")), from: Peers.flowctl), Peers.flowctl)
-                == ["tree": try StepPayload(encoding: tree), "text": .string(tree.description)]
+                == ["tree": documented, "text": .string(tree.description)]
         )
         #expect(
             h.receive(.tree(SessionRequest(req: 5, session: "kiosk")), from: Peers.flowctl).sent

@@ -104,9 +104,10 @@ struct PresenterTests {
         #expect(firstRun.count == 6)  // WELCOME, OK, SNAPSHOT, COMMAND 3, 4, 5
         h.receive(.ack(Ack(session: "default", seq: 3)), from: Peers.tui)
         // The presenter restarts (a new connection, the same name) having applied up to 3.
+        // The old connection is told it was replaced (§3), in case its process still runs.
         #expect(
             h.hello(Peers.tuiRestarted, .presenter, name: "tui").sent == [
-                Delivery(Peers.tuiRestarted, welcome(peer: "p3"))
+                Delivery(Peers.tui, refused(nil, .replaced, .hello)), Delivery(Peers.tuiRestarted, welcome(peer: "p3")),
             ])
         let sync = h.receive(.sync(Sync(req: 2, session: "default", lastSeq: 3)), from: Peers.tuiRestarted)
         #expect(
@@ -122,7 +123,7 @@ struct PresenterTests {
         let next = h.deepLink(Peers.flowctl, Step("openDetail", payload: 3))
         #expect(next.to(Peers.tuiRestarted) == [command(6, .push(Screens.detail(3), onto: "app"))])
         #expect(next.to(Peers.tui).isEmpty)
-        #expect(h.received[Peers.tui]?.count == firstRun.count)
+        #expect(h.received[Peers.tui]?.count == firstRun.count + 1)  // the `replaced` ERROR
         // The old connection is forgotten.
         #expect(
             h.receive(.ack(Ack(session: "default", seq: 5)), from: Peers.tui).sent

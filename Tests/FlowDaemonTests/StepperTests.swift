@@ -228,6 +228,7 @@ struct StepperTests {
         let restart = h.hello(Peers.moviesRestarted, .stepper, name: "movies", serves: ["home"])
         #expect(
             restart.sent == [
+                Delivery(Peers.movies, refused(nil, .replaced, .hello)),
                 Delivery(Peers.moviesRestarted, welcome(peer: "p2")), Delivery(Peers.moviesRestarted, homeAttach),
             ])
         #expect(h.core.peerCounts == [.stepper: 1])

@@ -152,27 +152,49 @@ let badInputs: [BadInput] = [
         frames: frames("COMMAND", #"{"session": "s", "seq": 1, "command": {"op": "push", "screen": {"id": "a"}}}"#),
         code: .malformedBody, req: nil, type: .command
     ),
+    // HELLO's instance names the client's STEPs (§3, §5.5): required, 1 to 128 bytes
+    BadInput(
+        name: "HELLO without instance",
+        frames: frames("HELLO", #"{"req": 1, "role": "stepper", "name": "m", "heartbeat_ms": 1000}"#),
+        code: .malformedBody, req: 1, type: .hello
+    ),
+    BadInput(
+        name: "HELLO empty instance",
+        frames: frames("HELLO", #"{"req": 1, "role": "stepper", "name": "m", "instance": "", "heartbeat_ms": 1000}"#),
+        code: .malformedBody, req: 1, type: .hello
+    ),
+    // Integers are within ±2^53 (§2): a req beyond is not readable
+    BadInput(
+        name: "req of 2^60", frames: frames("HEALTH", #"{"req": 1152921504606846976}"#), code: .malformedBody, req: nil,
+        type: .health
+    ),
+    BadInput(
+        name: "STEP req of 2^53 + 1",
+        frames: frames(
+            "STEP", #"{"req": 9007199254740993, "session": "s", "attachment": 1, "step": {"name": "go"}}"#),
+        code: .malformedBody, req: nil, type: .step
+    ),
     // Names (§2.1, §3)
     BadInput(
         name: "HELLO name with a space",
-        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "tui presenter", "heartbeat_ms": 1000}"#),
+        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "tui presenter", "instance": "i", "heartbeat_ms": 1000}"#),
         code: .invalidName, req: 1, type: .hello
     ),
     BadInput(
         name: "HELLO empty name",
-        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "", "heartbeat_ms": 1000}"#),
+        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "", "instance": "i", "heartbeat_ms": 1000}"#),
         code: .invalidName, req: 1, type: .hello
     ),
     BadInput(
         name: "HELLO name of 65 characters",
-        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "\#(long65)", "heartbeat_ms": 1000}"#),
+        frames: frames("HELLO", #"{"req": 1, "role": "presenter", "name": "\#(long65)", "instance": "i", "heartbeat_ms": 1000}"#),
         code: .invalidName, req: 1, type: .hello
     ),
     BadInput(
         name: "HELLO stepper kind with a slash",
         frames: frames(
             "HELLO",
-            #"{"req": 1, "role": "stepper", "name": "m", "heartbeat_ms": 1000, "serves": ["ok", "movies/detail"]}"#
+            #"{"req": 1, "role": "stepper", "name": "m", "instance": "i", "heartbeat_ms": 1000, "serves": ["ok", "movies/detail"]}"#
         ),
         code: .invalidName, req: 1, type: .hello
     ),
@@ -274,17 +296,20 @@ struct BadInputTests {
     @Test func namesAtTheirLimitsAreValid() throws {
         let codec = WireCodec()
         let name64 = String(repeating: "a", count: 64)
+        let instance128 = String(repeating: "i", count: 128)
         let stepName128 = String(repeating: "b", count: 128)
         let presentable256 = String(repeating: "é", count: 128)  // 256 bytes
         #expect(
             try codec.decode(
                 frames(
                     "HELLO",
-                    #"{"req": 1, "role": "stepper", "name": "\#(name64)", "heartbeat_ms": 100, "serves": ["a:b.c-d_e"]}"#
+                    #"{"req": 1, "role": "stepper", "name": "\#(name64)", "instance": "\#(instance128)", "heartbeat_ms": 100, "serves": ["a:b.c-d_e"]}"#
                 )
             )
                 == .hello(
-                    Hello(req: 1, role: .stepper, name: name64, instance: "", heartbeatMs: 100, serves: ["a:b.c-d_e"]))
+                    Hello(
+                        req: 1, role: .stepper, name: name64, instance: instance128, heartbeatMs: 100,
+                        serves: ["a:b.c-d_e"]))
         )
         #expect(
             try codec.decode(

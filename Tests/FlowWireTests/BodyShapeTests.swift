@@ -94,11 +94,20 @@ struct BodyShapeTests {
 
     @Test func optionalFieldsTakeTheirDocumentedDefaults() throws {
         let codec = WireCodec()
-        // HELLO: `serves` only for steppers; `instance` is informational.
+        // HELLO: `serves` only for steppers (`instance` is required: BadInputTests).
         #expect(
             try codec.decode(
-                frames("HELLO", #"{"req": 1, "role": "operator", "name": "flowctl", "heartbeat_ms": 500}"#))
-                == .hello(Hello(req: 1, role: .operator, name: "flowctl", instance: "", heartbeatMs: 500))
+                frames("HELLO", #"{"req": 1, "role": "operator", "name": "flowctl", "instance": "i", "heartbeat_ms": 500}"#))
+                == .hello(Hello(req: 1, role: .operator, name: "flowctl", instance: "i", heartbeatMs: 500))
+        )
+        // ATTACH: `resumed` false.
+        #expect(
+            try codec.decode(
+                frames(
+                    "ATTACH",
+                    #"{"session": "s", "attachment": 1, "kind": "k", "presentable": "p", "role": "flow", "context": null}"#
+                ))
+                == .attach(Attach(session: "s", attachment: 1, kind: "k", presentable: "p", role: "flow", context: .null))
         )
         // HEARTBEAT from a client MAY be `{}`.
         #expect(try codec.decode(frames("HEARTBEAT", "{}")) == .heartbeat(Heartbeat()))

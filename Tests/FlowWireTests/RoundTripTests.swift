@@ -20,7 +20,7 @@ let roundTripMessages: [WireMessage] = {
     ]
     return [
         .hello(Hello(req: 1, role: .presenter, name: "tui", instance: "6f1c", heartbeatMs: 1000)),
-        .hello(Hello(req: 2, role: .stepper, name: "movies", instance: "", heartbeatMs: 100, serves: ["a.b", "c:d"])),
+        .hello(Hello(req: 2, role: .stepper, name: "movies", instance: "i-1", heartbeatMs: 100, serves: ["a.b", "c:d"])),
         .hello(Hello(req: 3, role: .operator, name: "flowctl", instance: "x", heartbeatMs: 60_000)),
         .welcome(Welcome(req: 1, peer: "p7", daemon: "3d1f", heartbeatMs: 1000)),
         .heartbeat(Heartbeat()),
@@ -37,6 +37,8 @@ let roundTripMessages: [WireMessage] = {
             )
         ),
         .attach(Attach(session: "s", attachment: 1, kind: "k", presentable: "p", role: "flow", context: nil)),
+        .attach(
+            Attach(session: "s", attachment: 2, kind: "k", presentable: "p", role: "flow", context: nil, resumed: true)),
         .detach(Detach(session: "default", attachment: 12, reason: "flowEnded")),
         .step(StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked", payload: payload))),
         .step(StepMessage(req: 32, session: "default", attachment: 12, step: Step("ns:name.with-all_chars"))),
@@ -67,6 +69,7 @@ let roundTripMessages: [WireMessage] = {
         .deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452))),
         .createSession(SessionRequest(req: 4, session: "kiosk-3")),
         .health(PlainRequest(req: 5)),
+        .describe(PlainRequest(req: 6)),
         .event(
             EventMessage(
                 event: "did", session: "default", flow: "WishlistFlow", coordinator: 4,

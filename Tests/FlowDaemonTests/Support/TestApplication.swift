@@ -30,8 +30,12 @@ let testStepNames: Set<String> = [
 struct TestApplication: FlowApplication {
     /// The step names to accept, or `nil` for any.
     var stepNames: Set<String>?
+    var vocabulary: ApplicationVocabulary
 
-    init(stepNames: Set<String>? = nil) { self.stepNames = stepNames }
+    init(stepNames: Set<String>? = nil, vocabulary: ApplicationVocabulary = ApplicationVocabulary()) {
+        self.stepNames = stepNames
+        self.vocabulary = vocabulary
+    }
 
     func makeRoot(session: String) -> FlowRoot {
         FlowRoot(flow: AppFlow(), stepper: OneStepper(withSingleStep: Step("start")))
