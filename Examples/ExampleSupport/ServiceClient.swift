@@ -11,7 +11,8 @@ extension RemoteAttachment {
 
     /// The attachment as the services' logic takes it.
     public var serviceAttachment: ServiceAttachment {
-        ServiceAttachment(key: serviceKey, kind: kind, presentable: presentable.rawValue, context: context)
+        ServiceAttachment(
+            key: serviceKey, kind: kind, presentable: presentable.rawValue, context: context, resumed: resumed)
     }
 }
 

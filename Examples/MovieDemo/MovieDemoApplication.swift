@@ -19,4 +19,7 @@ public struct MovieDemoApplication: FlowApplication {
 
     /// Every ``DemoStep`` name.
     public var stepNames: Set<String>? { DemoStep.names }
+
+    /// ``DemoVocabulary/application``.
+    public var vocabulary: ApplicationVocabulary { DemoVocabulary.application }
 }

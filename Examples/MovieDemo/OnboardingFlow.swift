@@ -7,6 +7,7 @@ import MovieVocabulary
 /// - `userIsLoggedIn`: pushes the API key screen with ``DemoSteppers/apiKey(on:)``.
 /// - `apiKeyIsFilledIn`: `.end(forwardToParentFlowWithStep: onboardingIsComplete)` (nothing emits it in the demo:
 ///   the onboarding ends when AppStepper sees the onboarding flag and AppFlow dismisses it).
+/// - `alert(message)`: presents an alert over the onboarding (the login service's answer to a wrong password).
 public final class OnboardingFlow: Flow {
     public let root = DemoScreens.onboarding
     private let steppers: any DemoSteppers
@@ -32,6 +33,9 @@ public final class OnboardingFlow: Flow {
             )
         case .apiKeyIsFilledIn:
             return .end(forwardToParentFlowWithStep: DemoStep.onboardingIsComplete.step)
+        case .alert(let message):
+            navigator.present(DemoScreens.onboardingAlert(message), over: root.id)
+            return .none
         default:
             return .none
         }

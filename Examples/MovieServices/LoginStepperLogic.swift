@@ -24,8 +24,8 @@ public struct LoginStepperLogic: Sendable {
         self.service = service
     }
 
-    /// `ATTACH`: remembers the attachment; a `login.app` attachment is told the app's state at once. An attachment
-    /// already known is a no-op.
+    /// `ATTACH`: remembers the attachment; a `login.app` attachment is told the app's state at once, unless it is
+    /// resumed (``LoginAppStateMachine``). An attachment already known is a no-op.
     ///
     /// - Throws: ``ServiceError/unknownKind(_:)`` for a kind the service does not serve.
     public mutating func attach(_ attachment: ServiceAttachment, now: LoginService.Instant)
@@ -35,7 +35,7 @@ public struct LoginStepperLogic: Sendable {
         guard attachments[attachment.key] == nil else { return [] }
         attachments[attachment.key] = attachment
         guard attachment.kind == DemoStepperKind.loginApp else { return [] }
-        return app.attach(attachment.key, service: service, now: now)
+        return app.attach(attachment.key, service: service, now: now, resumed: attachment.resumed)
     }
 
     /// `DETACH`: forgets the attachment.
@@ -45,17 +45,28 @@ public struct LoginStepperLogic: Sendable {
     }
 
     /// `ACTION`: the step for the acting attachment (if the action leads to one), then the `login.app` steps the
-    /// change caused.
+    /// change caused. Wrong credentials are answered with an `alert` step for the acting attachment, which the
+    /// login screen's flow shows (`OnboardingFlow`, `SettingsFlow`), and change nothing.
     ///
     /// - Throws: a ``ServiceError`` when the action is refused (nothing changed, nothing to emit).
     public mutating func handle(action: Step, on key: AttachmentKey, now: LoginService.Instant)
         throws(ServiceError) -> [ServiceEmission]
     {
         guard let attachment = attachments[key] else { throw .unknownAttachment(key) }
-        let step = try service.step(for: attachment.kind, action: action, session: key.session, now: now)
+        let step: Step?
+        do {
+            step = try service.step(for: attachment.kind, action: action, session: key.session, now: now)
+        } catch .invalidCredentials(let user) {
+            return [ServiceEmission(key, Self.wrongCredentials(user: user))]
+        }
         var emissions = step.map { [ServiceEmission(key, $0)] } ?? []
-        emissions += app.refresh(service: service, now: now)
+        emissions += app.refresh(service: service, now: now, actedIn: key.session)
         return emissions
+    }
+
+    /// The step answering wrong credentials: an alert with what a person reads.
+    public static func wrongCredentials(user: String) -> Step {
+        DemoStep.alert("Wrong user name or password for '\(user)'").step
     }
 
     /// Time passed: the `login.app` steps of tokens that expired.
@@ -66,7 +77,7 @@ public struct LoginStepperLogic: Sendable {
     /// Revokes a session's token from outside (an administrator): the `login.app` steps it causes.
     public mutating func revoke(session: String, now: LoginService.Instant) -> [ServiceEmission] {
         service.revoke(session: session)
-        return app.refresh(service: service, now: now)
+        return app.refresh(service: service, now: now, actedIn: session)
     }
 
     /// When ``tick(now:)`` should be called next: the next token expiry, if any.

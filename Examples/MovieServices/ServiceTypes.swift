@@ -31,13 +31,19 @@ public struct ServiceAttachment: Hashable, Sendable {
     public var presentable: String
     /// What the stepper is about (`{"movie": 23452}`), `null` when nothing.
     public var context: StepPayload
+    /// Whether a step of this attachment's was carried out before (`ATTACH.resumed`: this service restarted, or
+    /// another took over): what it would emit on attaching was emitted already.
+    public var resumed: Bool
 
     /// An attachment of `kind` on `presentable`.
-    public init(key: AttachmentKey, kind: String, presentable: String, context: StepPayload = .null) {
+    public init(
+        key: AttachmentKey, kind: String, presentable: String, context: StepPayload = .null, resumed: Bool = false
+    ) {
         self.key = key
         self.kind = kind
         self.presentable = presentable
         self.context = context
+        self.resumed = resumed
     }
 }
 

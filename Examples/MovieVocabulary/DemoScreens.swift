@@ -16,6 +16,8 @@ public enum DemoScreens: Sendable {
     public static let onboardingLogin = Screen.view("onboarding.login", type: DemoScreenType.login)
     /// The onboarding's API key screen.
     public static let onboardingApiKey = Screen.view("onboarding.apikey", type: DemoScreenType.apiKey)
+    /// The alert OnboardingFlow presents for `alert(message)` (the login service's answer to a wrong password).
+    public static func onboardingAlert(_ message: String) -> Screen { .alert("onboarding.alert", message: message) }
 
     // MARK: Dashboard
 

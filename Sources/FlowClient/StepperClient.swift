@@ -32,10 +32,13 @@ public struct RemoteAttachment: Sendable, Hashable, Identifiable, CustomStringCo
     public var role: String
     /// The contributed screen's `data`: what the view model is about.
     public var context: JSONValue
+    /// Whether a stepper process (this one before a restart, or another) already emitted a step for it that the
+    /// daemon carried out: its start-up steps are taken, the tree shows their effect (`ATTACH.resumed`).
+    public var resumed: Bool
 
     public init(
         session: String, attachment: AttachmentID, kind: String, presentable: PresentableID, role: String,
-        context: JSONValue
+        context: JSONValue, resumed: Bool = false
     ) {
         self.session = session
         self.attachment = attachment
@@ -43,13 +46,15 @@ public struct RemoteAttachment: Sendable, Hashable, Identifiable, CustomStringCo
         self.presentable = presentable
         self.role = role
         self.context = context
+        self.resumed = resumed
     }
 
     /// The attachment an `ATTACH` message describes.
     public init(_ message: Attach) {
         self.init(
             session: message.session, attachment: AttachmentID(message.attachment), kind: message.kind,
-            presentable: PresentableID(message.presentable), role: message.role, context: message.context
+            presentable: PresentableID(message.presentable), role: message.role, context: message.context,
+            resumed: message.resumed
         )
     }
 

@@ -453,13 +453,12 @@ public struct DaemonCore {
         var inherited: [(session: String, attachment: AttachmentID)] = []
         for old in replaced.map(\.address).sorted(by: { $0.routingID.lexicographicallyPrecedes($1.routingID) }) {
             logger.info("peer replaced by its restart", metadata: ["peer": "\(peers[old]!.id)", "name": "\(hello.name)"])
-            reject(
-                WireError(
-                    .replaced, "another connection said HELLO as '\(hello.name)' (instance \(hello.instance)); stop",
-                    type: .hello
-                ),
-                to: old
+            // A notice, not a refusal of anything the old connection sent: not counted under `errors`.
+            let notice = WireError(
+                .replaced, "another connection said HELLO as '\(hello.name)' (instance \(hello.instance)); stop",
+                type: .hello
             )
+            send(.error(ErrorReply(notice)), to: old)
             inherited += peerLost(old, reassigning: false)
         }
         let id: String

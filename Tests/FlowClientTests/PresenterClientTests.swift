@@ -56,6 +56,31 @@ struct PresenterClientTests {
         }
     }
 
+    @Test func aPresenterReplacedByAnotherOfItsNameStopsInsteadOfSayingHelloAgain() async throws {
+        // docs/PROTOCOL.md §3: the daemon tells the old connection `replaced`; saying HELLO again would take the
+        // session back from the other process, which would do the same, for ever.
+        try await FakeDaemon.with { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    let ended: Bool = try await withDeadline("run() ends") {
+                        await #expect(throws: DaemonError(code: .replaced, message: "")) { try await presenter.run() }
+                        return true
+                    }
+                    #expect(ended)
+                }
+                let (peer, _, _) = try await Self.syncWithSnapshot(daemon)
+                try await daemon.send(
+                    .error(ErrorReply(req: nil, code: .replaced, message: "another tui said HELLO", type: "HELLO")),
+                    to: peer
+                )
+                try await group.waitForAll()
+            }
+            // Stopped: what it is asked now fails at once.
+            await #expect(throws: FlowClientError(.stopped, "")) { try await presenter.userAction(Step("tap"), on: "home") }
+        }
+    }
+
     @Test func syncAdoptsTheSnapshotAcknowledgesItAndReportsWhatIsVisible() async throws {
         try await FakeDaemon.with { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())

@@ -91,7 +91,7 @@ struct ProcessBoundaryTests {
         let second = h.hello(Peers.tuiRestarted, .presenter, name: "tui")
         #expect(second.to(Peers.tui) == [refused(nil, .replaced, .hello)])
         h.receive(.sync(Sync(req: 2, session: "default", lastSeq: 0)), from: Peers.tuiRestarted)
-        #expect(h.core.counters.errors == ["replaced": 1])
+        #expect(h.core.counters.errors == [:], "a notice, not a refusal")
         // Its later messages are not welcome; nothing else is sent to it.
         #expect(h.receive(.heartbeat(Heartbeat()), from: Peers.tui).to(Peers.tui) == [refused(nil, .notWelcome, .heartbeat)])
         #expect(h.tick(at: 1000).to(Peers.tui).isEmpty)
@@ -121,6 +121,21 @@ struct ProcessBoundaryTests {
                 == ok(10, accepted))
         // A dismissal of what the UI no longer holds is no mistake.
         #expect(h.report(Peers.tui, [("detail.99", .dismissed)], req: 11).sent == [Delivery(Peers.tui, ok(11))])
+    }
+
+    @Test func aMalformedAckIsAnsweredAndAByeBeforeHelloIsNotWelcome() {
+        var h = DaemonHarness()
+        h.presenter(Peers.tui, name: "tui")
+        let ack = { (body: String) in [Array("FLOWD1".utf8), Array("ACK".utf8), Array(body.utf8)] }
+        #expect(
+            h.receive(frames: ack(#"{"session": "default"}"#), from: Peers.tui).sent
+                == [Delivery(Peers.tui, refused(nil, .malformedBody, .ack))])
+        #expect(
+            h.receive(frames: ack(#"{"session": "no/such", "seq": 1}"#), from: Peers.tui).sent
+                == [Delivery(Peers.tui, refused(nil, .invalidName, .ack))])
+        // A well-formed one is never answered, even for a session the presenter does not host.
+        #expect(h.receive(.ack(Ack(session: "kiosk", seq: 1)), from: Peers.tui).sent.isEmpty)
+        #expect(h.receive(.bye, from: Peers.stranger).sent == [Delivery(Peers.stranger, refused(nil, .notWelcome, .bye))])
     }
 
     @Test func describeGivesWhatTheApplicationDeclares() throws {

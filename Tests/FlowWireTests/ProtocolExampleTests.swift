@@ -55,7 +55,7 @@ let documentExamples: [DocExample] = [
         place: "§5.1", type: .attach,
         json: #"""
             {"session": "default", "attachment": 12, "kind": "movies.detail", "presentable": "wishlist.movie.23452",
-             "role": "contributor", "context": {"movie": 23452}}
+             "role": "contributor", "context": {"movie": 23452}, "resumed": false}
             """#,
         expected: .attach(
             Attach(
@@ -187,6 +187,7 @@ let documentExamples: [DocExample] = [
         expected: .createSession(SessionRequest(req: 4, session: "kiosk-3"))
     ),
     DocExample(place: "§7", type: .health, json: #"{"req": 5}"#, expected: .health(PlainRequest(req: 5))),
+    DocExample(place: "§7", type: .describe, json: #"{"req": 6}"#, expected: .describe(PlainRequest(req: 6))),
     // §9 Events
     DocExample(
         place: "§9", type: .event,
@@ -237,6 +238,31 @@ let documentExamples: [DocExample] = [
     ),
 ]
 
+/// The `OK` bodies of §7.1 and §7.2, verbatim: their results are checked against the types that write them
+/// (``FlowWire/WireTree``, ``FlowCore/ApplicationVocabulary``).
+let resultExamples: [(place: String, json: String)] = [
+    (
+        "§7.1",
+        #"""
+        {"req": 2, "result": {"tree": {"root": {"coordinator": 1, "flow": "WishlistFlow",
+         "root": {"id": "wishlist.stack", "state": "visible"}, "ready": true, "allow_step_when_dismissed": false,
+         "steppers": [{"attachment": 7, "stepper": "RemoteStepper(movies.wishlist)", "role": "contributor",
+          "presentable": {"id": "wishlist.list", "state": "visible"}, "allow_step_when_not_presented": false,
+          "allow_step_when_dismissed": false, "pending_initial_step": null}], "children": []}},
+         "text": "WishlistFlow flow#1 root=wishlist.stack [visible] ready\n"}}
+        """#
+    ),
+    (
+        "§7.2",
+        #"""
+        {"req": 6, "result": {"steps": [{"name": "castIsPicked", "payload": "<int: a cast id>", "summary": "a cast's detail is pushed"}],
+         "stepper_kinds": [{"kind": "movies.detail", "steps": ["castIsPicked"], "summary": "a movie's detail (movie service)"}],
+         "screen_types": [{"type": "MovieDetail", "kind": "view", "data": "<int: the movie id>",
+          "actions": [{"name": "pickCast", "payload": "<int: a cast id>", "summary": "a cast of the movie"}]}]}}
+        """#
+    ),
+]
+
 /// Bodies the document shows with elisions (`{...}`, `…`): illustrations, not JSON. They are listed so that the
 /// coverage test knows them; if one becomes real JSON, it should move to ``documentExamples``.
 let illustrativeExamples: [(type: MessageType, json: String)] = [
@@ -277,7 +303,7 @@ struct ProtocolExampleTests {
     @Test func everyJSONBlockOfTheDocumentIsTested() {
         let blocks = ProtocolDocument.fencedBlocks(language: "json")
         #expect(blocks.count >= 15, "docs/PROTOCOL.md not found or has lost its examples")
-        let known = documentExamples.map(\.json) + illustrativeExamples.map(\.json)
+        let known = documentExamples.map(\.json) + illustrativeExamples.map(\.json) + resultExamples.map(\.json)
         for block in blocks {
             #expect(known.contains(block), "docs/PROTOCOL.md example with no test: \(block)")
         }
@@ -300,7 +326,7 @@ struct ProtocolExampleTests {
 
     @Test func everyOperatorRequestOfTheTableIsTested() {
         let rows = ProtocolDocument.section("## 7").filter { $0.hasPrefix("| `") }
-        #expect(rows.count == 5)
+        #expect(rows.count == 6)
         for row in rows {
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 2, let type = MessageType(rawValue: String(cells[0].dropFirst().dropLast())) else {
@@ -312,6 +338,27 @@ struct ProtocolExampleTests {
                 documentExamples.contains { $0.type == type && $0.json == body },
                 "§ 7 request with no test: \(row)"
             )
+        }
+    }
+
+    @Test func theResultExamplesAreWhatTheirTypesWrite() throws {
+        for (place, json) in resultExamples {
+            #expect(ProtocolDocument.text.contains(json), "\(place) not in docs/PROTOCOL.md verbatim")
+            guard case .ok(let reply) = try WireCodec().decode(frames("OK", json)),
+                case .object(let result) = reply.result
+            else {
+                Issue.record("\(place): not an OK with an object result")
+                continue
+            }
+            let written: JSONValue
+            if let tree = result["tree"] {
+                written = try StepPayload(encoding: try tree.decode(WireTree.self))
+                #expect(written == tree, "\(place)")
+                #expect(result["text"]?.stringValue?.isEmpty == false, "\(place)")
+            } else {
+                written = try StepPayload(encoding: try reply.result.decode(ApplicationVocabulary.self))
+                #expect(written == reply.result, "\(place)")
+            }
         }
     }
 

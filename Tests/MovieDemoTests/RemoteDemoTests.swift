@@ -79,16 +79,46 @@ struct RemoteDemoTests {
         #expect(system.rejectedCommands == [])
     }
 
-    @Test func aWrongPasswordIsRefusedByTheLoginServiceAndNothingNavigates() {
+    @Test func aWrongPasswordIsAnsweredWithAnAlertAndNothingElseNavigates() throws {
         let system = connectedSystem()
         let start = system.didNavigate.count
         let wrongPassword: StepPayload = ["user": "demo", "password": "x"]
         #expect(system.act(DemoAction.proceed, on: "onboarding.login", payload: wrongPassword) == 1)
-        #expect(system.didNavigate.count == start)
-        #expect(system.serviceErrors == [.invalidCredentials(user: "demo")])
+        #expect(
+            log(of: system, after: start) == [
+                "did navigate flow=OnboardingFlow step=alert(\"Wrong user name or password for 'demo'\")"
+            ])
+        #expect(system.presentation.visiblePresentables.last == "onboarding.alert")
+        #expect(system.serviceErrors == [])
+        #expect(system.login.service.tokens.isEmpty)
+        // Closing the alert leaves the login screen, which takes the right password.
+        try system.dismiss("onboarding.alert")
+        #expect(system.presentation.visiblePresentables == ["onboarding.stack", "onboarding.login"])
         // The API key screen was never pushed: the daemon refuses an action on it.
         #expect(system.act(DemoAction.setApiKey, on: "onboarding.apikey", payload: ["key": "k"]) == nil)
         #expect(system.errors.map(\.code) == [.unknownPresentable])
+    }
+
+    @Test func restartingTheLoginServiceMidJourneyChangesNothingInTheTree() {
+        let system = onboardedSystem()
+        let start = system.didNavigate.count
+        let tree = system.tree
+        let attaches = system.attachesReceived
+        system.restartLoginService()
+        // login.app, login.logout: attached again, login.app resumed, so not told a state the tree already shows.
+        #expect(system.attachesReceived == attaches + 2)
+        #expect(system.didNavigate.count == start)
+        #expect(system.tree == tree)
+        #expect(system.presentation.visiblePresentables == Self.wishlistShown)
+        #expect(system.errors == [])
+        #expect(system.rejectedCommands == [])
+        // Logging out still works: the person acted, so login.app is told the state.
+        #expect(system.act(DemoAction.logout, on: "wishlist.list") == 2)
+        #expect(
+            log(of: system, after: start) == [
+                "did navigate flow=AppFlow step=onboardingIsRequired",
+                "did navigate flow=OnboardingFlow step=loginIsRequired",
+            ])
     }
 
     @Test func moviesAndCastsArePickedThroughTheMovieService() throws {

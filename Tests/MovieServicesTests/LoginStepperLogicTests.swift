@@ -52,14 +52,30 @@ struct LoginStepperLogicTests {
         #expect(loggedOut == [ServiceEmission(app, DemoStep.onboardingIsRequired.step)])
     }
 
-    @Test func aWrongPasswordEmitsNothingAndChangesNothing() throws {
+    @Test func aWrongPasswordEmitsAnAlertForTheFormAndChangesNothing() throws {
         var logic = LoginStepperLogic()
         _ = try logic.attach(attachment(app, DemoStepperKind.loginApp), now: start)
         _ = try logic.attach(attachment(form, DemoStepperKind.loginForm), now: start)
-        #expect(throws: ServiceError.invalidCredentials(user: "demo")) {
+        #expect(
             try logic.handle(action: Step("proceed", payload: ["user": "demo", "password": "x"]), on: form, now: start)
-        }
+                == [ServiceEmission(form, DemoStep.alert("Wrong user name or password for 'demo'").step)]
+        )
         #expect(logic.service.tokens.isEmpty)
+        #expect(logic.app.told == [app: .onboardingIsRequired])
+    }
+
+    @Test func aResumedLoginAppIsToldNothingOnAttachButIsToldWhenAPersonActsInItsSession() throws {
+        var logic = LoginStepperLogic()
+        let resumed = ServiceAttachment(key: app, kind: DemoStepperKind.loginApp, presentable: "app", resumed: true)
+        #expect(try logic.attach(resumed, now: start) == [])
+        _ = try logic.attach(attachment(logout, DemoStepperKind.loginLogout), now: start)
+        // Time passing changes nothing it was not told.
+        #expect(logic.tick(now: start + .seconds(5)) == [])
+        // Logging out (no token: the state is the same) is told all the same.
+        #expect(
+            try logic.handle(action: Step("logout"), on: logout, now: start)
+                == [ServiceEmission(app, DemoStep.onboardingIsRequired.step)])
+        #expect(try logic.handle(action: Step("logout"), on: logout, now: start) == [])
     }
 
     @Test func anExpiringTokenMakesLoginAppRequireTheOnboardingAtTheDeadline() throws {

@@ -64,12 +64,12 @@ struct DaemonHarness {
     /// Every event published, in order.
     private(set) var events: [EventMessage] = []
 
-    private let application: TestApplication
+    private let application: any FlowApplication
     private let configuration: DaemonConfiguration
 
     /// - Parameter journaling: whether the core journals its changes (see ``restarted()``).
     init(
-        application: TestApplication = TestApplication(),
+        application: any FlowApplication = TestApplication(),
         configuration: DaemonConfiguration = DaemonConfiguration(),
         now: UInt64 = 0,
         journaling: Bool = false

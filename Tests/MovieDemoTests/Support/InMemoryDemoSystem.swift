@@ -128,6 +128,14 @@ final class InMemoryDemoSystem {
         settle()
     }
 
+    /// The login service is killed and started again: a new process (its tokens gone) says `HELLO` under the same
+    /// name on a new connection before the daemon noticed the old one died.
+    func restartLoginService() {
+        login = LoginStepperLogic(service: LoginService(tokenLifetime: login.service.tokenLifetime))
+        send(.hello(hello(.stepper, "login-service", serves: LoginStepperLogic.kinds)), from: Self.loginPeer)
+        settle()
+    }
+
     /// A stepper service leaves (`BYE`).
     func disconnect(_ peer: PeerAddress) {
         connected.remove(peer)
@@ -388,7 +396,7 @@ final class InMemoryDemoSystem {
             attachesReceived += 1
             let attachment = ServiceAttachment(
                 key: AttachmentKey(session: attach.session, attachment: attach.attachment), kind: attach.kind,
-                presentable: attach.presentable, context: attach.context
+                presentable: attach.presentable, context: attach.context, resumed: attach.resumed
             )
             serve(at: peer) { login, movies, now throws(ServiceError) in
                 if peer == Self.loginPeer { return try login.attach(attachment, now: now) }
