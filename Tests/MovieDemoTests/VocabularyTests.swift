@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import MovieDemo
+import MovieVocabulary
 import Testing
 
 /// The demo declares what it speaks (`DESCRIBE`): every name a client may need, and nothing it does not use.

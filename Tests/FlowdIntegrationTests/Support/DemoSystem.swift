@@ -1,4 +1,5 @@
 import FlowCore
+import FlowWire
 import Foundation
 import Testing
 
@@ -78,7 +79,7 @@ struct DemoSystem: Sendable {
     /// The flows of a session's tree, parent first (`flowctl tree --json`).
     func flows(session: String = "default") async throws -> [String] {
         let result = try await cluster.flowctlSucceeding(["tree", "--json", "--session", session])
-        let tree = try JSONDecoder().decode(FlowTreeSnapshot.self, from: Data(result.output.utf8))
+        let tree = try JSONDecoder().decode(WireTree.self, from: Data(result.output.utf8))
         return tree.allNodes.map(\.flow)
     }
 }
