@@ -6,7 +6,9 @@ public import FlowCore
 /// `Sendable`: no state.
 public enum DemoVocabulary: Sendable {
     /// The whole declaration.
-    public static let application = ApplicationVocabulary(steps: steps, stepperKinds: stepperKinds, screenTypes: screens)
+    public static let application = ApplicationVocabulary(
+        steps: steps, stepperKinds: stepperKinds, screenTypes: screens
+    )
 
     private static let movieID = #"<int: a movie id>, or {"id": <int>}"#
     private static let castID = #"<int: a cast id>, or {"id": <int>}"#
@@ -70,7 +72,9 @@ public enum DemoVocabulary: Sendable {
         ),
         .init(
             DemoScreenType.apiKey,
-            actions: [.init(DemoAction.setApiKey, payload: #"{"key": <string, not empty>}"#, summary: "completes the onboarding")]
+            actions: [
+                .init(DemoAction.setApiKey, payload: #"{"key": <string, not empty>}"#, summary: "completes the onboarding")
+            ]
         ),
         .init(
             DemoScreenType.wishlistList,
@@ -81,7 +85,9 @@ public enum DemoVocabulary: Sendable {
                 .init(DemoAction.logout, summary: "revokes the session's token: the onboarding comes back"),
             ]
         ),
-        .init(DemoScreenType.watchedList, actions: [.init(DemoAction.pick, payload: movieID, summary: "a movie of the list")]),
+        .init(
+            DemoScreenType.watchedList, actions: [.init(DemoAction.pick, payload: movieID, summary: "a movie of the list")]
+        ),
         .init(DemoScreenType.castList, actions: [.init(DemoAction.pick, payload: castID, summary: "a cast")]),
         .init(
             DemoScreenType.movieDetail, data: "<int: the movie id>",

@@ -544,7 +544,10 @@ public struct DaemonCore {
         guard let attachment = session.remoteAttachments[id] else { return }
         let candidates = peers.values
             .filter { $0.role == .stepper && $0.hello.serves.contains(attachment.kind) }
-            .sorted { ($0.address == preferred ? 0 : 1, $0.hello.name, $0.id) < ($1.address == preferred ? 0 : 1, $1.hello.name, $1.id) }
+            .sorted {
+                ($0.address == preferred ? 0 : 1, $0.hello.name, $0.id)
+                    < ($1.address == preferred ? 0 : 1, $1.hello.name, $1.id)
+            }
         guard let peer = candidates.first else {
             logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])
             return

@@ -274,8 +274,8 @@ public struct WireCodec: Sendable {
         case .hello(let hello):
             try name(hello.name, "client name")
             guard (1...WireProtocol.maxInstanceBytes).contains(hello.instance.utf8.count) else {
-                throw WireError(
-                    .malformedBody, "instance must be 1 to \(WireProtocol.maxInstanceBytes) bytes", req: req, type: type)
+                let limit = WireProtocol.maxInstanceBytes
+                throw WireError(.malformedBody, "instance must be 1 to \(limit) bytes", req: req, type: type)
             }
             guard (100...60_000).contains(hello.heartbeatMs) else {
                 throw WireError(.malformedBody, "heartbeat_ms must be 100...60000", req: req, type: type)

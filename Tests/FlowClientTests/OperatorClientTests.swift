@@ -36,6 +36,26 @@ struct OperatorClientTests {
         }
     }
 
+    @Test func describeDecodesTheApplicationsVocabulary() async throws {
+        let declared = ApplicationVocabulary(
+            steps: [.init("movieIsPicked", payload: "<int>", summary: "a movie")],
+            stepperKinds: [.init("movies.detail", steps: ["castIsPicked"], summary: "a detail")],
+            screenTypes: [.init("MovieDetail", actions: [.init("pickCast", payload: "<int>", summary: "a cast")])]
+        )
+        try await FakeDaemon.with { daemon in
+            let vocabulary = try await OperatorClient.withConnection(configuration: daemon.configuration()) { client in
+                async let vocabulary = client.describe()
+                let (peer, _) = try await daemon.acceptHello()
+                let (_, request) = try await daemon.expect("DESCRIBE", from: peer) { message -> PlainRequest? in
+                    if case .describe(let body) = message { body } else { nil }
+                }
+                try await daemon.send(.ok(OKReply(req: request.req, result: try StepPayload(encoding: declared))), to: peer)
+                return try await vocabulary
+            }
+            #expect(vocabulary == declared)
+        }
+    }
+
     @Test func deepLinkSendsTheStepAndReturnsTheNavigations() async throws {
         try await FakeDaemon.with { daemon in
             let navigations = try await OperatorClient.withConnection(configuration: daemon.configuration()) { client in

@@ -1,3 +1,4 @@
+import FlowCore
 import Foundation
 import Testing
 
@@ -27,6 +28,30 @@ struct ProcessBoundaryProcessTests {
             )
             #expect(try await demo.flows() == flows)
             #expect(!restarted.stderr.lines.contains { $0.contains(" emitted") })
+        }
+    }
+
+    /// `flowctl describe` gives what the demo declares, and the login form's action does what it says: a wrong
+    /// password is answered with an alert the presenter shows.
+    @Test func describeNamesTheLoginFormsActionAndAWrongPasswordShowsAnAlert() async throws {
+        try await withCluster { cluster in
+            let demo = try await DemoSystem.start(in: cluster)
+            let described = try await cluster.flowctlSucceeding(["describe", "--json"])
+            let vocabulary = try JSONDecoder().decode(ApplicationVocabulary.self, from: Data(described.output.utf8))
+            let login = try #require(vocabulary.screenTypes.first { $0.type == "Login" })
+            #expect(login.actions.map(\.name) == ["proceed"])
+            #expect(login.actions.first?.payload == #"{"user": <string>, "password": <string>}"#)
+            #expect(vocabulary.stepperKinds.first { $0.kind == "login.form" }?.steps == ["userIsLoggedIn", "alert"])
+
+            let wrong = #"action onboarding.login proceed {"user":"demo","password":"x"}"#
+            #expect(try await demo.presenter.run(wrong) == "ok \(wrong) delivered=1")
+            try await demo.presenter.waitFor("report onboarding.alert visible")
+            try await demo.watch.waitFor(
+                #"did navigate flow=OnboardingFlow step=alert("Wrong user name or password for 'demo'")"#)
+            let closing = demo.presenter.lines.count
+            #expect(try await demo.presenter.run("dismiss onboarding.alert") == "ok dismiss onboarding.alert")
+            try await demo.presenter.waitFor("report onboarding.alert dismissed", from: closing)
+            try await demo.presenter.waitFor("report onboarding.login visible", from: closing)
         }
     }
 
