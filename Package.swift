@@ -77,7 +77,11 @@ let package = Package(
         ),
 
         // MARK: - Clients
-        .target(name: "FlowClient", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog, deque], swiftSettings: swiftSettings),
+        .target(
+            name: "FlowClient",
+            dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog, deque, argumentParser] + serviceLifecycle,
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "flowctl",
             dependencies: [
@@ -102,35 +106,22 @@ let package = Package(
             name: "MovieServices", dependencies: ["MovieVocabulary", "FlowCore"], path: "Examples/MovieServices",
             swiftSettings: swiftSettings
         ),
-        // What the example client processes share: their flowd options, and how a service emits and logs.
+        // The services' logic (MovieServices, in the demo's own attachment types) as FlowClient's StepperLogic.
         .target(
-            name: "ExampleSupport",
-            dependencies: ["FlowClient", "MovieServices", "FlowWire", "FlowCore", swiftLog, argumentParser],
+            name: "ExampleSupport", dependencies: ["FlowClient", "MovieServices", "FlowCore", swiftLog],
             path: "Examples/ExampleSupport", swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "login-service",
-            dependencies: [
-                "ExampleSupport", "FlowClient", "MovieServices", "MovieVocabulary", "FlowWire", "FlowCore", swiftLog,
-                argumentParser,
-            ]
-                + serviceLifecycle,
+            name: "login-service", dependencies: ["ExampleSupport", "FlowClient", "MovieServices", argumentParser],
             path: "Examples/login-service", swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "movie-service",
-            dependencies: [
-                "ExampleSupport", "FlowClient", "MovieServices", "MovieVocabulary", "FlowWire", "FlowCore", swiftLog,
-                argumentParser,
-            ]
-                + serviceLifecycle,
+            name: "movie-service", dependencies: ["ExampleSupport", "FlowClient", argumentParser],
             path: "Examples/movie-service", swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "movie-presenter",
-            dependencies: [
-                "ExampleSupport", "FlowClient", "FlowWire", "FlowCore", "MovieVocabulary", swiftLog, argumentParser,
-            ]
+            dependencies: ["FlowClient", "FlowWire", "FlowCore", "MovieVocabulary", swiftLog, argumentParser]
                 + serviceLifecycle,
             path: "Examples/movie-presenter", swiftSettings: swiftSettings
         ),
@@ -168,7 +159,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "FlowClientTests", dependencies: ["FlowClient", "FlowWire", "FlowCore", "ZeroMQ", swiftLog],
+            name: "FlowClientTests",
+            dependencies: [
+                "FlowClient", "FlowWire", "FlowCore", "ZeroMQ", swiftLog, argumentParser, serviceLifecycle[0],
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", swiftLog], swiftSettings: swiftSettings),

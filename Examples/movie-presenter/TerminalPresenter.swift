@@ -2,7 +2,6 @@
 // user operations (tapBack, selectTab, dismiss: the model changes and its truthful reports go to flowd) and actions
 // (USER_ACTION).
 
-import ExampleSupport
 import FlowClient
 import FlowCore
 import FlowWire
@@ -375,7 +374,7 @@ extension MoviePresenterCommand {
     /// The terminal UI: logs leave the terminal (to `--log-file`, or nowhere; warnings show on the status line)
     /// while it runs; standard error is given back afterwards, for an error to be printed.
     func runTerminalUI() async throws {
-        let level = connection.level
+        let level = connection.level()
         let target = logFile.map { open($0, O_WRONLY | O_CREAT | O_APPEND, 0o644) } ?? open("/dev/null", O_WRONLY)
         guard target >= 0 else {
             let reason = String(cString: strerror(errno))

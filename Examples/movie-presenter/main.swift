@@ -34,7 +34,6 @@
 // Logs go to standard error.
 
 import ArgumentParser
-import ExampleSupport
 import FlowClient
 import FlowCore
 import FlowWire
@@ -92,7 +91,7 @@ struct MoviePresenterCommand: AsyncParsableCommand {
     @Flag(help: "Create the session if it does not exist.")
     var create = false
 
-    @OptionGroup var connection: FlowdClientOptions
+    @OptionGroup var connection: FlowClientOptions
 
     @Option(help: "This presenter's stable name.")
     var name = "movie-presenter"

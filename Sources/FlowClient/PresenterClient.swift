@@ -1,6 +1,7 @@
 public import FlowCore
 public import FlowWire
 import Logging
+public import ServiceLifecycle
 import Synchronization
 
 /// Something a person did in the presenter's UI, not asked for by the daemon.
@@ -70,11 +71,12 @@ public struct PresenterChange: Sendable, Hashable {
 /// - carries out a person's operations (``tapBack(in:)``, ``selectTab(_:in:)``, ``dismiss(_:)``) on the model and
 ///   reports them; ``userAction(_:on:)`` sends `USER_ACTION`.
 ///
-/// ``model`` is the UI now; ``changes()`` streams every change, in order.
+/// ``model`` is the UI now; ``changes()`` streams every change, in order. As a `Service` in a service group it
+/// leaves (`BYE`) on the group's graceful shutdown too.
 ///
 /// `Sendable`: the model and sequence state are behind one mutex, and every report is queued under it, so reports
 /// leave in the order the model changed.
-public final class PresenterClient: Sendable {
+public final class PresenterClient: Service, Sendable {
     /// The client's stable name (a restarted presenter with the same name takes its session over).
     public let name: String
     /// The session this presenter hosts.
@@ -168,7 +170,7 @@ public final class PresenterClient: Sendable {
         return stream
     }
 
-    /// Connects, hosts the session until cancelled (then says `BYE`).
+    /// Connects, hosts the session until cancelled or a graceful shutdown of its service group (then says `BYE`).
     ///
     /// - Throws: ``DaemonError`` when the daemon refuses the `HELLO` or the `SYNC` (`sessionHosted`: another live
     ///   presenter hosts the session; `unknownSession` without `createSession`); ``FlowClientError`` when the client
@@ -182,7 +184,9 @@ public final class PresenterClient: Sendable {
             }
             for subscriber in subscribers { subscriber.finish() }
         }
-        try await connection.run { [self] batch in try await handle(batch) }
+        try await cancelWhenGracefulShutdown { [self] in
+            try await connection.run { [self] batch in try await handle(batch) }
+        }
     }
 
     // MARK: - User operations

@@ -1,6 +1,7 @@
 public import FlowCore
 public import FlowWire
 import Logging
+public import ServiceLifecycle
 import Synchronization
 
 /// An attachment the daemon handed to this stepper process (`ATTACH`, `docs/PROTOCOL.md` §5.1): from now on the
@@ -103,13 +104,15 @@ public enum StepOutcome: Sendable, Hashable, CustomStringConvertible {
 /// ```
 ///
 /// ``run()`` keeps the connection (handshake, heartbeats, reconnection, `BYE` when cancelled); ``events`` yields
-/// ``StepperEvent``s; ``run(handler:)`` does both. After a reconnect the daemon sends `ATTACH` again for every
-/// attachment still alive: those are no-ops here. A daemon that restarted with its state (the same run ID in
-/// `WELCOME`) keeps its attachments, and so does this client. When the daemon restarted without its state (its run ID
-/// changed), every known attachment is reported ``StepperEvent/detached(_:reason:)`` with reason `daemonRestarted`.
+/// ``StepperEvent``s; ``run(handler:)`` does both. As a `Service` in a service group it also leaves (`BYE`) on the
+/// group's graceful shutdown; ``StepperService`` runs one for a ``StepperLogic`` value. After a reconnect the daemon
+/// sends `ATTACH` again for every attachment still alive: those are no-ops here. A daemon that restarted with its
+/// state (the same run ID in `WELCOME`) keeps its attachments, and so does this client. When the daemon restarted
+/// without its state (its run ID changed), every known attachment is reported ``StepperEvent/detached(_:reason:)``
+/// with reason `daemonRestarted`.
 ///
 /// `Sendable`: its state is behind a mutex; ``emit(_:for:)`` may be called from any task.
-public final class StepperClient: Sendable {
+public final class StepperClient: Service, Sendable {
     /// The client's stable name (how the daemon recognises a restarted process).
     public let name: String
     /// The stepper kinds this process serves.
@@ -141,13 +144,16 @@ public final class StepperClient: Sendable {
         }
     }
 
-    /// Connects and serves until cancelled (then says `BYE`); ``events`` ends when this returns.
+    /// Connects and serves until cancelled or a graceful shutdown of its service group (then says `BYE`); ``events``
+    /// ends when this returns.
     ///
     /// - Throws: ``FlowClientError`` when the client cannot work at all (an invalid name or kind, a malformed
     ///   endpoint), ``DaemonError`` when the daemon refuses the `HELLO`.
     public func run() async throws {
         defer { continuation.finish() }
-        try await connection.run { [self] batch in handle(batch) }
+        try await cancelWhenGracefulShutdown { [self] in
+            try await connection.run { [self] batch in handle(batch) }
+        }
     }
 
     /// Connects, serves until cancelled, and calls `handler` for every event in order.

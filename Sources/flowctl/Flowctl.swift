@@ -32,68 +32,37 @@ struct Flowctl: AsyncParsableCommand {
 
 // MARK: - Common options
 
-/// Options every command takes.
+/// Options every command takes: the client options every Flowd client process shares (FlowClientOptions), how long
+/// to wait, and whether to log the connection.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The daemon's control endpoint.", valueName: "endpoint"))
-    var control: String?
-
-    @Option(name: .long, help: ArgumentHelp("The daemon's events endpoint.", valueName: "endpoint"))
-    var events: String?
+    @OptionGroup var client: FlowClientOptions
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for the daemon's answer.", valueName: "seconds"))
     var timeout: Double = 5
 
-    @Flag(name: .long, help: "Log the connection to standard error.")
+    @Flag(name: .long, help: "Log the connection to standard error (as --log-level debug).")
     var verbose = false
-
-    @Option(
-        name: .customLong("key-file"),
-        help: ArgumentHelp("This client's CURVE secret key file (default: $FLOWD_KEY_FILE).", valueName: "path")
-    )
-    var keyFile: String?
-
-    @Option(
-        name: .customLong("server-key"),
-        help: ArgumentHelp(
-            "The daemon's CURVE public key: Z85 text or a file holding it (default: $FLOWD_SERVER_KEY).",
-            valueName: "key"
-        )
-    )
-    var serverKey: String?
 
     func validate() throws {
         guard timeout > 0, timeout.isFinite else {
             throw ValidationError("--timeout must be a positive number of seconds")
         }
-        do {
-            _ = try curve()
-        } catch {
-            throw ValidationError(error.message)
-        }
     }
 
-    /// CURVE settings from the flags or the environment; `nil` for plaintext.
-    func curve() throws(FlowClientError) -> FlowClientCurve? {
-        try FlowClientCurve.resolve(keyFile: keyFile, serverKey: serverKey)
-    }
+    var endpoints: FlowdEndpoints { client.endpoints }
 
-    var endpoints: FlowdEndpoints {
-        let defaults = FlowdEndpoints.default()
-        return FlowdEndpoints(control: control ?? defaults.control, events: events ?? defaults.events)
-    }
-
+    /// The configuration of every connection: errors only are logged unless --verbose or --log-level says otherwise.
     var clientConfiguration: FlowClientConfiguration {
-        let verbose = verbose
+        let level = verbose ? .debug : client.level(default: .error)
         let logger = Logger(label: "flowctl") { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = verbose ? .debug : .error
+            handler.logLevel = level
             return handler
         }
-        return FlowClientConfiguration(
-            endpoints: endpoints, requestTimeout: .milliseconds(Int64((timeout * 1000).rounded(.up))),
-            // Checked by `validate()` already.
-            curve: try? curve(), logger: logger
-        )
+        let requestTimeout = Duration.milliseconds(Int64((timeout * 1000).rounded(.up)))
+        // The CURVE settings were checked by `FlowClientOptions.validate()` already: the fallback is never taken.
+        return (try? client.clientConfiguration(logger: logger, requestTimeout: requestTimeout))
+            ?? FlowClientConfiguration(endpoints: endpoints, requestTimeout: requestTimeout, logger: logger)
     }
 
     /// Runs `body` with a connected operator client, turning the client's errors into messages and exit codes.

@@ -1,0 +1,39 @@
+import ArgumentParser
+import FlowClient
+import FlowWire
+import Testing
+
+/// ``FlowClientOptions``: the command-line options every client process shares, and the configuration they give.
+struct FlowClientOptionsTests {
+    @Test func theEndpointsComeFromTheRuntimeFolderAndTheFlagsOverrideThem() throws {
+        let options = try FlowClientOptions.parse(["--runtime-dir", "/tmp/app", "--events", "tcp://flowd:5561"])
+        #expect(options.endpoints == FlowdEndpoints(control: "ipc:///tmp/app/control.sock", events: "tcp://flowd:5561"))
+
+        let control = try FlowClientOptions.parse(["--control", "tcp://flowd:5560"])
+        #expect(control.endpoints.control == "tcp://flowd:5560")
+        #expect(control.endpoints.events == FlowdEndpoints.default().events)
+    }
+
+    @Test func theConfigurationTakesTheHeartbeatAndTheLevelDefaultsToTheCallers() throws {
+        let options = try FlowClientOptions.parse(["--heartbeat-ms", "250", "--log-level", "DEBUG"])
+        let configuration = try options.clientConfiguration(logger: testLogger, requestTimeout: .seconds(2))
+        #expect(configuration.heartbeatInterval == .milliseconds(250))
+        #expect(configuration.requestTimeout == .seconds(2))
+        #expect(configuration.curve == nil)
+        #expect(options.level(default: .error) == .debug)
+
+        let defaults = try FlowClientOptions.parse([])
+        #expect(try defaults.clientConfiguration(logger: testLogger).heartbeatInterval == .seconds(1))
+        #expect(defaults.level(default: .error) == .error)
+        #expect(defaults.level() == .info)
+    }
+
+    @Test func badValuesAreRefusedWhenParsing() {
+        for arguments in [
+            ["--heartbeat-ms", "50"], ["--heartbeat-ms", "60001"], ["--log-level", "loud"],
+            ["--server-key", "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"],
+        ] {
+            #expect(throws: (any Error).self, "\(arguments)") { try FlowClientOptions.parse(arguments) }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import FlowClient
+import FlowCore
+import FlowWire
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// ``StepperService``: a ``StepperLogic`` value fed the client's events and ticks one at a time, whose emissions are
+/// sent as `STEP`s; the clients as `Service`s that leave (`BYE`) on a graceful shutdown of their group.
+@Suite(.timeLimit(.minutes(1)))
+struct StepperServiceTests {
+    /// Emits `castIsPicked(payload)` for a `pick`, refuses `refuse` by throwing, and on the first tick after an
+    /// attachment emits `tick` for it.
+    struct PickLogic: StepperLogic {
+        struct Refused: Error {}
+
+        var tickInterval: Duration?
+        var attached: [RemoteAttachment.ID] = []
+        var ticked = false
+
+        var kinds: [String] { ["movies.detail"] }
+
+        mutating func handle(_ input: StepperInput, now: ContinuousClock.Instant, logger: Logger) throws
+            -> [StepEmission]
+        {
+            switch input {
+            case .event(.attached(let attachment)):
+                attached.append(attachment.id)
+            case .event(.action(let action, let attachment)):
+                if action.name == "refuse" { throw Refused() }
+                return [StepEmission(Step("castIsPicked", payload: action.payload), for: attachment.id)]
+            case .event(.detached):
+                break
+            case .tick:
+                guard let first = attached.first, !ticked else { return [] }
+                ticked = true
+                return [StepEmission(Step("tick"), for: first)]
+            }
+            return []
+        }
+    }
+
+    static func action(_ name: String, payload: StepPayload = .null) -> WireMessage {
+        let step = Step(name, payload: payload)
+        return .action(ActionMessage(session: "default", attachment: 12, presentable: "wishlist.movie.7", action: step))
+    }
+
+    @Test func eventsGoToTheLogicInOrderAndItsStepsAreEmittedARefusalEmitsNothing() async throws {
+        try await FakeDaemon.with { daemon in
+            let service = StepperService(name: "movies", logic: PickLogic(), configuration: daemon.configuration())
+            try await whileRunning(service.run) {
+                let (peer, hello) = try await daemon.acceptHello()
+                #expect(hello.serves == ["movies.detail"])
+                try await daemon.send(StepperClientTests.attach(12, presentable: "wishlist.movie.7"), to: peer)
+                try await daemon.send(Self.action("refuse"), to: peer)
+                try await daemon.send(Self.action("pick", payload: 4), to: peer)
+                // The refused action emitted nothing: the first STEP is the pick's.
+                let (_, step) = try await daemon.expect("STEP", from: peer) { $0.step }
+                #expect(step.attachment == 12)
+                #expect(step.step == Step("castIsPicked", payload: 4))
+                try await daemon.send(.ok(OKReply(req: step.req, result: ["accepted": true])), to: peer)
+            }
+        }
+    }
+
+    @Test func ticksReachTheLogicEveryInterval() async throws {
+        try await FakeDaemon.with { daemon in
+            let logic = PickLogic(tickInterval: .milliseconds(20))
+            let service = StepperService(name: "movies", logic: logic, configuration: daemon.configuration())
+            try await whileRunning(service.run) {
+                let (peer, _) = try await daemon.acceptHello()
+                try await daemon.send(StepperClientTests.attach(12), to: peer)
+                let (_, step) = try await daemon.expect("the tick's STEP", from: peer) { $0.step }
+                #expect(step.attachment == 12)
+                #expect(step.step == Step("tick"))
+                try await daemon.send(.ok(OKReply(req: step.req, result: ["accepted": true])), to: peer)
+            }
+        }
+    }
+
+    @Test func aStepperServiceLeavesWithBYEOnAGracefulShutdownOfItsGroup() async throws {
+        try await FakeDaemon.with { daemon in
+            let service = StepperService(name: "movies", logic: PickLogic(), configuration: daemon.configuration())
+            try await Self.leavesOnGracefulShutdown(service, daemon: daemon)
+        }
+    }
+
+    @Test func aPresenterClientLeavesWithBYEOnAGracefulShutdownOfItsGroup() async throws {
+        try await FakeDaemon.with { daemon in
+            let client = PresenterClient(name: "tui", session: "default", configuration: daemon.configuration())
+            try await Self.leavesOnGracefulShutdown(client, daemon: daemon)
+        }
+    }
+
+    /// Runs `service` alone in a service group, shuts the group down gracefully once the daemon welcomed it, and
+    /// expects a `BYE` and the group's end.
+    static func leavesOnGracefulShutdown(_ service: some Service, daemon: FakeDaemon) async throws {
+        let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: testLogger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let (peer, _) = try await daemon.acceptHello()
+            await group.triggerGracefulShutdown()
+            while true {
+                let received = try await daemon.receive()
+                if received.peer == peer, case .bye = received.message { break }
+            }
+            try await tasks.waitForAll()
+        }
+    }
+}
