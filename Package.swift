@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowClient", targets: ["FlowClient"]),
+        .library(name: "FlowdTesting", targets: ["FlowdTesting"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
         .library(name: "MovieVocabulary", targets: ["MovieVocabulary"]),
         .library(name: "MovieDemo", targets: ["MovieDemo"]),
@@ -88,6 +89,14 @@ let package = Package(
                 "FlowClient", "FlowWire", "FlowCore", swiftLog,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Testing kit
+        // An embedded daemon (no sockets), fake stepper and presenter peers and a manual clock, for apps' and
+        // services' tests; also locates built executables for tests that start processes.
+        .target(
+            name: "FlowdTesting", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", swiftLog],
             swiftSettings: swiftSettings
         ),
 

@@ -1,0 +1,287 @@
+public import FlowCore
+public import FlowDaemon
+public import FlowWire
+public import Logging
+import Testing
+
+/// A flowd daemon inside the test: FlowDaemon's ``DaemonCore`` running an application, driven in-process with no
+/// sockets and a ``ManualClock``.
+///
+/// Every message goes through the wire codec both ways (a peer's message is encoded before the daemon reads it, what
+/// the daemon sends is encoded and decoded again), so a test sees what a real peer would. A message the daemon sends
+/// that its peer could not decode is recorded as a test issue.
+///
+/// Two ways to drive it:
+/// - one input at a time: ``receive(_:from:)`` and ``tick()`` hand the daemon one input and return what it did
+///   (``DaemonOutcome``), for tests of the protocol itself;
+/// - as a system: fake peers (``connectStepper(name:kinds:)``, ``connectPresenter(name:session:)``) queue messages
+///   and answer what they receive; ``settle()`` (which they call) handles queued messages and the steps of the
+///   daemon's own steppers, first in first out, until nothing is left.
+///
+/// With `journaling`, ``restart()`` replaces the daemon by one recovered from its journal, as after a SIGKILL.
+///
+/// Not `Sendable`: use it from one test.
+public final class EmbeddedDaemon {
+    /// The daemon's clock; ``advance(by:)`` moves it and ticks the daemon.
+    public let clock: ManualClock
+    /// The daemon's state machine.
+    package private(set) var core: DaemonCore
+    /// What the daemon did when it (last) started: the default session's creation, the recovered attachments.
+    public private(set) var started = DaemonOutcome()
+    /// Everything each peer received, in order (across restarts).
+    public private(set) var received: [PeerAddress: [WireMessage]] = [:]
+    /// Every event published, in order.
+    public private(set) var events: [EventMessage] = []
+    /// Whether the daemon journals its state (``restart()``).
+    public let journaling: Bool
+    /// Every input the daemon handled, in order (kept when journaling).
+    public private(set) var handledInputs: [DaemonInput] = []
+    /// How many journal records the state had after the daemon started (`[0]`) and after each of ``handledInputs``
+    /// (kept when journaling).
+    public private(set) var historyCounts: [Int] = []
+
+    private let application: any FlowApplication
+    private let configuration: DaemonConfiguration
+    private let logger: Logger
+    private let codec = WireCodec()
+    private var inbox: [DaemonInput] = []
+    private let localSteps = LocalSteps()
+    private var subscriptions: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)] = [:]
+    private var pendingAdaptations: [(session: String, request: AdaptRequest)] = []
+    private var peers: [PeerAddress: any EmbeddedPeer] = [:]
+    private var lastPeerNumber: UInt32 = 0
+
+    /// A daemon running `application`, started at once (the default session exists, no peer is connected).
+    ///
+    /// - Parameters:
+    ///   - daemonID: `WELCOME.daemon`; a daemon recovered from the journal keeps it.
+    ///   - journaling: whether it journals its state, for ``restart()``.
+    public init(
+        application: any FlowApplication,
+        configuration: DaemonConfiguration = DaemonConfiguration(),
+        daemonID: String = "embedded",
+        clock: ManualClock = ManualClock(),
+        journaling: Bool = false,
+        logger: Logger = Logger(label: "FlowdTesting", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.application = application
+        self.configuration = configuration
+        self.clock = clock
+        self.journaling = journaling
+        self.logger = logger
+        core = DaemonCore(
+            application: application, configuration: configuration, daemonID: daemonID, logger: logger,
+            now: clock.milliseconds, journaling: journaling
+        )
+        started = perform(core.start(now: clock.milliseconds))
+        if journaling { historyCounts.append(core.journalRecordCount) }
+    }
+
+    deinit {
+        for (_, entry) in subscriptions { entry.relay.cancel(entry.subscription) }
+    }
+
+    // MARK: - One input at a time
+
+    /// The daemon handles one input now; returns what it did. Messages to fake peers are delivered to them.
+    @discardableResult
+    public func handle(_ input: DaemonInput) -> DaemonOutcome {
+        let outputs = core.handle(input, now: clock.milliseconds)
+        if journaling {
+            handledInputs.append(input)
+            historyCounts.append(core.journalRecordCount)
+        }
+        return perform(outputs)
+    }
+
+    /// `peer` sends `message` (encoded with the wire codec) and the daemon handles it now.
+    @discardableResult
+    public func receive(_ message: WireMessage, from peer: PeerAddress) -> DaemonOutcome {
+        handle(.message(from: peer, frames: codec.encode(message)))
+    }
+
+    /// `peer` sends raw frames and the daemon handles them now.
+    @discardableResult
+    public func receive(frames: [[UInt8]], from peer: PeerAddress) -> DaemonOutcome {
+        handle(.message(from: peer, frames: frames))
+    }
+
+    /// The daemon's timer fires (heartbeats due, dead peers noticed) at the clock's time.
+    @discardableResult
+    public func tick() -> DaemonOutcome { handle(.tick) }
+
+    /// The clock moves on by `duration`, then the daemon's timer fires.
+    @discardableResult
+    public func advance(by duration: Duration) -> DaemonOutcome {
+        clock.advance(by: duration)
+        return tick()
+    }
+
+    // MARK: - As a system
+
+    /// Queues `message` from `peer`, handled by the next ``settle()``.
+    public func enqueue(_ message: WireMessage, from peer: PeerAddress) {
+        inbox.append(.message(from: peer, frames: codec.encode(message)))
+    }
+
+    /// Handles the steps of the daemon's own steppers and the queued messages, one at a time, until none is left
+    /// (the peers' answers join the queue).
+    public func settle() {
+        while true {
+            if let (session, attachment, step) = localSteps.popFirst() {
+                handle(.localStep(session: session, attachment: attachment, step: step))
+            } else if !inbox.isEmpty {
+                handle(inbox.removeFirst())
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Runs the flows' pending asynchronous adaptations (`Adaptation.later`) in order, hands each result to the
+    /// daemon, and settles.
+    public func runAdaptations() async {
+        while !pendingAdaptations.isEmpty {
+            let (session, request) = pendingAdaptations.removeFirst()
+            let step = try? await request.operation.run()
+            handle(.adaptCompleted(session: session, request: request.id, step: step))
+            settle()
+        }
+    }
+
+    /// A routing ID no other peer of this daemon has, for a peer of the test's own.
+    public func newPeerAddress() -> PeerAddress {
+        lastPeerNumber += 1
+        return PeerAddress(withUnsafeBytes(of: lastPeerNumber.bigEndian, Array.init))
+    }
+
+    // MARK: - Restart
+
+    /// The daemon is killed and started again from its journal (or `journal`, a list of records): a new daemon
+    /// (`daemonID` its run ID) recovers the state and starts; what was on its way to the old one is lost, and no
+    /// peer is connected (the fake peers keep what they hold; reconnect them).
+    public func restart(journal: [[UInt8]]? = nil, daemonID: String = "restarted") throws {
+        for (_, entry) in subscriptions { entry.relay.cancel(entry.subscription) }
+        subscriptions = [:]
+        inbox = []
+        pendingAdaptations = []
+        localSteps.removeAll()
+        var restarted = DaemonCore(
+            application: application, configuration: configuration, daemonID: daemonID, logger: logger,
+            now: clock.milliseconds, journaling: true
+        )
+        _ = try restarted.recover(from: journal ?? core.journalHistory)
+        core = restarted
+        started = perform(core.start(now: clock.milliseconds))
+    }
+
+    // MARK: - State
+
+    /// The journal's records so far.
+    public var journalHistory: [[UInt8]] { core.journalHistory }
+
+    /// A session's flow tree.
+    public func tree(of session: String = "default") -> FlowTreeSnapshot? { core.tree(of: session) }
+
+    /// A session's UI as the daemon holds it.
+    public func ui(of session: String = "default") -> PresentationModel? { core.ui(of: session) }
+
+    /// A session's last command `seq`.
+    public func seq(of session: String = "default") -> UInt64? { core.seq(of: session) }
+
+    /// Everything of a session that clients can observe (tree, UI, seq), as text to compare.
+    public func state(of session: String = "default") -> String {
+        let tree = core.tree(of: session).map { "\($0)" } ?? "-"
+        let ui = core.ui(of: session).map { "\(UISnapshot($0))" } ?? "-"
+        return "seq \(core.seq(of: session) ?? 0)\n\(tree)\n\(ui)"
+    }
+
+    // MARK: - Peers
+
+    func register(_ peer: any EmbeddedPeer) { peers[peer.address] = peer }
+
+    // MARK: - Outputs
+
+    private func perform(_ outputs: [DaemonOutput]) -> DaemonOutcome {
+        var outcome = DaemonOutcome()
+        var attached: [any Stepper] = []
+        for output in outputs {
+            switch output {
+            case .send(let peer, let message):
+                guard let decoded = roundTrip(message) else { continue }
+                outcome.sent.append(Delivery(peer, decoded))
+                received[peer, default: []].append(decoded)
+            case .publish(let event):
+                guard let decoded = roundTrip(event) else { continue }
+                outcome.events.append(decoded)
+                events.append(decoded)
+            case .attachLocal(let session, let attachment):
+                outcome.local.append("attach \(session) \(attachment.id)")
+                listen(to: attachment, in: session)
+                attached.append(attachment.stepper)
+            case .resumeLocal(let session, let attachment):
+                outcome.local.append("resume \(session) \(attachment.id)")
+                listen(to: attachment, in: session)
+            case .detachLocal(let session, let id):
+                outcome.local.append("detach \(session) \(id)")
+                if let entry = subscriptions.removeValue(forKey: id) { entry.relay.cancel(entry.subscription) }
+            case .runAdapt(let session, let request):
+                outcome.local.append("adapt \(session) \(request.id)")
+                pendingAdaptations.append((session, request))
+            }
+        }
+        // RxFlow's order: subscribe to every new stepper of the batch, then let each emit.
+        for stepper in attached { stepper.readyToEmitSteps() }
+        var batches: [PeerAddress: [WireMessage]] = [:]
+        var order: [PeerAddress] = []
+        for delivery in outcome.sent where peers[delivery.peer] != nil {
+            if batches[delivery.peer] == nil { order.append(delivery.peer) }
+            batches[delivery.peer, default: []].append(delivery.message)
+        }
+        for peer in order { peers[peer]?.deliver(batches[peer] ?? []) }
+        return outcome
+    }
+
+    private func listen(to attachment: StepperAttachment, in session: String) {
+        let steps = localSteps
+        let id = attachment.id
+        let subscription = attachment.stepper.steps.subscribe { step in steps.append(session, id, step) }
+        subscriptions[id] = (attachment.stepper.steps, subscription)
+    }
+
+    /// `message` as its peer decodes it, or `nil` (and a test issue) if it cannot.
+    private func roundTrip(_ message: WireMessage) -> WireMessage? {
+        let frames = codec.encode(message)
+        do {
+            let decoded = try codec.decode(frames)
+            // Compared as bytes: JSON does not tell 0.0 from 0, so a double may come back as an integer.
+            if codec.encode(decoded) != frames { Issue.record("the codec changes \(message)") }
+            return decoded
+        } catch {
+            Issue.record("the daemon sent a message its peer cannot decode: \(message): \(error)")
+            return nil
+        }
+    }
+
+    private func roundTrip(_ event: EventMessage) -> EventMessage? {
+        let frames = codec.encodeEvent(event)
+        do {
+            if frames.first != Array("nav/\(event.session)".utf8) { Issue.record("event topic of \(event)") }
+            let decoded = try codec.decodeEvent(frames)
+            if decoded != event { Issue.record("the codec changes \(event)") }
+            return decoded
+        } catch {
+            Issue.record("the daemon published an event a subscriber cannot decode: \(event): \(error)")
+            return nil
+        }
+    }
+}
+
+@available(*, unavailable)
+extension EmbeddedDaemon: Sendable {}
+
+/// A fake peer of an ``EmbeddedDaemon``: gets what the daemon sends it, one input's messages at a time.
+protocol EmbeddedPeer: AnyObject {
+    var address: PeerAddress { get }
+    func deliver(_ messages: [WireMessage])
+}

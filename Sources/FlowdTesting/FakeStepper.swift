@@ -1,0 +1,147 @@
+public import FlowCore
+public import FlowDaemon
+public import FlowWire
+
+/// A stepper service speaking to an ``EmbeddedDaemon``: says `HELLO` serving some kinds, holds the attachments the
+/// daemon gives it, emits `STEP`s, and answers `ATTACH`, `DETACH` and `ACTION` with ``respond`` (a service's logic).
+///
+/// Not `Sendable`: it belongs to its daemon's test.
+public final class FakeStepper: EmbeddedPeer {
+    /// A step to emit on an attachment.
+    public struct Emission: Sendable {
+        public var session: String
+        public var attachment: Int
+        public var step: Step
+
+        public init(session: String = "default", attachment: Int, step: Step) {
+            self.session = session
+            self.attachment = attachment
+            self.step = step
+        }
+    }
+
+    /// The peer's routing ID.
+    public let address: PeerAddress
+    /// `HELLO.name`.
+    public let name: String
+    /// The kinds it serves (`HELLO.serves`).
+    public let kinds: [String]
+    /// What it heard from the daemon.
+    public private(set) var record = PeerRecord()
+    /// The attachments it holds now, in the order they came.
+    public private(set) var attachments: [Attach] = []
+    /// How many `ATTACH`es it received.
+    public private(set) var attachesReceived = 0
+    /// The outcome of every `STEP` it sent, in order: `accepted` or the drop reason.
+    public private(set) var stepOutcomes: [String] = []
+    /// The outcomes of `STEP`s sent again that the daemon recognised (`duplicate`).
+    public private(set) var duplicateStepOutcomes: [String] = []
+    /// The service's logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` it received.
+    public var respond: (WireMessage) -> [Emission]
+
+    private unowned let daemon: EmbeddedDaemon
+    private var lastStep: StepMessage?
+
+    init(daemon: EmbeddedDaemon, name: String, kinds: [String], respond: @escaping (WireMessage) -> [Emission]) {
+        self.daemon = daemon
+        self.address = daemon.newPeerAddress()
+        self.name = name
+        self.kinds = kinds
+        self.respond = respond
+    }
+
+    /// Says `HELLO` (again, after a restart of either side: the daemon attaches it again).
+    public func hello(instance: String? = nil, heartbeatMs: Int = 1000) {
+        let hello = Hello(
+            req: record.nextReq(), role: .stepper, name: name, instance: instance ?? name, heartbeatMs: heartbeatMs,
+            serves: kinds
+        )
+        daemon.enqueue(.hello(hello), from: address)
+        daemon.settle()
+    }
+
+    /// The service restarted: it forgets its attachments and says `HELLO` with a new instance.
+    public func restart(instance: String) {
+        attachments = []
+        hello(instance: instance)
+    }
+
+    /// Emits `step` on an attachment; returns the `OK`'s result, if one came.
+    @discardableResult
+    public func emit(_ step: Step, attachment: Int, session: String = "default") -> JSONValue? {
+        let req = queue(Emission(session: session, attachment: attachment, step: step))
+        daemon.settle()
+        return record.results[req]
+    }
+
+    /// Sends its last `STEP` again with the same `req` (as after a lost reply); returns the `OK`'s result, if any.
+    @discardableResult
+    public func resendLastStep() -> JSONValue? {
+        guard let lastStep else { return nil }
+        record.results[lastStep.req] = nil
+        daemon.enqueue(.step(lastStep), from: address)
+        daemon.settle()
+        return record.results[lastStep.req]
+    }
+
+    /// Says `BYE`.
+    public func bye() {
+        daemon.enqueue(.bye, from: address)
+        daemon.settle()
+    }
+
+    @discardableResult
+    private func queue(_ emission: Emission) -> UInt64 {
+        let message = StepMessage(
+            req: record.nextReq(), session: emission.session, attachment: emission.attachment, step: emission.step
+        )
+        lastStep = message
+        daemon.enqueue(.step(message), from: address)
+        return message.req
+    }
+
+    func deliver(_ messages: [WireMessage]) {
+        for message in messages {
+            record.note(message)
+            switch message {
+            case .ok(let reply):
+                guard case .bool(let accepted)? = reply.result[member: "accepted"] else { break }
+                let outcome = accepted ? "accepted" : reply.result[member: "reason"]?.stringValue ?? "dropped"
+                if reply.result[member: "duplicate"] == true {
+                    duplicateStepOutcomes.append(outcome)
+                } else {
+                    stepOutcomes.append(outcome)
+                }
+            case .attach(let attach):
+                attachesReceived += 1
+                attachments.removeAll { $0.session == attach.session && $0.attachment == attach.attachment }
+                attachments.append(attach)
+                for emission in respond(message) { queue(emission) }
+            case .detach(let detach):
+                attachments.removeAll { $0.session == detach.session && $0.attachment == detach.attachment }
+                for emission in respond(message) { queue(emission) }
+            case .action:
+                for emission in respond(message) { queue(emission) }
+            default:
+                break
+            }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension FakeStepper: Sendable {}
+
+extension EmbeddedDaemon {
+    /// A stepper service connects (says `HELLO`) and gets the attachments of its kinds.
+    ///
+    /// - Parameter respond: its logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` received.
+    public func connectStepper(
+        name: String, kinds: [String], respond: @escaping (WireMessage) -> [FakeStepper.Emission] = { _ in [] }
+    ) -> FakeStepper {
+        let stepper = FakeStepper(daemon: self, name: name, kinds: kinds, respond: respond)
+        register(stepper)
+        stepper.hello()
+        return stepper
+    }
+}
