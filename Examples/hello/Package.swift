@@ -20,15 +20,19 @@ let package = Package(
             name: "hello-flowd",
             dependencies: ["HelloFlows", .product(name: "FlowDaemon", package: "flowd")]
         ),
-        // A stepper service: FlowClient's StepperService running a StepperLogic.
+        // The greeter's logic (a StepperLogic value), and the stepper service that runs it.
+        .target(
+            name: "HelloGreeter",
+            dependencies: [
+                "HelloFlows", .product(name: "FlowClient", package: "flowd"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "hello-service",
             dependencies: [
-                "HelloFlows",
-                .product(name: "FlowClient", package: "flowd"),
-                .product(name: "FlowCore", package: "flowd"),
+                "HelloGreeter", .product(name: "FlowClient", package: "flowd"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // A headless presenter: prints what it shows, reports what is visible, does what its arguments say.
@@ -42,9 +46,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The flows and the greeter under an embedded daemon, with fake peers: no sockets, no processes.
         .testTarget(
-            name: "HelloFlowsTests",
-            dependencies: ["HelloFlows", .product(name: "FlowCore", package: "flowd")]
+            name: "HelloTests",
+            dependencies: [
+                "HelloFlows", "HelloGreeter",
+                .product(name: "FlowdTesting", package: "flowd"),
+                .product(name: "FlowWire", package: "flowd"),
+                .product(name: "FlowClient", package: "flowd"),
+                .product(name: "FlowCore", package: "flowd"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

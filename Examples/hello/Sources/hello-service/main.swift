@@ -1,24 +1,9 @@
-// hello-service: the greeter, a stepper process serving `hello.greeter` (the root flow's stepper). On every new
-// attachment it emits `greetingIsReady` with its greeting; it leaves cleanly (BYE) on SIGTERM or SIGINT.
+// hello-service: the greeter, a stepper process serving `hello.greeter` (the root flow's stepper): it runs Greeter
+// (HelloGreeter) with FlowClient's StepperService and leaves cleanly (BYE) on SIGTERM or SIGINT.
 
 import ArgumentParser
 import FlowClient
-import FlowCore
-import HelloFlows
-import Logging
-
-/// The service's decisions, without I/O: an attachment in, a greeting out.
-struct Greeter: StepperLogic {
-    var greeting: String
-
-    var kinds: [String] { [HelloStep.greeterKind] }
-
-    mutating func handle(_ input: StepperInput, now: ContinuousClock.Instant, logger: Logger) -> [StepEmission] {
-        // A resumed attachment (the daemon or this service restarted) has had its greeting already.
-        guard case .event(.attached(let attachment)) = input, !attachment.resumed else { return [] }
-        return [StepEmission(HelloStep.greetingIsReady("\(greeting), \(attachment.session)!"), for: attachment.id)]
-    }
-}
+import HelloGreeter
 
 struct HelloService: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
