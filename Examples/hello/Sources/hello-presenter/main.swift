@@ -24,7 +24,7 @@ struct HelloPresenter: AsyncParsableCommand {
     var session = "default"
 
     @Option(help: "Seconds the steps may take in all before the presenter gives up (exit status 1).")
-    var timeout = 20
+    var timeout = 60
 
     @Argument(help: "Steps: wait:ID, gone:ID, action:ID:NAME, back:STACK, dismiss:MODAL.")
     var steps: [String] = []
