@@ -11,6 +11,8 @@ import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 struct HelloPresenter: AsyncParsableCommand {
