@@ -1,0 +1,158 @@
+import FlowCore
+import FlowWire
+import Logging
+
+// The journal log: records taken by the transport, the snapshot's history, recovery by replay.
+extension DaemonCore {
+    /// Takes the journal records made since the last call, in order: the transport writes them (and syncs them, by
+    /// its policy) before it sends anything this core output in the meantime.
+    public mutating func takeJournal() -> [[UInt8]] {
+        defer { untaken = [] }
+        return untaken
+    }
+
+    /// Every record the state still needs, in order: what a snapshot holds (the journal after it starts empty).
+    ///
+    /// Compaction is in what is never kept: inputs that changed nothing (an in-daemon stepper's step or a deep link
+    /// dropped before any flow saw it) are not journaled. Flows are application objects, so a session is rebuilt by
+    /// replaying its inputs.
+    public var journalHistory: [[UInt8]] { (try? JournalSnapshot.records(in: history)) ?? [] }
+
+    /// ``journalHistory`` as a snapshot's payload, ready to write.
+    public var journalSnapshotPayload: [UInt8] { history }
+
+    /// How many records ``journalHistory`` holds.
+    public var journalRecordCount: Int { historyCount }
+
+    /// Rebuilds the state from journal records (a snapshot's, then the journal's), before ``start(now:)``.
+    ///
+    /// Every session comes back exactly as the records left it: the same tree, UI, sequence numbers and outbox.
+    /// Nothing is sent and no event is published while replaying; presenters resync and steppers are attached again
+    /// as they reconnect. Presentables count as not visible afterwards (no presenter is connected yet). Counters start
+    /// from zero.
+    ///
+    /// - Throws: ``RecoveryError`` (`unreadableRecord`) when a record cannot be read: flowd does not start from a
+    ///   state it cannot trust.
+    public mutating func recover(from records: [[UInt8]]) throws(RecoveryError) -> RecoveryReport {
+        replaying = true
+        let publishes = publishesEvents
+        publishesEvents = false
+        var report = RecoveryReport()
+        for (index, bytes) in records.enumerated() {
+            let record: JournalRecord
+            do {
+                record = try recordCodec.decode(bytes)
+            } catch {
+                replaying = false
+                publishesEvents = publishes
+                throw RecoveryError(
+                    .unreadableRecord, "journal record \(index + 1) of \(records.count) cannot be read: \(error)"
+                )
+            }
+            if case .daemon(let id) = record.kind {
+                daemonID = id
+            } else if record.kind != .sessionCreated, sessions[record.session] == nil {
+                report.skipped += 1
+                logger.error(
+                    "journal record for an unknown session skipped", metadata: ["session": "\(record.session)"]
+                )
+                continue
+            }
+            change(record)
+            JournalSnapshot.append(bytes, to: &history)
+            historyCount += 1
+            report.records += 1
+        }
+        _ = takeOutputs()  // nothing of the replay goes out: no peer is connected, no stepper listened to yet
+        replaying = false
+        publishesEvents = publishes
+        counters = DaemonCounters()
+        if accessPolicy != nil {
+            counters.authDenied = 0
+            counters.peersRevoked = 0
+        }
+        report.sessions = sessions.count
+        recoveredRecords = report.records
+        for session in sortedSessions() {
+            for attachment in session.localAttachments.keys.sorted() {
+                outputs.append(.resumeLocal(session: session.id, attachment: session.localAttachments[attachment]!))
+            }
+            for id in session.pendingAdapts.keys.sorted() {
+                outputs.append(.runAdapt(session: session.id, request: session.pendingAdapts[id]!))
+            }
+            let visible = session.machine.visiblePresentables
+            if !visible.isEmpty {
+                change(JournalRecord(session: session.id, kind: .input(.presentablesLost(visible), origin: nil)))
+            }
+        }
+        return report
+    }
+
+    mutating func journal(_ record: JournalRecord) {
+        guard journaling, !replaying else { return }
+        let bytes = recordCodec.encode(record)
+        untaken.append(bytes)
+        JournalSnapshot.append(bytes, to: &history)
+        historyCount += 1
+    }
+
+    /// Applies one state change, journaling it: the only way sessions change, live and in recovery alike.
+    @discardableResult
+    mutating func change(_ record: JournalRecord) -> [CoordinatorAction] {
+        switch record.kind {
+        case .daemon:
+            journal(record)
+            return []
+        case .sessionCreated:
+            journal(record)
+            createSessionNow(record.session)
+            return []
+        case .input(let input, let origin):
+            guard let session = sessions[record.session] else { return [] }
+            if case .stepperEmitted(let attachment, _) = input, origin != nil {
+                // A stepper process took a step for it: a later ATTACH of it is `resumed` (§5.1).
+                session.remoteAttachments[attachment]?.stepped = true
+            }
+            let actions = session.machine.handle(input)
+            if case .stepperEmitted(let attachment, _) = input, let origin {
+                stepResults.remember(Self.verdict(actions, attachment: attachment), for: origin)
+            }
+            if case .adaptCompleted(let request, _) = input { session.pendingAdapts[request] = nil }
+            // A stepper process's STEP is journaled even when it changed nothing: its verdict answers it if it is
+            // sent again after a restart, as the running daemon would.
+            if origin != nil || !Self.changedNothing(input, actions) { journal(record) }
+            apply(actions, in: session)
+            return actions
+        case .report(let entry):
+            guard let session = sessions[record.session] else { return [] }
+            journal(record)
+            applyReport(entry, in: session)
+            return []
+        case .snapshotAdopted:
+            guard let session = sessions[record.session] else { return [] }
+            journal(record)
+            for id in session.takeUnreportedDismissals() { run(session, .dismissed(id)) }
+            return []
+        }
+    }
+
+    /// Whether the tree handled `input` without changing: a step dropped before any flow saw it (so no flow's
+    /// `adapt` ran). Such inputs are not journaled, unless a STEP's verdict must be remembered.
+    static func changedNothing(_ input: CoordinatorInput, _ actions: [CoordinatorAction]) -> Bool {
+        guard actions.count == 1, case .stepDropped(let drop) = actions[0] else { return false }
+        switch input {
+        case .stepperEmitted, .deepLink:
+            return [.attachmentEnded, .noneStep, .notVisible, .noRootFlow].contains(drop.reason)
+        case .visibilityChanged, .dismissed, .presentablesLost, .adaptCompleted:
+            return false
+        }
+    }
+
+    /// What became of a STEP: dropped when the tree's first action drops it, accepted otherwise.
+    static func verdict(_ actions: [CoordinatorAction], attachment: AttachmentID) -> StepVerdict {
+        if case .stepDropped(let drop)? = actions.first, drop.attachment == attachment {
+            return StepVerdict(accepted: false, reason: drop.reason.rawValue)
+        }
+        return StepVerdict(accepted: true)
+    }
+}

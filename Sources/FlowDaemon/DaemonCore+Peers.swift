@@ -1,0 +1,267 @@
+import FlowCore
+import FlowWire
+import Logging
+
+// Peers: HELLO and the routing of their messages, liveness, the allow-list, a peer lost.
+extension DaemonCore {
+    /// A connected peer: what it said in `HELLO` and when it was last heard.
+    struct Peer {
+        let address: PeerAddress
+        let id: String
+        let hello: Hello
+        /// The allow-list entry of the peer's key (with an ``AccessPolicy``), which its `HELLO` matched.
+        let identity: AllowedClient?
+        /// The connection's `User-Id` (its key, Z85) when it said `HELLO`: every later message must carry the same.
+        let userID: String?
+        var lastHeard: UInt64
+        var nextHeartbeat: UInt64
+        var role: PeerRole { hello.role }
+    }
+
+    // MARK: - Messages
+
+    mutating func receive(_ frames: [[UInt8]], from address: PeerAddress, userID: String?, now: UInt64) {
+        counters.messagesIn += 1
+        // Any message is a sign of life, even one that is refused (§3).
+        peers[address]?.lastHeard = now
+        let message: WireMessage
+        do {
+            message = try codec.decode(frames)
+        } catch {
+            reject(error, to: address)
+            return
+        }
+        if case .hello(let hello) = message {
+            welcome(hello, from: address, userID: userID, now: now)
+            return
+        }
+        guard peers[address] != nil else {
+            reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
+            return
+        }
+        if accessPolicy != nil, peers[address]!.userID != userID {
+            // The routing ID belongs to another key's connection now (the one that said HELLO is gone): what that
+            // connection held is not this one's.
+            logger.notice(
+                "routing id reused by another key; the old peer is gone",
+                metadata: ["peer": "\(peers[address]!.id)", "key": "\(userID ?? "-")"]
+            )
+            peerLost(address)
+            reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
+            return
+        }
+        peers[address]!.lastHeard = now
+        let peer = peers[address]!
+        guard Self.allowed(message.type, for: peer.role) else {
+            reject(
+                WireError(
+                    .forbidden, "a \(peer.role.rawValue) may not send \(message.type.rawValue)", req: message.req,
+                    type: message.type
+                ),
+                to: address
+            )
+            return
+        }
+        switch message {
+        case .heartbeat:
+            break
+        case .bye:
+            logger.info("peer left", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
+            peerLost(address)
+        case .step(let body):
+            step(body, from: peer)
+        case .sync(let body):
+            sync(body, from: peer)
+        case .ack(let body):
+            ack(body, from: peer)
+        case .report(let body):
+            report(body, from: peer)
+        case .userAction(let body):
+            userAction(body, from: peer)
+        case .sessions(let body):
+            reply(to: address, req: body.req, result: sessionsResult())
+        case .tree(let body):
+            tree(body, from: peer)
+        case .deepLink(let body):
+            deepLink(body, from: peer)
+        case .createSession(let body):
+            createSessionRequest(body, from: peer)
+        case .health(let body):
+            reply(to: address, req: body.req, result: healthResult(now: now))
+        case .describe(let body):
+            reply(to: address, req: body.req, result: (try? StepPayload(encoding: application.vocabulary)) ?? [:])
+        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event:
+            break  // refused by `allowed` above
+        }
+    }
+
+    static func allowed(_ type: MessageType, for role: PeerRole) -> Bool {
+        switch type {
+        case .heartbeat, .bye: return true
+        case .step: return role == .stepper
+        case .sync, .ack, .report, .userAction: return role == .presenter
+        case .sessions, .tree, .deepLink, .createSession, .health, .describe: return role == .operator
+        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event: return false
+        }
+    }
+
+    mutating func welcome(_ hello: Hello, from address: PeerAddress, userID: String?, now: UInt64) {
+        var identity: AllowedClient?
+        if let accessPolicy {
+            guard let userID, let client = accessPolicy.client(userID: userID) else {
+                return reject(
+                    WireError(.forbidden, "this connection has no allowed key", req: hello.req, type: .hello),
+                    to: address
+                )
+            }
+            guard client.role == hello.role else {
+                return reject(
+                    WireError(
+                        .forbidden,
+                        "the key '\(client.name)' is a \(client.role.rawValue)'s, not a \(hello.role.rawValue)'s",
+                        req: hello.req, type: .hello
+                    ),
+                    to: address
+                )
+            }
+            if let kind = hello.serves.first(where: { !client.mayServe($0) }) {
+                return reject(
+                    WireError(
+                        .forbidden, "the key '\(client.name)' may not serve the stepper kind '\(kind)'", req: hello.req,
+                        type: .hello
+                    ),
+                    to: address
+                )
+            }
+            identity = client
+        }
+        // The same client restarted or reconnected (same role, name and key; new connection): the old connection is
+        // told it was replaced (§3), so a second live process of that name stops instead of taking it back.
+        // Operators hold nothing, so several may share a name.
+        let replaced = peers.values.filter {
+            $0.address != address && $0.role == hello.role && $0.role != .operator && $0.hello.name == hello.name
+                && $0.userID == (identity == nil ? nil : userID)
+        }
+        var inherited: [(session: String, attachment: AttachmentID)] = []
+        for old in replaced.map(\.address).sorted(by: { $0.routingID.lexicographicallyPrecedes($1.routingID) }) {
+            logger.info("peer replaced by its restart", metadata: ["peer": "\(peers[old]!.id)", "name": "\(hello.name)"])
+            // A notice, not a refusal of anything the old connection sent: not counted under `errors`.
+            let notice = WireError(
+                .replaced, "another connection said HELLO as '\(hello.name)' (instance \(hello.instance)); stop",
+                type: .hello
+            )
+            send(.error(ErrorReply(notice)), to: old)
+            inherited += peerLost(old, reassigning: false)
+        }
+        let id: String
+        if let existing = peers[address] {
+            // HELLO again on a known connection: the client started over (§3), so what the connection held is
+            // released first; a stepper gets its attachments again below (§5.1), a presenter syncs again.
+            id = existing.id
+            inherited += peerLost(address, reassigning: false)
+        } else {
+            lastPeerNumber += 1
+            id = "p\(lastPeerNumber)"
+        }
+        peers[address] = Peer(
+            address: address, id: id, hello: hello, identity: identity, userID: identity == nil ? nil : userID,
+            lastHeard: now, nextHeartbeat: now + UInt64(configuration.heartbeatMs)
+        )
+        logger.info(
+            "peer joined",
+            metadata: [
+                "peer": "\(id)", "role": "\(hello.role.rawValue)", "name": "\(hello.name)",
+                "key": "\(identity?.name ?? "-")",
+            ]
+        )
+        send(.welcome(Welcome(req: hello.req, peer: id, daemon: daemonID, heartbeatMs: configuration.heartbeatMs)), to: address)
+        // What the replaced connection served stays with its successor when it serves the kind still (§5.1), even
+        // where another process serves it too: its steps sent again (§5.5) are for these attachments.
+        for (sessionID, attachment) in inherited {
+            guard let session = sessions[sessionID], let remote = session.remoteAttachments[attachment],
+                remote.assignedTo == nil
+            else { continue }
+            assign(attachment, in: session, preferring: hello.serves.contains(remote.kind) ? address : nil)
+        }
+        if hello.role == .stepper {
+            for session in sortedSessions() { assignOrphans(in: session) }
+        }
+    }
+
+    // MARK: - Liveness
+
+    func expiry(of peer: Peer) -> UInt64 {
+        peer.lastHeard + UInt64(configuration.livenessIntervals * peer.hello.heartbeatMs)
+    }
+
+    mutating func tick(now: UInt64) {
+        let ordered = peers.values.sorted { $0.id.count != $1.id.count ? $0.id.count < $1.id.count : $0.id < $1.id }
+        for peer in ordered where now > expiry(of: peer) {
+            logger.notice("peer silent, counted dead", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
+            counters.peersLost += 1
+            peerLost(peer.address)
+        }
+        for peer in ordered where peers[peer.address] != nil && now >= peer.nextHeartbeat {
+            var hosted: [String: UInt64] = [:]
+            for session in sessions.values where session.host == peer.address { hosted[session.id] = session.seq }
+            send(.heartbeat(Heartbeat(sessions: hosted)), to: peer.address)
+            peers[peer.address]!.nextHeartbeat = now + UInt64(configuration.heartbeatMs)
+        }
+    }
+
+    /// A new allow-list (the operator edited it and sent flowd SIGHUP): new connections are held to it by the ZAP
+    /// handler, and every peer whose key is gone from it or whose entry changed (role, steps, kinds, sessions) is
+    /// forgotten as if it were lost: its next message gets `notWelcome`, and its `HELLO` again is judged by the new
+    /// entry (`forbidden` when there is none). Peers whose entry is unchanged keep everything. Without CURVE there is
+    /// no allow-list to replace: ignored.
+    mutating func replaceAccessPolicy(with policy: AccessPolicy) {
+        guard accessPolicy != nil else {
+            logger.warning("an allow-list was given to a daemon without CURVE; ignored")
+            return
+        }
+        accessPolicy = policy
+        let ordered = peers.values.sorted { $0.id.count != $1.id.count ? $0.id.count < $1.id.count : $0.id < $1.id }
+        var revoked = 0
+        for peer in ordered {
+            guard let userID = peer.userID, let identity = peer.identity else { continue }
+            let entry = policy.client(userID: userID)
+            guard entry != identity else { continue }
+            logger.notice(
+                entry == nil
+                    ? "key revoked; peer forgotten" : "key's rights changed; peer forgotten until it says HELLO",
+                metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)", "key": "\(identity.name)"]
+            )
+            revoked += 1
+            counters.peersRevoked = (counters.peersRevoked ?? 0) + 1
+            peerLost(peer.address)
+        }
+        logger.info(
+            "allow-list replaced", metadata: ["clients": "\(policy.clients.count)", "peers_forgotten": "\(revoked)"])
+    }
+
+    /// Forgets a peer: its sessions lose their host, its attachments go to another process serving their kind, or,
+    /// when not `reassigning`, wait unassigned (returned) for the caller to hand them on.
+    @discardableResult
+    mutating func peerLost(
+        _ address: PeerAddress, reassigning: Bool = true
+    ) -> [(session: String, attachment: AttachmentID)] {
+        guard let peer = peers.removeValue(forKey: address) else { return [] }
+        var orphans: [(session: String, attachment: AttachmentID)] = []
+        for session in sortedSessions() {
+            if session.host == address {
+                session.host = nil
+                presentablesLost(in: session)
+            }
+            let orphaned = session.remoteAttachments.keys.sorted().filter {
+                session.remoteAttachments[$0]!.assignedTo == address
+            }
+            for id in orphaned {
+                session.remoteAttachments[id]!.assignedTo = nil
+                orphans.append((session.id, id))
+                if reassigning { assign(id, in: session) }
+            }
+        }
+        logger.info("peer gone", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
+        return orphans
+    }
+}

@@ -1,0 +1,119 @@
+import FlowCore
+import FlowWire
+import Logging
+
+// Sessions: creating them and carrying out what their flow trees ask (commands, attachments, events).
+extension DaemonCore {
+    mutating func createSession(_ id: String) -> Session {
+        change(JournalRecord(session: id, kind: .sessionCreated))
+        return sessions[id]!
+    }
+
+    mutating func createSessionNow(_ id: String) {
+        let session = Session(id: id, outboxLimit: configuration.outboxLimit)
+        sessions[id] = session
+        let root = application.makeRoot(session: id)
+        do {
+            let actions = try session.machine.coordinate(
+                flow: root.flow, with: root.stepper, allowStepWhenDismissed: root.allowStepWhenDismissed
+            )
+            apply(actions, in: session)
+        } catch {
+            logger.error("session root could not be coordinated", metadata: ["session": "\(id)", "error": "\(error)"])
+        }
+        logger.info("session created", metadata: ["session": "\(id)"])
+    }
+
+    func sortedSessions() -> [Session] { sessions.keys.sorted().map { sessions[$0]! } }
+
+    /// The session's presentables count as not visible (its presenter is gone or syncs again).
+    mutating func presentablesLost(in session: Session) {
+        let visible = session.machine.visiblePresentables
+        guard !visible.isEmpty else { return }
+        change(JournalRecord(session: session.id, kind: .input(.presentablesLost(visible), origin: nil)))
+    }
+
+    /// Feeds the session's tree and carries out what it asks (inside a journaled change only).
+    mutating func run(_ session: Session, _ input: CoordinatorInput) {
+        apply(session.machine.handle(input), in: session)
+    }
+
+    mutating func apply(_ actions: [CoordinatorAction], in session: Session) {
+        for action in actions {
+            switch action {
+            case .willNavigate(let event):
+                publish(event, kind: "will", in: session)
+            case .didNavigate(let event):
+                counters.navigations += 1
+                publish(event, kind: "did", in: session)
+            case .command(let command, _):
+                let (message, rejection) = session.sequence(command)
+                if let rejection {
+                    logger.warning(
+                        "command does not fit the session's UI",
+                        metadata: ["session": "\(session.id)", "command": "\(command)", "error": "\(rejection)"]
+                    )
+                }
+                counters.commandsSequenced += 1
+                if let host = session.host { sendCommand(message, to: host) }
+            case .attach(let attachment):
+                if let remote = attachment.stepper as? RemoteStepper {
+                    let context = remote.context ?? session.ui.screen(attachment.presentable)?.data ?? .null
+                    session.remoteAttachments[attachment.id] = Session.RemoteAttachment(
+                        info: attachment, kind: remote.kind, context: context, assignedTo: nil
+                    )
+                    assign(attachment.id, in: session)
+                } else {
+                    session.localAttachments[attachment.id] = attachment
+                    outputs.append(.attachLocal(session: session.id, attachment: attachment))
+                }
+            case .detach(let id, let reason):
+                if let remote = session.remoteAttachments.removeValue(forKey: id) {
+                    if let stepper = remote.assignedTo {
+                        send(.detach(Detach(session: session.id, attachment: id.rawValue, reason: reason.rawValue)), to: stepper)
+                    }
+                } else if session.localAttachments.removeValue(forKey: id) != nil {
+                    outputs.append(.detachLocal(session: session.id, attachment: id))
+                }
+            case .runAdapt(let request):
+                session.pendingAdapts[request.id] = request
+                outputs.append(.runAdapt(session: session.id, request: request))
+            case .stepDropped(let drop):
+                counters.stepsDropped[drop.reason.rawValue, default: 0] += 1
+                logger.debug(
+                    "step dropped",
+                    metadata: ["session": "\(session.id)", "step": "\(drop.step)", "reason": "\(drop.reason)"]
+                )
+                guard publishesEvents else { break }
+                let flow = drop.coordinator.flatMap { session.machine.flow(of: $0)?.flowName }
+                outputs.append(
+                    .publish(
+                        EventMessage(
+                            event: "drop", session: session.id, flow: flow, coordinator: drop.coordinator?.rawValue,
+                            step: drop.step, reason: drop.reason.rawValue,
+                            text: "dropped step=\(drop.step) reason=\(drop.reason)"
+                        )
+                    )
+                )
+            case .flowStarted(let id, let flow, _):
+                logger.debug("flow started", metadata: ["session": "\(session.id)", "flow": "\(flow)", "id": "\(id)"])
+            case .flowEnded(let id, let reason):
+                logger.debug("flow ended", metadata: ["session": "\(session.id)", "id": "\(id)", "reason": "\(reason)"])
+            case .flowReady:
+                break
+            }
+        }
+    }
+
+    mutating func publish(_ event: NavigationEvent, kind: String, in session: Session) {
+        guard publishesEvents else { return }
+        outputs.append(
+            .publish(
+                EventMessage(
+                    event: kind, session: session.id, flow: event.flow, coordinator: event.coordinator.rawValue,
+                    step: event.step, text: "\(kind) navigate \(event)"
+                )
+            )
+        )
+    }
+}

@@ -1,0 +1,74 @@
+import FlowCore
+import FlowWire
+import Logging
+
+// Stepper processes: their STEPs and the attachments assigned to them.
+extension DaemonCore {
+    mutating func step(_ body: StepMessage, from peer: Peer) {
+        if let identity = peer.identity, !identity.mayEmit(body.step.name) {
+            return reject(
+                .forbidden, "the key '\(identity.name)' may not emit '\(body.step.name)'", req: body.req, type: .step,
+                to: peer
+            )
+        }
+        let origin = StepOrigin(instance: peer.hello.instance, req: body.req)
+        if let verdict = stepResults.verdict(for: origin) {
+            // Sent again (the reply was lost with a connection or a daemon): the same answer, nothing applied twice.
+            counters.stepsDuplicate += 1
+            return reply(to: peer.address, req: body.req, result: verdict.result(duplicate: true))
+        }
+        guard let session = sessions[body.session] else {
+            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .step, to: peer)
+        }
+        if let names = application.stepNames, !names.contains(body.step.name) {
+            return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .step, to: peer)
+        }
+        let attachment = AttachmentID(body.attachment)
+        guard session.remoteAttachments[attachment]?.assignedTo == peer.address else {
+            return reject(
+                .unknownAttachment, "attachment \(body.attachment) is not assigned to this stepper", req: body.req,
+                type: .step, to: peer
+            )
+        }
+        let actions = change(
+            JournalRecord(session: session.id, kind: .input(.stepperEmitted(attachment, body.step), origin: origin))
+        )
+        let verdict = Self.verdict(actions, attachment: attachment)
+        if verdict.accepted { counters.stepsAccepted += 1 }
+        reply(to: peer.address, req: body.req, result: verdict.result())
+    }
+
+    /// Hands unassigned remote attachments to live stepper processes serving their kind.
+    mutating func assignOrphans(in session: Session) {
+        for id in session.remoteAttachments.keys.sorted() where session.remoteAttachments[id]!.assignedTo == nil {
+            assign(id, in: session)
+        }
+    }
+
+    /// Assigns an attachment to `preferred` (a stepper serving its kind), else to the first live process serving it.
+    mutating func assign(_ id: AttachmentID, in session: Session, preferring preferred: PeerAddress? = nil) {
+        guard let attachment = session.remoteAttachments[id] else { return }
+        let candidates = peers.values
+            .filter { $0.role == .stepper && $0.hello.serves.contains(attachment.kind) }
+            .sorted {
+                ($0.address == preferred ? 0 : 1, $0.hello.name, $0.id)
+                    < ($1.address == preferred ? 0 : 1, $1.hello.name, $1.id)
+            }
+        guard let peer = candidates.first else {
+            logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])
+            return
+        }
+        session.remoteAttachments[id]!.assignedTo = peer.address
+        let info = attachment.info
+        send(
+            .attach(
+                Attach(
+                    session: session.id, attachment: info.id.rawValue, kind: attachment.kind,
+                    presentable: info.presentable.rawValue, role: info.role.rawValue, context: attachment.context,
+                    resumed: attachment.stepped
+                )
+            ),
+            to: peer.address
+        )
+    }
+}
