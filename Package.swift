@@ -183,7 +183,8 @@ let package = Package(
         .testTarget(
             name: "MovieDemoTests",
             dependencies: [
-                "MovieDemo", "MovieVocabulary", "MovieServices", "FlowDaemon", "FlowWire", "FlowCore", swiftLog,
+                "MovieDemo", "MovieVocabulary", "MovieServices", "FlowDaemon", "FlowWire", "FlowCore", "FlowdTesting",
+                swiftLog,
             ],
             swiftSettings: swiftSettings
         ),
@@ -193,13 +194,13 @@ let package = Package(
         ),
         // The terminal presenter under tmux, with flowd and the services as processes; its renderer and key decoder.
         .testTarget(
-            name: "MoviePresenterTUITests", dependencies: ["movie-presenter", "MovieVocabulary", "FlowCore"],
+            name: "MoviePresenterTUITests", dependencies: ["movie-presenter", "MovieVocabulary", "FlowCore", "FlowdTesting"],
             swiftSettings: swiftSettings
         ),
         // Spawns the built executables (movie-flowd, flowctl, the services, movie-presenter): build every product
         // first.
         .testTarget(
-            name: "FlowdIntegrationTests", dependencies: ["FlowCore", "FlowWire", "ZeroMQ"],
+            name: "FlowdIntegrationTests", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", "FlowdTesting"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -30,6 +30,8 @@ public final class EmbeddedDaemon {
     public private(set) var started = DaemonOutcome()
     /// Everything each peer received, in order (across restarts).
     public private(set) var received: [PeerAddress: [WireMessage]] = [:]
+    /// Every message sent to any peer, in order (across restarts).
+    public private(set) var sent: [Delivery] = []
     /// Every event published, in order.
     public private(set) var events: [EventMessage] = []
     /// Whether the daemon journals its state (``restart()``).
@@ -49,6 +51,7 @@ public final class EmbeddedDaemon {
     private var subscriptions: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)] = [:]
     private var pendingAdaptations: [(session: String, request: AdaptRequest)] = []
     private var peers: [PeerAddress: any EmbeddedPeer] = [:]
+    private var peerOrder: [PeerAddress] = []
     private var lastPeerNumber: UInt32 = 0
 
     /// A daemon running `application`, started at once (the default session exists, no peer is connected).
@@ -198,7 +201,9 @@ public final class EmbeddedDaemon {
 
     // MARK: - Peers
 
-    func register(_ peer: any EmbeddedPeer) { peers[peer.address] = peer }
+    func register(_ peer: any EmbeddedPeer) {
+        if peers.updateValue(peer, forKey: peer.address) == nil { peerOrder.append(peer.address) }
+    }
 
     // MARK: - Outputs
 
@@ -210,7 +215,9 @@ public final class EmbeddedDaemon {
             case .send(let peer, let message):
                 guard let decoded = roundTrip(message) else { continue }
                 outcome.sent.append(Delivery(peer, decoded))
+                sent.append(Delivery(peer, decoded))
                 received[peer, default: []].append(decoded)
+                peers[peer]?.receive(decoded)
             case .publish(let event):
                 guard let decoded = roundTrip(event) else { continue }
                 outcome.events.append(decoded)
@@ -232,13 +239,7 @@ public final class EmbeddedDaemon {
         }
         // RxFlow's order: subscribe to every new stepper of the batch, then let each emit.
         for stepper in attached { stepper.readyToEmitSteps() }
-        var batches: [PeerAddress: [WireMessage]] = [:]
-        var order: [PeerAddress] = []
-        for delivery in outcome.sent where peers[delivery.peer] != nil {
-            if batches[delivery.peer] == nil { order.append(delivery.peer) }
-            batches[delivery.peer, default: []].append(delivery.message)
-        }
-        for peer in order { peers[peer]?.deliver(batches[peer] ?? []) }
+        for address in peerOrder { peers[address]?.endOfBatch() }
         return outcome
     }
 
@@ -280,8 +281,10 @@ public final class EmbeddedDaemon {
 @available(*, unavailable)
 extension EmbeddedDaemon: Sendable {}
 
-/// A fake peer of an ``EmbeddedDaemon``: gets what the daemon sends it, one input's messages at a time.
+/// A fake peer of an ``EmbeddedDaemon``: gets each message the daemon sends it as it is sent, then the end of the
+/// input's batch (a presenter applies one batch's commands together).
 protocol EmbeddedPeer: AnyObject {
     var address: PeerAddress { get }
-    func deliver(_ messages: [WireMessage])
+    func receive(_ message: WireMessage)
+    func endOfBatch()
 }

@@ -25,6 +25,7 @@ public final class FakePresenter: EmbeddedPeer {
     public private(set) var rejectedCommands: [PresentationUpdate.Rejection] = []
 
     private unowned let daemon: EmbeddedDaemon
+    private var pendingCommands: [CommandMessage] = []
 
     init(daemon: EmbeddedDaemon, name: String, session: String) {
         self.daemon = daemon
@@ -102,24 +103,25 @@ public final class FakePresenter: EmbeddedPeer {
         return true
     }
 
-    func deliver(_ messages: [WireMessage]) {
-        var commands: [CommandMessage] = []
-        for message in messages {
-            record.note(message)
-            switch message {
-            case .command(let command) where command.session == session:
-                commands.append(command)
-            case .snapshot(let snapshot) where snapshot.session == session:
-                let (model, inputs) = snapshot.ui.makeModel()
-                presentation = model
-                lastSeq = snapshot.seq
-                daemon.enqueue(.ack(Ack(session: session, seq: snapshot.seq)), from: address)
-                queueReport(inputs)
-            default:
-                break
-            }
+    func receive(_ message: WireMessage) {
+        record.note(message)
+        switch message {
+        case .command(let command) where command.session == session:
+            pendingCommands.append(command)
+        case .snapshot(let snapshot) where snapshot.session == session:
+            let (model, inputs) = snapshot.ui.makeModel()
+            presentation = model
+            lastSeq = snapshot.seq
+            daemon.enqueue(.ack(Ack(session: session, seq: snapshot.seq)), from: address)
+            queueReport(inputs)
+        default:
+            break
         }
-        let next = commands.filter { $0.seq > lastSeq }
+    }
+
+    func endOfBatch() {
+        let next = pendingCommands.filter { $0.seq > lastSeq }
+        pendingCommands = []
         guard let last = next.last else { return }
         let update = presentation.apply(next.map(\.command))
         rejectedCommands += update.rejected

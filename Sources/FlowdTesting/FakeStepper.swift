@@ -74,6 +74,14 @@ public final class FakeStepper: EmbeddedPeer {
         return record.results[req]
     }
 
+    /// Emits several steps at once (queued together, then handled); returns each `OK`'s result, if one came.
+    @discardableResult
+    public func emit(_ emissions: [Emission]) -> [JSONValue?] {
+        let reqs = emissions.map { queue($0) }
+        daemon.settle()
+        return reqs.map { record.results[$0] }
+    }
+
     /// Sends its last `STEP` again with the same `req` (as after a lost reply); returns the `OK`'s result, if any.
     @discardableResult
     public func resendLastStep() -> JSONValue? {
@@ -100,31 +108,31 @@ public final class FakeStepper: EmbeddedPeer {
         return message.req
     }
 
-    func deliver(_ messages: [WireMessage]) {
-        for message in messages {
-            record.note(message)
-            switch message {
-            case .ok(let reply):
-                guard case .bool(let accepted)? = reply.result[member: "accepted"] else { break }
-                let outcome = accepted ? "accepted" : reply.result[member: "reason"]?.stringValue ?? "dropped"
-                if reply.result[member: "duplicate"] == true {
-                    duplicateStepOutcomes.append(outcome)
-                } else {
-                    stepOutcomes.append(outcome)
-                }
-            case .attach(let attach):
-                attachesReceived += 1
-                attachments.removeAll { $0.session == attach.session && $0.attachment == attach.attachment }
-                attachments.append(attach)
-                for emission in respond(message) { queue(emission) }
-            case .detach(let detach):
-                attachments.removeAll { $0.session == detach.session && $0.attachment == detach.attachment }
-                for emission in respond(message) { queue(emission) }
-            case .action:
-                for emission in respond(message) { queue(emission) }
-            default:
-                break
+    func endOfBatch() {}
+
+    func receive(_ message: WireMessage) {
+        record.note(message)
+        switch message {
+        case .ok(let reply):
+            guard case .bool(let accepted)? = reply.result[member: "accepted"] else { break }
+            let outcome = accepted ? "accepted" : reply.result[member: "reason"]?.stringValue ?? "dropped"
+            if reply.result[member: "duplicate"] == true {
+                duplicateStepOutcomes.append(outcome)
+            } else {
+                stepOutcomes.append(outcome)
             }
+        case .attach(let attach):
+            attachesReceived += 1
+            attachments.removeAll { $0.session == attach.session && $0.attachment == attach.attachment }
+            attachments.append(attach)
+            for emission in respond(message) { queue(emission) }
+        case .detach(let detach):
+            attachments.removeAll { $0.session == detach.session && $0.attachment == detach.attachment }
+            for emission in respond(message) { queue(emission) }
+        case .action:
+            for emission in respond(message) { queue(emission) }
+        default:
+            break
         }
     }
 }

@@ -114,6 +114,7 @@ struct DemoRecoveryTests {
         let inputs = live.handledInputs
         let counts = live.historyCounts
         let history = live.core.journalHistory
+        let presenter = try #require(live.presenterPeer)
         try #require(counts.count == inputs.count + 1)
         print("demo recovery: restarted after each of \(inputs.count) inputs (\(history.count) journal records)")
         for cut in 0...inputs.count {
@@ -139,7 +140,7 @@ struct DemoRecoveryTests {
             #expect(restarted.daemonID == InMemoryDemoSystem.daemonID)
 
             // A restarted daemon has no presenter yet: compare with the live one once its presenter is gone.
-            _ = reference.handle(.peerUnreachable(InMemoryDemoSystem.presenterPeer), now: 0)
+            _ = reference.handle(.peerUnreachable(presenter), now: 0)
             #expect(restarted.sessionIDs == reference.sessionIDs, "after \(cut) inputs")
             for session in reference.sessionIDs {
                 let expected = Self.state(of: reference, session: session)
@@ -173,9 +174,9 @@ struct DemoRecoveryTests {
                 #expect(system.attachesReceived > attaches, "the services get their attachments again, \(at)")
             }
             // A STEP whose reply was lost in the crash, sent again: its first verdict, not applied twice.
-            for peer in [InMemoryDemoSystem.loginPeer, InMemoryDemoSystem.moviePeer] {
-                guard let result = system.resendLastStep(from: peer) else { continue }
-                #expect(result == ["accepted": true, "duplicate": true], "\(peer) \(at)")
+            for service in [system.loginService, system.movieService].compactMap({ $0 }) {
+                guard let result = service.resendLastStep() else { continue }
+                #expect(result == ["accepted": true, "duplicate": true], "\(service.name) \(at)")
             }
             #expect(Self.state(of: system.core) == before, "a STEP sent again changes nothing, \(at)")
 

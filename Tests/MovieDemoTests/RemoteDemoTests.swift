@@ -232,7 +232,7 @@ struct RemoteDemoTests {
 
     @Test func aServiceThatComesBackGetsItsAttachmentsAgainAndServesThem() {
         let system = onboardedSystem()
-        system.disconnect(InMemoryDemoSystem.moviePeer)
+        system.disconnectMovieService()
         // Only the logout stepper is served while the movie service is away.
         #expect(system.act(DemoAction.pick, on: "wishlist.list", payload: 23452) == 1)
         system.connectMovieService()

@@ -1,3 +1,4 @@
+import FlowdTesting
 import Foundation
 import Synchronization
 
@@ -38,31 +39,10 @@ final class Cluster: Sendable {
 
     // MARK: - Executables
 
-    /// The folder of the test binary (`.build/debug`), where `swift build` put every product; `FLOWD_BIN_DIR`
-    /// overrides it.
+    /// The folder where `swift build` put every product (see ``BuiltExecutables``).
     private static func findBinDirectory() throws -> URL {
-        let required = [daemonExecutable, "flowctl", "login-service", "movie-service", "movie-presenter"]
-        var candidates: [URL] = []
-        if let explicit = ProcessInfo.processInfo.environment["FLOWD_BIN_DIR"], !explicit.isEmpty {
-            candidates.append(URL(fileURLWithPath: explicit))
-        }
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
-            // On macOS the test binary sits inside a bundle: …/debug/x.xctest/Contents/MacOS/x.
-            candidates.append(url)
-            for _ in 0..<3 {
-                url = url.deletingLastPathComponent()
-                candidates.append(url)
-            }
-        }
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        for candidate in candidates
-        where required.allSatisfy({ FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent($0).path) }) {
-            return candidate
-        }
-        throw HarnessError(
-            "the executables \(required) were not found next to the test binary (looked in \(candidates.map(\.path))):"
-                + " build every product first (`swift build` before `swift test --skip-build`)"
+        try BuiltExecutables.folder(
+            containing: [daemonExecutable, "flowctl", "login-service", "movie-service", "movie-presenter"]
         )
     }
 

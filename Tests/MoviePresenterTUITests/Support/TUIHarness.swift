@@ -1,3 +1,4 @@
+import FlowdTesting
 import Foundation
 import Synchronization
 
@@ -197,29 +198,7 @@ final class DemoProcesses: Sendable {
     }
 
     private static func findBinaries() throws -> String {
-        var candidates: [URL] = []
-        if let explicit = ProcessInfo.processInfo.environment["FLOWD_BIN_DIR"], !explicit.isEmpty {
-            candidates.append(URL(fileURLWithPath: explicit))
-        }
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
-            candidates.append(url)
-            for _ in 0..<3 {
-                url = url.deletingLastPathComponent()
-                candidates.append(url)
-            }
-        }
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        for candidate in candidates
-        where executables.allSatisfy({
-            FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent($0).path)
-        }) {
-            return candidate.path
-        }
-        throw HarnessError(
-            "\(executables) were not found next to the test binary (looked in \(candidates.map(\.path))): build every"
-                + " product first (`swift build --build-tests`, as scripts/test does)"
-        )
+        try BuiltExecutables.folder(containing: executables).path
     }
 }
 
