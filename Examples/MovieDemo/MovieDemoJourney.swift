@@ -6,10 +6,10 @@ import Synchronization
 /// The RxFlow demo's journeys, played in one process: a person using the app, a ``FlowCoordinatorStateMachine``
 /// deciding every navigation, and a ``PresentationModel`` standing for UIKit.
 ///
-/// The journey drives the machine as ``FlowCoordinator`` does: it subscribes to every attached stepper and calls
-/// its `readyToEmitSteps()` after the actions that attached it; steps the steppers emit are queued and handled one
-/// at a time. After each input it **settles**: it handles the queued steps first (they belong to the cascade that
-/// emitted them, as in RxFlow where they run synchronously), then hands every navigation command recorded so far to
+/// The journey drives the machine as ``FlowCoordinator`` does: it subscribes to every attached stepper (the machine
+/// calls `readyToEmitSteps()` and handles what steppers emit synchronously during its calls); steps the steppers
+/// emit later (a gesture) are queued and handled one at a time. After each input it **settles**: it handles the
+/// queued steps first, then hands every navigation command recorded so far to
 /// the presentation model as one batch (one UI turn) and feeds the visibility and dismissal reports back to the
 /// machine; and again, until nothing is left. With ``VisibilityFeedback/manual`` the commands still change the
 /// presentation model but nothing is reported: the caller reports with ``report(_:)``, like a hand-written
@@ -346,7 +346,6 @@ public final class MovieDemoJourney {
     }
 
     private func perform(_ actions: [CoordinatorAction]) {
-        var attached: [StepperAttachment] = []
         for action in actions {
             transcript.append(action.description)
             switch action {
@@ -360,7 +359,6 @@ public final class MovieDemoJourney {
                 let id = attachment.id
                 let subscription = attachment.stepper.steps.subscribe { step in inbox.append(id, step) }
                 subscriptions[id] = (attachment.stepper.steps, subscription)
-                attached.append(attachment)
             case .detach(let id, _):
                 if let entry = subscriptions.removeValue(forKey: id) { entry.relay.cancel(entry.subscription) }
             case .stepDropped(let drop):
@@ -371,10 +369,6 @@ public final class MovieDemoJourney {
             default:
                 break
             }
-        }
-        // As FlowCoordinator: subscribe first, then let the stepper emit; what it emits waits in the inbox.
-        for attachment in attached where subscriptions[attachment.id] != nil {
-            attachment.stepper.readyToEmitSteps()
         }
     }
 

@@ -37,6 +37,9 @@ public struct StepDropReason: Hashable, Sendable, Codable, CustomStringConvertib
     public static let noRootFlow = StepDropReason("noRootFlow")
     /// An adaptation completion for a request that is not pending.
     public static let unknownAdaptRequest = StepDropReason("unknownAdaptRequest")
+    /// A contributed child flow's root is the root of a flow still coordinated: the child is not started and its
+    /// flow stepper's initial step is dropped (give each flow instance its own root ID).
+    public static let rootInUse = StepDropReason("rootInUse")
 
     public init(from decoder: any Decoder) throws {
         self.rawValue = try decoder.singleValueContainer().decode(String.self)

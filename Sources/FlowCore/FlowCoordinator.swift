@@ -4,15 +4,17 @@ import Synchronization
 /// RxFlow's `FlowCoordinator` for one process: a ``FlowCoordinatorStateMachine`` driven by an actor.
 ///
 /// Feed it (``coordinate(flow:with:allowStepWhenDismissed:)``, ``navigate(to:)``, visibility reports) and observe it
-/// (``observe(_:)``, ``actions()``, ``snapshot()``). Calls made on the actor are handled before they return, like
-/// RxFlow's synchronous cascade; steps that steppers emit later, and asynchronous adaptations, are handled by
-/// ``run()``, which must be running for them:
+/// (``observe(_:)``, ``actions()``, ``willNavigate()``, ``didNavigate()``, ``snapshot()``). Calls made on the actor
+/// are handled before they return, like RxFlow's synchronous cascade, with the steps steppers emit synchronously
+/// meanwhile (in `readyToEmitSteps()` or inside `navigate`); steps that steppers emit later, and asynchronous
+/// adaptations, are handled by ``run()``, which must be running for them:
 ///
 /// ```swift
 /// let coordinator = FlowCoordinator(logger: logger)
 /// try await withThrowingDiscardingTaskGroup { group in
 ///     group.addTask { await coordinator.run() }
-///     try await coordinator.coordinate(flow: AppFlow(), with: AppStepper())
+///     let app = try await coordinator.coordinate(flow: AppFlow(), with: AppStepper())
+///     if await coordinator.waitUntilReady(app) { await coordinator.navigate(to: DemoStep.movieIsPicked(withId: 23452)) }
 ///     ...
 /// }
 /// ```
@@ -23,6 +25,7 @@ public actor FlowCoordinator {
     }
 
     private var machine = FlowCoordinatorStateMachine()
+    private var finished = false
     private let logger: Logger
     private let inbox: AsyncStream<InboxItem>
     private let inboxContinuation: AsyncStream<InboxItem>.Continuation
@@ -30,6 +33,8 @@ public actor FlowCoordinator {
     private var observers: [@Sendable (CoordinatorAction) -> Void] = []
     private var actionStreams: [AsyncStream<CoordinatorAction>.Continuation] = []
     private var eventStreams: [AsyncStream<NavigationEvent>.Continuation] = []
+    private var willNavigateStreams: [AsyncStream<NavigationEvent>.Continuation] = []
+    private var readinessWaiters: [FlowCoordinatorID: [CheckedContinuation<Bool, Never>]] = [:]
 
     /// Makes a coordinator with no flow yet.
     public init(logger: Logger) {
@@ -37,8 +42,8 @@ public actor FlowCoordinator {
         let (inbox, inboxContinuation) = AsyncStream.makeStream(of: InboxItem.self)
         self.inbox = inbox
         self.inboxContinuation = inboxContinuation
-        // Subscribe the moment a stepper is attached, as RxFlow does: what it emits during the rest of the cascade
-        // waits in the inbox instead of being lost.
+        // Subscribe the moment a stepper is attached, as RxFlow does: what it emits after the call that attached it
+        // (another thread, later) waits in the inbox; what it emits during that call is the machine's.
         let subscriptions = self.subscriptions
         machine.attachmentObserver = { attachment in
             let id = attachment.id
@@ -51,16 +56,30 @@ public actor FlowCoordinator {
 
     // MARK: - Feeding
 
-    /// Starts the tree with its root flow; the initial steps are handled before this returns.
+    /// Starts the tree with its root flow; returns the root flow's coordinator once its synchronous burst is handled:
+    /// the initial steps, and what the steppers emit synchronously in `readyToEmitSteps()` or inside `navigate`
+    /// (RxFlow S1: `navigate(b)` happens before `coordinate()` returns).
     ///
     /// - Throws: ``FlowError/alreadyCoordinating()`` when a root flow is coordinated already.
+    @discardableResult
     public func coordinate(
         flow: sending any Flow,
         with stepper: any Stepper = DefaultStepper(),
         allowStepWhenDismissed: Bool = false
-    ) throws(FlowError) {
+    ) throws(FlowError) -> FlowCoordinatorID {
         let actions = try machine.coordinate(flow: flow, with: stepper, allowStepWhenDismissed: allowStepWhenDismissed)
         perform(actions)
+        return machine.rootCoordinatorID!
+    }
+
+    /// Waits until the coordinator's flow is ready (RxFlow's `Flows.use(flow, when: .ready)`, outside any
+    /// `navigate`): `true` once it is, at once if it is already; `false` if it ends first or ``finish()`` is called.
+    public func waitUntilReady(_ coordinator: FlowCoordinatorID) async -> Bool {
+        if machine.isReady(coordinator) { return true }
+        guard machine.isAlive(coordinator), !finished else { return false }
+        return await withCheckedContinuation { continuation in
+            readinessWaiters[coordinator, default: []].append(continuation)
+        }
     }
 
     /// Deep link: offers `step` to every flow, parent first (RxFlow's `navigate(to:)`).
@@ -109,12 +128,17 @@ public actor FlowCoordinator {
 
     /// Ends ``run()`` once the work queued so far is handled; detaches every stepper and ends the action streams.
     public func finish() {
+        finished = true
+        for waiters in readinessWaiters.values { for waiter in waiters { waiter.resume(returning: false) } }
+        readinessWaiters = [:]
         inboxContinuation.finish()
         subscriptions.cancelAll()
         for continuation in actionStreams { continuation.finish() }
         actionStreams = []
         for continuation in eventStreams { continuation.finish() }
         eventStreams = []
+        for continuation in willNavigateStreams { continuation.finish() }
+        willNavigateStreams = []
     }
 
     // MARK: - Observing
@@ -128,6 +152,14 @@ public actor FlowCoordinator {
     public func actions() -> AsyncStream<CoordinatorAction> {
         let (stream, continuation) = AsyncStream.makeStream(of: CoordinatorAction.self)
         actionStreams.append(continuation)
+        return stream
+    }
+
+    /// RxFlow's `rx.willNavigate` for the whole tree, from now on (buffered without limit): each navigation right
+    /// before its flow's `navigate(to:with:)`.
+    public func willNavigate() -> AsyncStream<NavigationEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: NavigationEvent.self)
+        willNavigateStreams.append(continuation)
         return stream
     }
 
@@ -160,21 +192,20 @@ public actor FlowCoordinator {
                 inboxContinuation.yield(.adapt(request))
             case .stepDropped(let drop):
                 logger.debug("step dropped", metadata: ["step": "\(drop.step)", "reason": "\(drop.reason)"])
+            case .willNavigate(let event):
+                for continuation in willNavigateStreams { continuation.yield(event) }
             case .didNavigate(let event):
                 logger.trace("did navigate", metadata: ["flow": "\(event.flow)", "step": "\(event.step)"])
                 for continuation in eventStreams { continuation.yield(event) }
+            case .flowReady(let id):
+                for waiter in readinessWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: true) }
+            case .flowEnded(let id, _):
+                for waiter in readinessWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: false) }
             default:
                 break
             }
             for observer in observers { observer(action) }
             for continuation in actionStreams { continuation.yield(action) }
-        }
-        // RxFlow subscribes to a stepper, then calls `readyToEmitSteps()`; steps it emits there are queued behind the
-        // current cascade.
-        for action in actions {
-            if case .attach(let attachment) = action, subscriptions.contains(attachment.id) {
-                attachment.stepper.readyToEmitSteps()
-            }
         }
     }
 }
@@ -188,8 +219,6 @@ private final class Subscriptions: Sendable {
     func add(_ id: AttachmentID, relay: StepRelay, subscription: StepRelay.Subscription) {
         entries.withLock { $0[id] = (relay, subscription) }
     }
-
-    func contains(_ id: AttachmentID) -> Bool { entries.withLock { $0[id] != nil } }
 
     func cancel(_ id: AttachmentID) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return }

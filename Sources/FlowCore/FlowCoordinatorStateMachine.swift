@@ -5,14 +5,17 @@
 /// adaptations to run, tree changes and dropped steps. The same inputs in the same order give the same actions and
 /// the same tree (``snapshot()``), which is what makes it testable alone and recoverable by replaying a journal.
 ///
-/// Scheduling follows RxFlow's (`docs/SEMANTICS.md`): every input runs to completion before the call returns. Steps
-/// go through one FIFO queue shared by all coordinators (RxFlow's trampoline), one at a time; forwards to the current
-/// flow wait until that queue is empty (RxFlow's next main-queue turn).
+/// Scheduling follows RxFlow's (`docs/SEMANTICS.md`): every input runs to completion before the call returns. Each
+/// coordinator has its own FIFO queue of steps and the coordinators with steps waiting take turns, one step per turn
+/// (RxFlow's per-coordinator `observe(on: CurrentThreadScheduler)` on the thread's trampoline); forwards to the
+/// current flow wait until every queue is empty (RxFlow's next main-queue turn). The machine listens to the steppers
+/// it attaches: it calls their `readyToEmitSteps()` as it attaches them, and a step they emit synchronously during a
+/// call (there, or inside `navigate`) joins that coordinator's queue in the same call.
 ///
 /// Not `Sendable`: it owns the flows, which are non-`Sendable` classes. Keep it in one isolation domain (an actor).
 public struct FlowCoordinatorStateMachine {
     /// Where a queued step came from: decides nothing but the drop report.
-    private enum Source {
+    enum Source {
         case stepper(AttachmentID)
         case forward
         case deepLink
@@ -23,13 +26,13 @@ public struct FlowCoordinatorStateMachine {
         }
     }
 
-    private struct WorkItem {
+    struct WorkItem {
         let coordinator: FlowCoordinatorID
         let step: Step
         let source: Source
     }
 
-    private struct Node {
+    struct Node {
         let id: FlowCoordinatorID
         let flow: any Flow
         let flowName: String
@@ -45,51 +48,58 @@ public struct FlowCoordinatorStateMachine {
         var awaitedChildren: [FlowCoordinatorID] = []
     }
 
-    private struct Attachment {
+    struct Attachment {
         let info: StepperAttachment
         /// A contributor's initial step held until its presentable is first visible (`docs/SEMANTICS.md` D8).
         var pendingInitialStep: Step?
     }
 
-    private struct PresentableState {
+    struct PresentableState {
         var isVisible = false
         var isDismissed = false
         var attachments: [AttachmentID] = []
     }
 
-    private struct PendingAdapt {
+    struct PendingAdapt {
         let coordinator: FlowCoordinatorID
         let step: Step
     }
 
-    private struct PendingReadiness {
+    struct PendingReadiness {
         let registrant: FlowCoordinatorID
         let waiter: ReadinessWaiter
     }
 
-    private var nodes: [FlowCoordinatorID: Node] = [:]
-    private var rootCoordinator: FlowCoordinatorID?
-    private var coordinatorByFlow: [ObjectIdentifier: FlowCoordinatorID] = [:]
-    private var attachments: [AttachmentID: Attachment] = [:]
-    private var presentables: [PresentableID: PresentableState] = [:]
-    private var pendingAdapts: [AdaptRequestID: PendingAdapt] = [:]
-    private var pendingReadiness: [PendingReadiness] = []
+    var nodes: [FlowCoordinatorID: Node] = [:]
+    var rootCoordinator: FlowCoordinatorID?
+    var coordinatorByFlow: [ObjectIdentifier: FlowCoordinatorID] = [:]
+    var attachments: [AttachmentID: Attachment] = [:]
+    var presentables: [PresentableID: PresentableState] = [:]
+    var pendingAdapts: [AdaptRequestID: PendingAdapt] = [:]
+    var pendingReadiness: [PendingReadiness] = []
 
-    private var lastCoordinatorNumber = 0
-    private var lastAttachmentNumber = 0
-    private var lastAdaptNumber = 0
+    var lastCoordinatorNumber = 0
+    var lastAttachmentNumber = 0
+    var lastAdaptNumber = 0
 
-    /// RxFlow's trampoline: the steps waiting to be handled now, in order.
-    private var queue: [WorkItem] = []
-    private var queueHead = 0
+    /// Each coordinator's steps waiting for its turn, in order.
+    var queues: [FlowCoordinatorID: [WorkItem]] = [:]
+    /// RxFlow's trampoline: the coordinators with a turn scheduled, in order.
+    var turns: [FlowCoordinatorID] = []
+    var turnsHead = 0
+    /// The coordinators in ``turns`` or taking their turn now.
+    var scheduled: Set<FlowCoordinatorID> = []
     /// RxFlow's next main-queue turns: `forwardToCurrentFlow` steps.
-    private var laterQueue: [WorkItem] = []
-    private var actions: [CoordinatorAction] = []
+    var laterQueue: [WorkItem] = []
+    var actions: [CoordinatorAction] = []
+    /// The steps attached steppers emit synchronously during a call.
+    let emissions = SynchronousEmissions()
 
-    /// Called the moment a stepper is attached, before its initial step is handled: RxFlow subscribes to a
-    /// stepper right then, so a driver that listens to steppers itself (``FlowCoordinator``) subscribes here and
-    /// loses nothing the stepper emits while the cascade that attached it goes on. The ``CoordinatorAction/attach(_:)``
-    /// action still follows in the returned actions.
+    /// Called the moment a stepper is attached, before its initial step is handled and before its
+    /// `readyToEmitSteps()`: a driver subscribes to the stepper's relay here to hear what it emits after the call
+    /// (from another thread, or later), with nothing lost in between. What the stepper emits synchronously during a
+    /// call is the machine's and does not reach the driver. The ``CoordinatorAction/attach(_:)`` action still follows
+    /// in the returned actions.
     public var attachmentObserver: ((StepperAttachment) -> Void)?
 
     /// Makes an empty machine; ``coordinate(flow:with:allowStepWhenDismissed:)`` starts the tree.
@@ -108,17 +118,22 @@ public struct FlowCoordinatorStateMachine {
         allowStepWhenDismissed: Bool = false
     ) throws(FlowError) -> [CoordinatorAction] {
         guard rootCoordinator == nil else { throw FlowError.alreadyCoordinating() }
-        let id = startCoordinator(
-            flow: flow, parent: nil, stepper: stepper, allowStepWhenDismissed: allowStepWhenDismissed,
-            beforeStepper: { machine, id in machine.actions.append(.command(.setRoot(flow.root), from: id)) }
-        )
-        rootCoordinator = id
-        drain()
-        return takeActions()
+        return SynchronousEmissions.$running.withValue(emissions) {
+            rootCoordinator = startCoordinator(
+                flow: flow, parent: nil, stepper: stepper, allowStepWhenDismissed: allowStepWhenDismissed,
+                beforeStepper: { machine, id in machine.actions.append(.command(.setRoot(flow.root), from: id)) }
+            )
+            drain()
+            return takeActions()
+        }
     }
 
     /// Handles one input and everything it causes, and returns the resulting actions in order.
     public mutating func handle(_ input: CoordinatorInput) -> [CoordinatorAction] {
+        SynchronousEmissions.$running.withValue(emissions) { handleNow(input) }
+    }
+
+    private mutating func handleNow(_ input: CoordinatorInput) -> [CoordinatorAction] {
         switch input {
         case .stepperEmitted(let attachmentID, let step):
             stepperEmitted(attachmentID, step)
@@ -168,6 +183,12 @@ public struct FlowCoordinatorStateMachine {
     /// Whether a coordinator's flow is ready.
     public func isReady(_ coordinator: FlowCoordinatorID) -> Bool { nodes[coordinator]?.isReady ?? false }
 
+    /// Whether a coordinator is alive (started and not ended).
+    public func isAlive(_ coordinator: FlowCoordinatorID) -> Bool { nodes[coordinator] != nil }
+
+    /// The root flow's coordinator, once coordinated (see ``isAlive(_:)``).
+    public var rootCoordinatorID: FlowCoordinatorID? { rootCoordinator }
+
     /// The live attachments, in ID order.
     public var liveAttachments: [StepperAttachment] { attachments.keys.sorted().map { attachments[$0]!.info } }
 
@@ -215,7 +236,7 @@ public struct FlowCoordinatorStateMachine {
 
     // MARK: - Input handling
 
-    private mutating func stepperEmitted(_ attachmentID: AttachmentID, _ step: Step) {
+    mutating func stepperEmitted(_ attachmentID: AttachmentID, _ step: Step) {
         guard let attachment = attachments[attachmentID] else {
             drop(step, .attachmentEnded, coordinator: nil, attachment: attachmentID)
             return
@@ -234,7 +255,9 @@ public struct FlowCoordinatorStateMachine {
 
     private mutating func visibilityChanged(_ id: PresentableID, visible: Bool) {
         var state = presentables[id, default: PresentableState()]
-        guard !state.isDismissed, state.isVisible != visible else { return }
+        guard state.isVisible != visible else { return }
+        // After a dismissal only the steppers that survived it (`allowStepWhenDismissed`) still listen (D11).
+        guard !state.isDismissed || !state.attachments.isEmpty else { return }
         state.isVisible = visible
         presentables[id] = state
         guard visible else { return }
@@ -303,316 +326,6 @@ public struct FlowCoordinatorStateMachine {
     private func preOrder(from id: FlowCoordinatorID) -> [FlowCoordinatorID] {
         guard let node = nodes[id] else { return [] }
         return [id] + node.children.flatMap { preOrder(from: $0) }
-    }
-
-    // MARK: - The step pipeline
-
-    private mutating func enqueue(_ item: WorkItem) { queue.append(item) }
-
-    /// Runs the queue to empty, then each later-turn step with its consequences, until nothing is left.
-    private mutating func drain() {
-        drainQueue()
-        while !laterQueue.isEmpty {
-            enqueue(laterQueue.removeFirst())
-            drainQueue()
-        }
-    }
-
-    private mutating func drainQueue() {
-        while queueHead < queue.count {
-            let item = queue[queueHead]
-            queueHead += 1
-            process(item)
-        }
-        queue.removeAll(keepingCapacity: true)
-        queueHead = 0
-    }
-
-    /// One step through one coordinator: adapt, then navigate (now or when the adaptation completes).
-    private mutating func process(_ item: WorkItem) {
-        guard let node = nodes[item.coordinator] else {
-            drop(item.step, .flowEnded, coordinator: item.coordinator, attachment: item.source.attachment)
-            return
-        }
-        switch node.flow.adapt(step: item.step) {
-        case .step(let adapted):
-            navigate(item.coordinator, to: adapted, original: item)
-        case .later(let operation):
-            lastAdaptNumber += 1
-            let id = AdaptRequestID(lastAdaptNumber)
-            pendingAdapts[id] = PendingAdapt(coordinator: item.coordinator, step: item.step)
-            actions.append(
-                .runAdapt(AdaptRequest(id: id, coordinator: item.coordinator, step: item.step, operation: operation))
-            )
-        }
-    }
-
-    private mutating func navigate(_ coordinator: FlowCoordinatorID, to step: Step, original: WorkItem? = nil) {
-        guard let node = nodes[coordinator] else { return }
-        if step.isNone {
-            drop(original?.step ?? step, .adaptedToNone, coordinator: coordinator, attachment: original?.source.attachment)
-            return
-        }
-        let event = NavigationEvent(coordinator: coordinator, flow: node.flowName, step: step)
-        actions.append(.willNavigate(event))
-        let navigator = Navigator()
-        let contributors = node.flow.navigate(to: step, with: navigator)
-        for command in navigator.commands {
-            actions.append(.command(command, from: coordinator))
-        }
-        pendingReadiness += navigator.readinessWaiters.map { PendingReadiness(registrant: coordinator, waiter: $0) }
-        actions.append(.didNavigate(event))
-        if !navigator.readinessWaiters.isEmpty {
-            // Readiness is latched: flows that are ready already run the block now.
-            runReadyWaiters()
-        }
-        apply(contributors, of: coordinator)
-    }
-
-    /// RxFlow's side effects, readiness and contributor subscription, in its order.
-    private mutating func apply(_ contributors: FlowContributors, of coordinator: FlowCoordinatorID) {
-        let list: [FlowContributor]
-        switch contributors {
-        case .none:
-            list = []
-        case .one(let contributor):
-            list = [contributor]
-        case .multiple(let contributors):
-            list = contributors
-        case .end(let step):
-            // A navigation that ends the flow is still a navigation: a parent waiting for this child's readiness
-            // is not left waiting (RxFlow sets readiness after `.end` too; `docs/SEMANTICS.md` D6).
-            markReady(coordinator)
-            end(coordinator, forwarding: step)
-            return
-        }
-
-        var contributions: [(presentable: any Presentable, stepper: any Stepper, notPresented: Bool, dismissed: Bool)] =
-            []
-        for contributor in list {
-            switch contributor {
-            case .forwardToCurrentFlow(let step):
-                laterQueue.append(WorkItem(coordinator: coordinator, step: step, source: .forward))
-            case .forwardToParentFlow(let step):
-                forwardToParent(of: coordinator, step)
-            case .contribute(let presentable, let stepper, let notPresented, let dismissed):
-                contributions.append((presentable, stepper, notPresented, dismissed))
-            }
-        }
-
-        var childFlows: [FlowCoordinatorID] = []
-        for contribution in contributions {
-            if let flow = contribution.presentable as? any Flow {
-                let child = startCoordinator(
-                    flow: flow, parent: coordinator, stepper: contribution.stepper,
-                    allowStepWhenDismissed: contribution.dismissed
-                )
-                childFlows.append(child)
-            } else {
-                attachContributor(
-                    contribution.presentable.presentableID, stepper: contribution.stepper, of: coordinator,
-                    allowStepWhenNotPresented: contribution.notPresented,
-                    allowStepWhenDismissed: contribution.dismissed
-                )
-            }
-        }
-
-        // Readiness is decided by the first navigation alone: ready now, or once the child flows it started are
-        // ready; later navigations do not move the goal (D6).
-        guard nodes[coordinator]?.hasNavigated == false else { return }
-        nodes[coordinator]?.hasNavigated = true
-        if childFlows.isEmpty {
-            markReady(coordinator)
-        } else {
-            nodes[coordinator]?.awaitedChildren = childFlows
-        }
-    }
-
-    private mutating func forwardToParent(of coordinator: FlowCoordinatorID, _ step: Step) {
-        guard let parent = nodes[coordinator]?.parent, nodes[parent] != nil else {
-            drop(step, .noParentFlow, coordinator: coordinator, attachment: nil)
-            return
-        }
-        enqueue(WorkItem(coordinator: parent, step: step, source: .forward))
-    }
-
-    /// `.end`: the step goes to the parent's queue, then the coordinator and its subtree are removed, so the parent
-    /// handles the step with the child already gone (`docs/SEMANTICS.md` D7). On the root, the step is dropped and
-    /// only the children are removed (RxFlow S11).
-    private mutating func end(_ coordinator: FlowCoordinatorID, forwarding step: Step) {
-        guard let node = nodes[coordinator] else { return }
-        if node.parent == nil {
-            drop(step, .noParentFlow, coordinator: coordinator, attachment: nil)
-            for child in node.children { endCoordinator(child, reason: .parentEnded) }
-            return
-        }
-        forwardToParent(of: coordinator, step)
-        endCoordinator(coordinator, reason: .ended)
-    }
-
-    // MARK: - Tree changes
-
-    private mutating func startCoordinator(
-        flow: any Flow,
-        parent: FlowCoordinatorID?,
-        stepper: any Stepper,
-        allowStepWhenDismissed: Bool,
-        beforeStepper: (inout FlowCoordinatorStateMachine, FlowCoordinatorID) -> Void = { _, _ in }
-    ) -> FlowCoordinatorID {
-        lastCoordinatorNumber += 1
-        let id = FlowCoordinatorID(lastCoordinatorNumber)
-        let rootID = flow.root.id
-        nodes[id] = Node(
-            id: id, flow: flow, flowName: flow.flowName, rootID: rootID, parent: parent,
-            allowStepWhenDismissed: allowStepWhenDismissed
-        )
-        coordinatorByFlow[ObjectIdentifier(flow)] = id
-        if let parent { nodes[parent]?.children.append(id) }
-        renew(rootID)
-        actions.append(.flowStarted(id, flow: flow.flowName, parent: parent))
-        beforeStepper(&self, id)
-
-        let attachment = makeAttachment(
-            coordinator: id, presentable: rootID, role: .flow, stepper: stepper,
-            allowStepWhenNotPresented: true, allowStepWhenDismissed: allowStepWhenDismissed
-        )
-        attachments[attachment.id] = Attachment(info: attachment, pendingInitialStep: nil)
-        nodes[id]?.attachments.append(attachment.id)
-        actions.append(.attach(attachment))
-        attachmentObserver?(attachment)
-        let initialStep = stepper.initialStep
-        if !initialStep.isNone {
-            enqueue(WorkItem(coordinator: id, step: initialStep, source: .stepper(attachment.id)))
-        }
-        return id
-    }
-
-    private mutating func attachContributor(
-        _ presentable: PresentableID,
-        stepper: any Stepper,
-        of coordinator: FlowCoordinatorID,
-        allowStepWhenNotPresented: Bool,
-        allowStepWhenDismissed: Bool
-    ) {
-        renew(presentable)
-        let attachment = makeAttachment(
-            coordinator: coordinator, presentable: presentable, role: .contributor, stepper: stepper,
-            allowStepWhenNotPresented: allowStepWhenNotPresented, allowStepWhenDismissed: allowStepWhenDismissed
-        )
-        let initialStep = stepper.initialStep
-        let deliverNow = allowStepWhenNotPresented || isVisible(presentable)
-        attachments[attachment.id] = Attachment(
-            info: attachment, pendingInitialStep: initialStep.isNone || deliverNow ? nil : initialStep
-        )
-        nodes[coordinator]?.attachments.append(attachment.id)
-        presentables[presentable, default: PresentableState()].attachments.append(attachment.id)
-        actions.append(.attach(attachment))
-        attachmentObserver?(attachment)
-        if !initialStep.isNone, deliverNow {
-            enqueue(WorkItem(coordinator: coordinator, step: initialStep, source: .stepper(attachment.id)))
-        }
-    }
-
-    private mutating func makeAttachment(
-        coordinator: FlowCoordinatorID,
-        presentable: PresentableID,
-        role: StepperAttachment.Role,
-        stepper: any Stepper,
-        allowStepWhenNotPresented: Bool,
-        allowStepWhenDismissed: Bool
-    ) -> StepperAttachment {
-        lastAttachmentNumber += 1
-        return StepperAttachment(
-            id: AttachmentID(lastAttachmentNumber), coordinator: coordinator, presentable: presentable, role: role,
-            stepper: stepper, allowStepWhenNotPresented: allowStepWhenNotPresented,
-            allowStepWhenDismissed: allowStepWhenDismissed
-        )
-    }
-
-    /// A presentable contributed again after its dismissal starts a new life: not dismissed, not yet visible.
-    private mutating func renew(_ presentable: PresentableID) {
-        if presentables[presentable]?.isDismissed == true {
-            presentables[presentable] = PresentableState()
-        }
-    }
-
-    private mutating func detach(_ attachmentID: AttachmentID, reason: DetachReason) {
-        guard let attachment = attachments.removeValue(forKey: attachmentID) else { return }
-        let info = attachment.info
-        nodes[info.coordinator]?.attachments.removeAll { $0 == attachmentID }
-        presentables[info.presentable]?.attachments.removeAll { $0 == attachmentID }
-        actions.append(.detach(attachmentID, reason: reason))
-    }
-
-    /// Removes a coordinator and its subtree, children first; detaches their steppers.
-    private mutating func endCoordinator(_ coordinator: FlowCoordinatorID, reason: FlowEndReason) {
-        guard let node = nodes[coordinator] else { return }
-        for child in node.children { endCoordinator(child, reason: .parentEnded) }
-        for attachmentID in node.attachments { detach(attachmentID, reason: .flowEnded) }
-        nodes[coordinator] = nil
-        if coordinatorByFlow[ObjectIdentifier(node.flow)] == coordinator {
-            coordinatorByFlow[ObjectIdentifier(node.flow)] = nil
-        }
-        if let parent = node.parent { nodes[parent]?.children.removeAll { $0 == coordinator } }
-        pendingReadiness.removeAll { $0.registrant == coordinator }
-        actions.append(.flowEnded(coordinator, reason: reason))
-    }
-
-    // MARK: - Readiness
-
-    private mutating func markReady(_ coordinator: FlowCoordinatorID) {
-        guard let node = nodes[coordinator], !node.isReady else { return }
-        nodes[coordinator]?.isReady = true
-        nodes[coordinator]?.awaitedChildren = []
-        actions.append(.flowReady(coordinator))
-        runReadyWaiters()
-        if let parent = node.parent, let parentNode = nodes[parent], !parentNode.isReady,
-            parentNode.awaitedChildren.contains(coordinator),
-            parentNode.awaitedChildren.allSatisfy({ nodes[$0]?.isReady == true })
-        {
-            markReady(parent)
-        }
-    }
-
-    private mutating func runReadyWaiters() {
-        var index = 0
-        while index < pendingReadiness.count {
-            let pending = pendingReadiness[index]
-            let allReady = pending.waiter.flows.allSatisfy { flow in
-                coordinatorByFlow[flow].map { nodes[$0]?.isReady == true } ?? false
-            }
-            guard allReady else {
-                index += 1
-                continue
-            }
-            pendingReadiness.remove(at: index)
-            let navigator = Navigator()
-            pending.waiter.block(navigator)
-            for command in navigator.commands {
-                actions.append(.command(command, from: pending.registrant))
-            }
-            pendingReadiness += navigator.readinessWaiters.map {
-                PendingReadiness(registrant: pending.registrant, waiter: $0)
-            }
-        }
-    }
-
-    // MARK: - Output
-
-    private mutating func drop(
-        _ step: Step,
-        _ reason: StepDropReason,
-        coordinator: FlowCoordinatorID?,
-        attachment: AttachmentID?
-    ) {
-        actions.append(
-            .stepDropped(StepDrop(step: step, reason: reason, coordinator: coordinator, attachment: attachment))
-        )
-    }
-
-    private mutating func takeActions() -> [CoordinatorAction] {
-        defer { actions = [] }
-        return actions
     }
 }
 

@@ -3,7 +3,9 @@ import Synchronization
 /// A hot stream of steps without replay: RxFlow's `PublishRelay<Step>`.
 ///
 /// Steps emitted while nobody listens are gone. Listeners are called synchronously, in the order they subscribed, on
-/// the thread that emits.
+/// the thread that emits. One exception, RxFlow's trampoline: a step emitted on the relay of an attached stepper while
+/// its coordinator runs a synchronous cascade on the same thread joins that cascade instead of reaching the listeners
+/// (`docs/SEMANTICS.md` R1).
 ///
 /// `Sendable`: its only state, the list of listeners, is behind a `Mutex`.
 public final class StepRelay: Sendable {
@@ -25,6 +27,7 @@ public final class StepRelay: Sendable {
 
     /// Emits a step to every current listener.
     public func accept(_ step: Step) {
+        if SynchronousEmissions.capture(step, on: self) { return }
         let listeners = state.withLock { $0.listeners }
         for listener in listeners { listener.deliver(step) }
     }

@@ -35,12 +35,13 @@ public enum DaemonOutput: Sendable {
     case send(PeerAddress, WireMessage)
     /// Publish an event on the events socket.
     case publish(EventMessage)
-    /// Listen to a stepper inside the daemon: subscribe to its steps, then call its `readyToEmitSteps()`; feed what
-    /// it emits back as ``DaemonInput/localStep(session:attachment:step:)``.
+    /// Listen to a stepper inside the daemon: subscribe to its steps (the tree called its `readyToEmitSteps()` as it
+    /// attached it, and handled what it emitted there); feed what it emits back as
+    /// ``DaemonInput/localStep(session:attachment:step:)``.
     case attachLocal(session: String, attachment: StepperAttachment)
-    /// Listen again to a stepper inside the daemon that a recovered session holds: subscribe to its steps, without
-    /// calling `readyToEmitSteps()` again (the tree heard what it emitted there before the restart: the journal has
-    /// it). Feed what it emits as ``DaemonInput/localStep(session:attachment:step:)``.
+    /// Listen again to a stepper inside the daemon that a recovered session holds: subscribe to its steps (the
+    /// replay called its `readyToEmitSteps()` in the cascade that attached it, as the running daemon did). Feed what
+    /// it emits as ``DaemonInput/localStep(session:attachment:step:)``.
     case resumeLocal(session: String, attachment: StepperAttachment)
     /// Stop listening to a stepper inside the daemon.
     case detachLocal(session: String, attachment: AttachmentID)

@@ -70,24 +70,20 @@ extension DaemonServer {
             }
         }
 
-        /// Listens to the in-daemon steppers the outputs attach (RxFlow: subscribe, then `readyToEmitSteps()`), and
-        /// hands the core what they and other threads queued meanwhile, until nothing more comes: what a stepper
-        /// emits at once (in `readyToEmitSteps()`, or for a USER_ACTION an `ActionHandlingStepper` handles) joins the
-        /// batch, so its journal records are committed with the batch, before the batch's replies go out. A crash
-        /// cannot lose such a step after its action was answered, nor between an attachment and its first steps.
+        /// Listens to the in-daemon steppers the outputs attach (the tree called their `readyToEmitSteps()` already
+        /// and took what they emitted there), and hands the core what they and other threads queued meanwhile, until
+        /// nothing more comes: what a stepper emits at once (for a USER_ACTION an `ActionHandlingStepper` handles)
+        /// joins the batch, so its journal records are committed with the batch, before the batch's replies go out. A
+        /// crash cannot lose such a step after its action was answered.
         private mutating func settle(_ batch: [DaemonOutput], on core: inout DaemonCore, now: UInt64) -> [DaemonOutput] {
             var outputs = batch
             var next = 0
             // Bounded: steppers that keep emitting as they are attached (an application's loop) are served in later
             // turns too, so the daemon keeps serving everyone else.
             for _ in 0..<64 {
-                var attached: [any Stepper] = []
                 for output in outputs[next...] {
                     switch output {
-                    case .attachLocal(let session, let attachment):
-                        listen(to: attachment, in: session)
-                        attached.append(attachment.stepper)
-                    case .resumeLocal(let session, let attachment):
+                    case .attachLocal(let session, let attachment), .resumeLocal(let session, let attachment):
                         listen(to: attachment, in: session)
                     case .detachLocal(let session, let id):
                         if let entry = localSubscriptions[session]?.removeValue(forKey: id) {
@@ -98,7 +94,6 @@ extension DaemonServer {
                     }
                 }
                 next = outputs.count
-                for stepper in attached { stepper.readyToEmitSteps() }
                 let queued = server.takeQueuedInputs()
                 if queued.isEmpty { return outputs }
                 for input in queued { outputs += core.handle(input, now: now) }

@@ -694,7 +694,6 @@ final class LocalStepQueue: Sendable {
                 items.withLock { $0.append(Emitted(session: session, attachment: id, step: step)) }
             }
             subscriptions.withLock { $0[session, default: [:]][id] = (attachment.stepper.steps, subscription) }
-            if case .attachLocal = output { attachment.stepper.readyToEmitSteps() }
         case .detachLocal(let session, let id):
             if let entry = subscriptions.withLock({ $0[session]?.removeValue(forKey: id) }) { entry.0.cancel(entry.1) }
         default:

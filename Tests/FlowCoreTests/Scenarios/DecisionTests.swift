@@ -157,7 +157,7 @@ struct DecisionTests {
         try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
 
         // RxFlow issues the forwards first too, but handles s2's initial step on a later main-queue turn, after x
-        // (S2: b, x, c, d). Flowd: p1, p2, b1, b2, then x.
+        // (S2: b, x, c, d). Flowd: P's queue p1, p2 and C's b1, b2 take turns, then x.
         #expect(
             harness.takeLog() == [
                 "start P flow#1",
@@ -175,10 +175,10 @@ struct DecisionTests {
                 "ready flow#1",
                 "will navigate flow=P step=p1",
                 "did navigate flow=P step=p1",
-                "will navigate flow=P step=p2",
-                "did navigate flow=P step=p2",
                 "will navigate flow=C step=b1",
                 "did navigate flow=C step=b1",
+                "will navigate flow=P step=p2",
+                "did navigate flow=P step=p2",
                 "will navigate flow=C step=b2",
                 "did navigate flow=C step=b2",
                 "will navigate flow=C step=x",

@@ -63,9 +63,10 @@ struct RuleTests {
         try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("raw.a")))
         harness.deepLink("raw.deep")
 
+        // C's initial step has its turn before P's second step (s); C's forward joins P's queue behind s.
         #expect(
             harness.takeLog().navigations == [
-                "P: a", "P: s", "C: c", "P: up", "P: f", "P: deep", "C: raw.deep",
+                "P: a", "C: c", "P: s", "P: up", "P: f", "P: deep", "C: raw.deep",
             ]
         )
         #expect(
@@ -168,13 +169,13 @@ struct RuleTests {
                 "attach att#3 OneStepper(s2) on s2 (contributor)",
                 "start C flow#2 parent=flow#1",
                 "attach att#4 OneStepper(end) on C.root (flow)",
-                "will navigate flow=P step=s2",
-                "did navigate flow=P step=s2",
                 "will navigate flow=C step=end",
                 "did navigate flow=C step=end",
                 "ready flow#2",
                 "detach att#4 (flowEnded)",
                 "end flow#2 (ended)",
+                "will navigate flow=P step=s2",
+                "did navigate flow=P step=s2",
                 "will navigate flow=P step=ended",
                 "did navigate flow=P step=ended",
             ]
@@ -409,7 +410,8 @@ struct RuleTests {
 
         try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
 
-        // `.end` does no UI work itself; `late`, queued for C before it ended, is dropped; P dismisses C's root.
+        // `.end` does no UI work itself; P dismisses C's root; `late`, queued for C before it ended, is dropped when
+        // C's turn comes, after P's.
         #expect(
             harness.takeLog() == [
                 "start P flow#1",
@@ -439,10 +441,10 @@ struct RuleTests {
                 "detach att#4 (flowEnded)",
                 "detach att#5 (flowEnded)",
                 "end flow#2 (ended)",
-                "drop late reason=flowEnded flow#2 att#5",
                 "will navigate flow=P step=y",
                 "command dismiss over P.root (flow#1)",
                 "did navigate flow=P step=y",
+                "drop late reason=flowEnded flow#2 att#5",
             ]
         )
         #expect(harness.machine.coordinatorIDs == [FlowCoordinatorID(1)])

@@ -1,7 +1,7 @@
 import FlowCore
 
 /// Drives a ``FlowCoordinatorStateMachine`` synchronously the way ``FlowCoordinator`` does, without an actor: it
-/// subscribes to attached steppers (then calls their `readyToEmitSteps()`), cancels detached ones, keeps the
+/// subscribes to attached steppers (the machine calls their `readyToEmitSteps()`), cancels detached ones, keeps the
 /// asynchronous adaptations the machine asks for, and handles queued stepper emissions until none is left.
 ///
 /// Every call returns the lines (action descriptions) it produced, in order; ``log`` keeps them all. The driver keeps
@@ -78,7 +78,6 @@ final class MachineDriver {
     }
 
     private func perform(_ actions: [CoordinatorAction]) -> [String] {
-        var attached: [(id: AttachmentID, stepper: any Stepper)] = []
         for action in actions {
             switch action {
             case .attach(let attachment):
@@ -88,7 +87,6 @@ final class MachineDriver {
                     inbox.append(.stepperEmitted(id, step))
                 }
                 subscriptions[id] = (attachment.stepper.steps, subscription)
-                attached.append((id, attachment.stepper))
             case .detach(let id, _):
                 if let entry = subscriptions.removeValue(forKey: id) { entry.relay.cancel(entry.subscription) }
             case .runAdapt(let request):
@@ -99,10 +97,6 @@ final class MachineDriver {
         }
         let lines = actions.log
         log += lines
-        // As FlowCoordinator: subscribe first, then `readyToEmitSteps()`; what they emit waits in the inbox.
-        for (id, stepper) in attached where subscriptions[id] != nil {
-            stepper.readyToEmitSteps()
-        }
         return lines
     }
 }

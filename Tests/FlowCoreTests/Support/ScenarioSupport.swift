@@ -4,7 +4,7 @@ import Synchronization
 
 // Helpers for the scenario, rule and decision tests (`Tests/FlowCoreTests/Scenarios`): scripted flows and steppers,
 // and a synchronous driver over `FlowCoordinatorStateMachine` that does what `FlowCoordinator` does (subscribe on
-// attach, call `readyToEmitSteps()` after the input, feed emissions back as inputs, FIFO) without any concurrency.
+// attach, feed later emissions back as inputs, FIFO) without any concurrency.
 
 /// A flow scripted per step name: `navigate(to:with:)` runs the route registered for the step's name (`.none` when
 /// there is none); `adapt(step:)` runs ``adaptation`` (the step itself by default). Records every call in ``calls``.
@@ -99,6 +99,11 @@ final class ScenarioInbox: Sendable {
     }
 }
 
+/// The relay subscriptions of a ``ScenarioHarness``, made in the middle of a machine call.
+final class ScenarioSubscriptions: Sendable {
+    let entries = Mutex<[AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]>([:])
+}
+
 /// Steps received by a listener of a relay, in order.
 final class ScenarioStepLog: Sendable {
     private let received = Mutex<[Step]>([])
@@ -113,9 +118,9 @@ struct ScenarioAdaptError: Error {}
 
 /// A synchronous, deterministic driver over ``FlowCoordinatorStateMachine``.
 ///
-/// Like `FlowCoordinator`: on `attach` it subscribes to the stepper's relay, after performing an input's actions it
-/// calls `readyToEmitSteps()` on the steppers attached by that input, and every emission becomes a
-/// `.stepperEmitted` input, handled one at a time in emission order once the current input has run to completion.
+/// Like `FlowCoordinator`: it subscribes to a stepper's relay as the machine attaches it (the machine calls
+/// `readyToEmitSteps()` and takes what steppers emit synchronously during its calls), and every later emission becomes
+/// a `.stepperEmitted` input, handled one at a time in emission order once the current input has run to completion.
 /// Asynchronous adaptations are not run: they wait in ``pendingAdapts`` until a test completes them.
 final class ScenarioHarness {
     private(set) var machine = FlowCoordinatorStateMachine()
@@ -125,11 +130,20 @@ final class ScenarioHarness {
     private(set) var droppedReasons: [StepDropReason] = []
     /// The asynchronous adaptations asked for and not completed yet, in request order.
     private(set) var pendingAdapts: [AdaptRequest] = []
-    private var subscriptions: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)] = [:]
     private var attachmentByStepper: [ObjectIdentifier: AttachmentID] = [:]
     private let inbox = ScenarioInbox()
+    /// Filled by the machine's attachment observer, in the middle of a call.
+    private let listened = ScenarioSubscriptions()
 
-    init() {}
+    init() {
+        let inbox = self.inbox
+        let listened = self.listened
+        machine.attachmentObserver = { attachment in
+            let id = attachment.id
+            let subscription = attachment.stepper.steps.subscribe { step in inbox.append(id, step) }
+            listened.entries.withLock { $0[id] = (attachment.stepper.steps, subscription) }
+        }
+    }
 
     // MARK: Inputs
 
@@ -176,7 +190,7 @@ final class ScenarioHarness {
 
     /// Whether the driver still listens to the stepper.
     func isListening(to stepper: any Stepper) -> Bool {
-        attachment(of: stepper).map { subscriptions[$0] != nil } ?? false
+        attachment(of: stepper).map { id in listened.entries.withLock { $0[id] != nil } } ?? false
     }
 
     /// Returns the log and starts a new one.
@@ -188,19 +202,15 @@ final class ScenarioHarness {
     // MARK: Driving
 
     private func perform(_ actions: [CoordinatorAction]) {
-        var attached: [StepperAttachment] = []
         for action in actions {
             log.append(action.description)
             switch action {
             case .attach(let attachment):
-                let inbox = self.inbox
-                let id = attachment.id
-                let subscription = attachment.stepper.steps.subscribe { step in inbox.append(id, step) }
-                subscriptions[id] = (attachment.stepper.steps, subscription)
-                attachmentByStepper[ObjectIdentifier(attachment.stepper)] = id
-                attached.append(attachment)
+                attachmentByStepper[ObjectIdentifier(attachment.stepper)] = attachment.id
             case .detach(let id, _):
-                if let entry = subscriptions.removeValue(forKey: id) { entry.relay.cancel(entry.subscription) }
+                if let entry = listened.entries.withLock({ $0.removeValue(forKey: id) }) {
+                    entry.relay.cancel(entry.subscription)
+                }
             case .runAdapt(let request):
                 pendingAdapts.append(request)
             case .stepDropped(let drop):
@@ -210,9 +220,6 @@ final class ScenarioHarness {
             }
         }
         pendingAdapts.removeAll { !machine.pendingAdaptRequests.contains($0.id) }
-        for attachment in attached where subscriptions[attachment.id] != nil {
-            attachment.stepper.readyToEmitSteps()
-        }
     }
 
     /// Handles the steps steppers emitted since the last input, one at a time, in emission order.

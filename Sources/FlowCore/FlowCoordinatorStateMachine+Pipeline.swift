@@ -1,0 +1,364 @@
+/// The step pipeline, the tree's changes and readiness of ``FlowCoordinatorStateMachine``.
+extension FlowCoordinatorStateMachine {
+    /// Queues a step for its coordinator, which gets a turn unless it has one already.
+    mutating func enqueue(_ item: WorkItem) {
+        queues[item.coordinator, default: []].append(item)
+        if scheduled.insert(item.coordinator).inserted { turns.append(item.coordinator) }
+    }
+
+    /// Runs the queues to empty, then each later-turn step with its consequences, until nothing is left.
+    mutating func drain() {
+        drainQueue()
+        while !laterQueue.isEmpty {
+            enqueue(laterQueue.removeFirst())
+            drainQueue()
+        }
+    }
+
+    /// Gives the coordinators their turns until no step is waiting: one step per turn, then to the back of the line
+    /// if it has more (RxFlow's `ObserveOn` re-scheduling itself on the trampoline).
+    mutating func drainQueue() {
+        while turnsHead < turns.count {
+            let coordinator = turns[turnsHead]
+            turnsHead += 1
+            guard let item = queues[coordinator]?.first else {
+                scheduled.remove(coordinator)
+                continue
+            }
+            queues[coordinator]!.removeFirst()
+            process(item)
+            if queues[coordinator]?.isEmpty == false {
+                turns.append(coordinator)
+            } else {
+                queues[coordinator] = nil
+                scheduled.remove(coordinator)
+            }
+        }
+        turns.removeAll(keepingCapacity: true)
+        turnsHead = 0
+    }
+
+    /// Queues the steps attached steppers emitted synchronously since the last look (in `readyToEmitSteps()`, in
+    /// `navigate`, in `adapt`, in a readiness block), each to its coordinator, through the usual gates.
+    mutating func takeEmissions() {
+        for (attachment, step) in emissions.take() { stepperEmitted(attachment, step) }
+    }
+
+    /// One step through one coordinator: adapt, then navigate (now or when the adaptation completes).
+    mutating func process(_ item: WorkItem) {
+        guard let node = nodes[item.coordinator] else {
+            drop(item.step, .flowEnded, coordinator: item.coordinator, attachment: item.source.attachment)
+            return
+        }
+        let adaptation = node.flow.adapt(step: item.step)
+        takeEmissions()
+        switch adaptation {
+        case .step(let adapted):
+            navigate(item.coordinator, to: adapted, original: item)
+        case .later(let operation):
+            lastAdaptNumber += 1
+            let id = AdaptRequestID(lastAdaptNumber)
+            pendingAdapts[id] = PendingAdapt(coordinator: item.coordinator, step: item.step)
+            actions.append(
+                .runAdapt(AdaptRequest(id: id, coordinator: item.coordinator, step: item.step, operation: operation))
+            )
+        }
+    }
+
+    mutating func navigate(_ coordinator: FlowCoordinatorID, to step: Step, original: WorkItem? = nil) {
+        guard let node = nodes[coordinator] else { return }
+        if step.isNone {
+            drop(original?.step ?? step, .adaptedToNone, coordinator: coordinator, attachment: original?.source.attachment)
+            return
+        }
+        let event = NavigationEvent(coordinator: coordinator, flow: node.flowName, step: step)
+        actions.append(.willNavigate(event))
+        let navigator = Navigator()
+        let contributors = node.flow.navigate(to: step, with: navigator)
+        for command in navigator.commands {
+            actions.append(.command(command, from: coordinator))
+        }
+        pendingReadiness += navigator.readinessWaiters.map { PendingReadiness(registrant: coordinator, waiter: $0) }
+        actions.append(.didNavigate(event))
+        takeEmissions()
+        if !navigator.readinessWaiters.isEmpty {
+            // Readiness is latched: flows that are ready already run the block now.
+            runReadyWaiters()
+        }
+        apply(contributors, of: coordinator)
+    }
+
+    /// RxFlow's side effects, readiness and contributor subscription, in its order.
+    mutating func apply(_ contributors: FlowContributors, of coordinator: FlowCoordinatorID) {
+        let list: [FlowContributor]
+        switch contributors {
+        case .none:
+            list = []
+        case .one(let contributor):
+            list = [contributor]
+        case .multiple(let contributors):
+            list = contributors
+        case .end(let step):
+            // A navigation that ends the flow is still a navigation: a parent waiting for this child's readiness
+            // is not left waiting (RxFlow sets readiness after `.end` too; `docs/SEMANTICS.md` D6).
+            markReady(coordinator)
+            end(coordinator, forwarding: step)
+            return
+        }
+
+        var contributions: [(presentable: any Presentable, stepper: any Stepper, notPresented: Bool, dismissed: Bool)] =
+            []
+        for contributor in list {
+            switch contributor {
+            case .forwardToCurrentFlow(let step):
+                laterQueue.append(WorkItem(coordinator: coordinator, step: step, source: .forward))
+            case .forwardToParentFlow(let step):
+                forwardToParent(of: coordinator, step)
+            case .contribute(let presentable, let stepper, let notPresented, let dismissed):
+                contributions.append((presentable, stepper, notPresented, dismissed))
+            }
+        }
+
+        var childFlows: [FlowCoordinatorID] = []
+        for contribution in contributions {
+            if let flow = contribution.presentable as? any Flow {
+                if liveCoordinator(withRoot: flow.root.id) != nil {
+                    // Two live flows on one root would share its visibility and dismissal by accident (D17).
+                    drop(contribution.stepper.initialStep, .rootInUse, coordinator: coordinator, attachment: nil)
+                    continue
+                }
+                let child = startCoordinator(
+                    flow: flow, parent: coordinator, stepper: contribution.stepper,
+                    allowStepWhenDismissed: contribution.dismissed
+                )
+                childFlows.append(child)
+            } else {
+                attachContributor(
+                    contribution.presentable.presentableID, stepper: contribution.stepper, of: coordinator,
+                    allowStepWhenNotPresented: contribution.notPresented,
+                    allowStepWhenDismissed: contribution.dismissed
+                )
+            }
+        }
+
+        // Readiness is decided by the first navigation alone: ready now, or once the child flows it started are
+        // ready; later navigations do not move the goal (D6).
+        guard nodes[coordinator]?.hasNavigated == false else { return }
+        nodes[coordinator]?.hasNavigated = true
+        if childFlows.isEmpty {
+            markReady(coordinator)
+        } else {
+            nodes[coordinator]?.awaitedChildren = childFlows
+        }
+    }
+
+    mutating func forwardToParent(of coordinator: FlowCoordinatorID, _ step: Step) {
+        guard let parent = nodes[coordinator]?.parent, nodes[parent] != nil else {
+            drop(step, .noParentFlow, coordinator: coordinator, attachment: nil)
+            return
+        }
+        enqueue(WorkItem(coordinator: parent, step: step, source: .forward))
+    }
+
+    /// `.end`: the step goes to the parent's queue, then the coordinator and its subtree are removed, so the parent
+    /// handles the step with the child already gone (`docs/SEMANTICS.md` D7). On the root, the step is dropped and
+    /// only the children are removed (RxFlow S11).
+    mutating func end(_ coordinator: FlowCoordinatorID, forwarding step: Step) {
+        guard let node = nodes[coordinator] else { return }
+        if node.parent == nil {
+            drop(step, .noParentFlow, coordinator: coordinator, attachment: nil)
+            for child in node.children { endCoordinator(child, reason: .parentEnded) }
+            return
+        }
+        forwardToParent(of: coordinator, step)
+        endCoordinator(coordinator, reason: .ended)
+    }
+
+    // MARK: - Tree changes
+
+    mutating func startCoordinator(
+        flow: any Flow,
+        parent: FlowCoordinatorID?,
+        stepper: any Stepper,
+        allowStepWhenDismissed: Bool,
+        beforeStepper: (inout FlowCoordinatorStateMachine, FlowCoordinatorID) -> Void = { _, _ in }
+    ) -> FlowCoordinatorID {
+        lastCoordinatorNumber += 1
+        let id = FlowCoordinatorID(lastCoordinatorNumber)
+        let rootID = flow.root.id
+        nodes[id] = Node(
+            id: id, flow: flow, flowName: flow.flowName, rootID: rootID, parent: parent,
+            allowStepWhenDismissed: allowStepWhenDismissed
+        )
+        coordinatorByFlow[ObjectIdentifier(flow)] = id
+        if let parent { nodes[parent]?.children.append(id) }
+        renew(rootID)
+        actions.append(.flowStarted(id, flow: flow.flowName, parent: parent))
+        beforeStepper(&self, id)
+
+        let attachment = makeAttachment(
+            coordinator: id, presentable: rootID, role: .flow, stepper: stepper,
+            allowStepWhenNotPresented: true, allowStepWhenDismissed: allowStepWhenDismissed
+        )
+        attachments[attachment.id] = Attachment(info: attachment, pendingInitialStep: nil)
+        nodes[id]?.attachments.append(attachment.id)
+        actions.append(.attach(attachment))
+        listen(to: attachment)
+        let initialStep = stepper.initialStep
+        if !initialStep.isNone {
+            enqueue(WorkItem(coordinator: id, step: initialStep, source: .stepper(attachment.id)))
+        }
+        ready(attachment)
+        return id
+    }
+
+    mutating func attachContributor(
+        _ presentable: PresentableID,
+        stepper: any Stepper,
+        of coordinator: FlowCoordinatorID,
+        allowStepWhenNotPresented: Bool,
+        allowStepWhenDismissed: Bool
+    ) {
+        renew(presentable)
+        let attachment = makeAttachment(
+            coordinator: coordinator, presentable: presentable, role: .contributor, stepper: stepper,
+            allowStepWhenNotPresented: allowStepWhenNotPresented, allowStepWhenDismissed: allowStepWhenDismissed
+        )
+        let initialStep = stepper.initialStep
+        let deliverNow = allowStepWhenNotPresented || isVisible(presentable)
+        attachments[attachment.id] = Attachment(
+            info: attachment, pendingInitialStep: initialStep.isNone || deliverNow ? nil : initialStep
+        )
+        nodes[coordinator]?.attachments.append(attachment.id)
+        presentables[presentable, default: PresentableState()].attachments.append(attachment.id)
+        actions.append(.attach(attachment))
+        listen(to: attachment)
+        if !initialStep.isNone, deliverNow {
+            enqueue(WorkItem(coordinator: coordinator, step: initialStep, source: .stepper(attachment.id)))
+        }
+        ready(attachment)
+    }
+
+    /// Listens to a stepper as RxFlow subscribes to it: the driver subscribes (``attachmentObserver``) and the
+    /// machine takes what the stepper emits synchronously during its calls.
+    mutating func listen(to attachment: StepperAttachment) {
+        emissions.register(attachment.stepper.steps, as: attachment.id)
+        attachmentObserver?(attachment)
+    }
+
+    /// RxFlow's `do(onSubscribed: { stepper.readyToEmitSteps() })`, after the initial step: what the stepper emits
+    /// there joins its coordinator's queue behind the initial step.
+    mutating func ready(_ attachment: StepperAttachment) {
+        attachment.stepper.readyToEmitSteps()
+        takeEmissions()
+    }
+
+    /// The live coordinator whose flow's root is `id`, if any.
+    func liveCoordinator(withRoot id: PresentableID) -> FlowCoordinatorID? {
+        nodes.values.first { $0.rootID == id }?.id
+    }
+
+    mutating func makeAttachment(
+        coordinator: FlowCoordinatorID,
+        presentable: PresentableID,
+        role: StepperAttachment.Role,
+        stepper: any Stepper,
+        allowStepWhenNotPresented: Bool,
+        allowStepWhenDismissed: Bool
+    ) -> StepperAttachment {
+        lastAttachmentNumber += 1
+        return StepperAttachment(
+            id: AttachmentID(lastAttachmentNumber), coordinator: coordinator, presentable: presentable, role: role,
+            stepper: stepper, allowStepWhenNotPresented: allowStepWhenNotPresented,
+            allowStepWhenDismissed: allowStepWhenDismissed
+        )
+    }
+
+    /// A presentable contributed again after its dismissal starts a new life: not dismissed, not yet visible.
+    mutating func renew(_ presentable: PresentableID) {
+        if presentables[presentable]?.isDismissed == true {
+            presentables[presentable] = PresentableState()
+        }
+    }
+
+    mutating func detach(_ attachmentID: AttachmentID, reason: DetachReason) {
+        guard let attachment = attachments.removeValue(forKey: attachmentID) else { return }
+        let info = attachment.info
+        nodes[info.coordinator]?.attachments.removeAll { $0 == attachmentID }
+        presentables[info.presentable]?.attachments.removeAll { $0 == attachmentID }
+        emissions.unregister(info.stepper.steps, as: attachmentID)
+        actions.append(.detach(attachmentID, reason: reason))
+    }
+
+    /// Removes a coordinator and its subtree, children first; detaches their steppers.
+    mutating func endCoordinator(_ coordinator: FlowCoordinatorID, reason: FlowEndReason) {
+        guard let node = nodes[coordinator] else { return }
+        for child in node.children { endCoordinator(child, reason: .parentEnded) }
+        for attachmentID in node.attachments { detach(attachmentID, reason: .flowEnded) }
+        nodes[coordinator] = nil
+        if coordinatorByFlow[ObjectIdentifier(node.flow)] == coordinator {
+            coordinatorByFlow[ObjectIdentifier(node.flow)] = nil
+        }
+        if let parent = node.parent { nodes[parent]?.children.removeAll { $0 == coordinator } }
+        pendingReadiness.removeAll { $0.registrant == coordinator }
+        actions.append(.flowEnded(coordinator, reason: reason))
+    }
+
+    // MARK: - Readiness
+
+    mutating func markReady(_ coordinator: FlowCoordinatorID) {
+        guard let node = nodes[coordinator], !node.isReady else { return }
+        nodes[coordinator]?.isReady = true
+        nodes[coordinator]?.awaitedChildren = []
+        actions.append(.flowReady(coordinator))
+        runReadyWaiters()
+        if let parent = node.parent, let parentNode = nodes[parent], !parentNode.isReady,
+            parentNode.awaitedChildren.contains(coordinator),
+            parentNode.awaitedChildren.allSatisfy({ nodes[$0]?.isReady == true })
+        {
+            markReady(parent)
+        }
+    }
+
+    mutating func runReadyWaiters() {
+        var index = 0
+        while index < pendingReadiness.count {
+            let pending = pendingReadiness[index]
+            let allReady = pending.waiter.flows.allSatisfy { flow in
+                coordinatorByFlow[flow].map { nodes[$0]?.isReady == true } ?? false
+            }
+            guard allReady else {
+                index += 1
+                continue
+            }
+            pendingReadiness.remove(at: index)
+            let navigator = Navigator()
+            pending.waiter.block(navigator)
+            takeEmissions()
+            for command in navigator.commands {
+                actions.append(.command(command, from: pending.registrant))
+            }
+            pendingReadiness += navigator.readinessWaiters.map {
+                PendingReadiness(registrant: pending.registrant, waiter: $0)
+            }
+        }
+    }
+
+    // MARK: - Output
+
+    mutating func drop(
+        _ step: Step,
+        _ reason: StepDropReason,
+        coordinator: FlowCoordinatorID?,
+        attachment: AttachmentID?
+    ) {
+        actions.append(
+            .stepDropped(StepDrop(step: step, reason: reason, coordinator: coordinator, attachment: attachment))
+        )
+    }
+
+    mutating func takeActions() -> [CoordinatorAction] {
+        defer { actions = [] }
+        return actions
+    }
+}
