@@ -23,13 +23,13 @@ struct ChapterTests {
         #expect(try journey.run(.launch) == [
             line("AppFlow", .dashboardIsRequired),
             line("DashboardFlow", .dashboardIsRequired),
+            line("AppFlow", .onboardingIsRequired),
+            line("WishlistFlow", .moviesAreRequired),
             line("WatchedFlow", .moviesAreRequired),
             line("TrendingFlow", .trendingsAreRequired),
+            line("OnboardingFlow", .loginIsRequired),
             line("TrendingMovieFlow", .moviesAreRequired),
             line("CastListFlow", .castListAreRequired),
-            line("AppFlow", .onboardingIsRequired),
-            line("OnboardingFlow", .loginIsRequired),
-            line("WishlistFlow", .moviesAreRequired),
         ])
         #expect(journey.screens == """
             - app.stack (stack)
@@ -62,12 +62,12 @@ struct ChapterTests {
         #expect(journey.didNavigateLog == [
             line("AppFlow", .dashboardIsRequired),
             line("DashboardFlow", .dashboardIsRequired),
+            line("AppFlow", .onboardingIsComplete),
+            line("WishlistFlow", .moviesAreRequired),
             line("WatchedFlow", .moviesAreRequired),
             line("TrendingFlow", .trendingsAreRequired),
             line("TrendingMovieFlow", .moviesAreRequired),
             line("CastListFlow", .castListAreRequired),
-            line("AppFlow", .onboardingIsComplete),
-            line("WishlistFlow", .moviesAreRequired),
         ])
         #expect(journey.presentation.visiblePresentables == dashboardVisible)
         #expect(journey.rejectedCommands == [])
@@ -92,7 +92,7 @@ struct ChapterTests {
         #expect(journey.services.preferencesService.isOnboarded)
         #expect(journey.presentation.visiblePresentables == dashboardVisible)
         #expect(!journey.snapshot().allNodes.map(\.flow).contains("OnboardingFlow"))
-        #expect(journey.transcript.contains("end flow#8 (rootDismissed)"))
+        #expect(journey.transcript.contains("end flow#6 (rootDismissed)"))
     }
 
     @Test func logoutPresentsANewOnboardingAndLoggingInAgainDismissesIt() throws {

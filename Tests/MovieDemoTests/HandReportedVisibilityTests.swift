@@ -22,7 +22,7 @@ struct HandReportedVisibilityTests {
 
     @Test func aStepFromAHiddenScreenIsDroppedAndTheSameStepFromTheVisibleScreenNavigates() throws {
         let journey = try Self.launchedWithoutReports()
-        #expect(journey.didNavigateLog.last == "did navigate flow=WishlistFlow step=moviesAreRequired")
+        #expect(journey.didNavigateLog.last == "did navigate flow=CastListFlow step=castListAreRequired")
         #expect(journey.presentation.visiblePresentables.isEmpty == false)
         #expect(!journey.machine.isVisible("watched.list"))
 
@@ -33,7 +33,7 @@ struct HandReportedVisibilityTests {
         try journey.pickMovie(43424, on: "watched.list")
         let drop = StepDrop(
             step: DemoStep.movieIsPicked(withId: 43424).step, reason: .notVisible,
-            coordinator: FlowCoordinatorID(4), attachment: AttachmentID(6)
+            coordinator: FlowCoordinatorID(4), attachment: AttachmentID(7)
         )
         #expect(journey.drops == [drop])
         #expect(journey.didNavigateLog.count == 8)

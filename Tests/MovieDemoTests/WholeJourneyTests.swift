@@ -9,13 +9,13 @@ struct WholeJourneyTests {
         // launch (first run)
         "did navigate flow=AppFlow step=dashboardIsRequired",
         "did navigate flow=DashboardFlow step=dashboardIsRequired",
+        "did navigate flow=AppFlow step=onboardingIsRequired",
+        "did navigate flow=WishlistFlow step=moviesAreRequired",
         "did navigate flow=WatchedFlow step=moviesAreRequired",
         "did navigate flow=TrendingFlow step=trendingsAreRequired",
+        "did navigate flow=OnboardingFlow step=loginIsRequired",
         "did navigate flow=TrendingMovieFlow step=moviesAreRequired",
         "did navigate flow=CastListFlow step=castListAreRequired",
-        "did navigate flow=AppFlow step=onboardingIsRequired",
-        "did navigate flow=OnboardingFlow step=loginIsRequired",
-        "did navigate flow=WishlistFlow step=moviesAreRequired",
         // onboarding
         "did navigate flow=OnboardingFlow step=userIsLoggedIn",
         "did navigate flow=AppFlow step=onboardingIsComplete",
@@ -79,21 +79,21 @@ struct WholeJourneyTests {
             - OneStepper(dashboardIsRequired) att#2 (flow)
             WishlistFlow flow#3 root=wishlist.stack [visible] ready
               - CompositeStepper[OneStepper(moviesAreRequired), WishlistStepper] att#3 (flow)
-              - WishlistViewModel att#13 on wishlist.list [hidden] allowStepWhenNotPresented
+              - WishlistViewModel att#7 on wishlist.list [hidden] allowStepWhenNotPresented
               - MovieDetailViewModel(23452) att#27 on wishlist.movie.23452 [visible]
             WatchedFlow flow#4 root=watched.stack [hidden] ready
               - OneStepper(moviesAreRequired) att#4 (flow)
-              - WatchedViewModel att#6 on watched.list [hidden]
+              - WatchedViewModel att#8 on watched.list [hidden]
               - MovieDetailViewModel(23452) att#28 on watched.movie.23452 [hidden]
             TrendingFlow flow#5 root=trending.stack [hidden] ready
               - TrendingStepper att#5 (flow)
-              TrendingMovieFlow flow#6 root=trending.movies [hidden] ready allowStepWhenDismissed
-                - OneStepper(moviesAreRequired) att#7 (flow) allowStepWhenDismissed
-                - WatchedViewModel att#9 on trending.movies [hidden]
+              TrendingMovieFlow flow#7 root=trending.movies [hidden] ready allowStepWhenDismissed
+                - OneStepper(moviesAreRequired) att#9 (flow) allowStepWhenDismissed
+                - WatchedViewModel att#12 on trending.movies [hidden]
                 - MovieDetailViewModel(23452) att#29 on trending.movie.23452 [hidden]
-              CastListFlow flow#7 root=trending.casts [hidden] ready allowStepWhenDismissed
-                - OneStepper(castListAreRequired) att#8 (flow) allowStepWhenDismissed
-                - CastListViewModel att#10 on trending.casts [hidden]
+              CastListFlow flow#8 root=trending.casts [hidden] ready allowStepWhenDismissed
+                - OneStepper(castListAreRequired) att#10 (flow) allowStepWhenDismissed
+                - CastListViewModel att#13 on trending.casts [hidden]
 
         """
 
