@@ -102,7 +102,8 @@ public enum CoordinatorAction: Sendable, CustomStringConvertible {
     case didNavigate(NavigationEvent)
     /// A UI command recorded by the flow of `coordinator`, to deliver to the presenter.
     case command(NavigationCommand, from: FlowCoordinatorID)
-    /// Start listening to a stepper: subscribe to it, then call its `readyToEmitSteps()`.
+    /// A stepper is attached: the driver hears the steps it emits outside the machine's calls (subscribe to it; the
+    /// machine has called its `readyToEmitSteps()` and taken what it emitted synchronously).
     case attach(StepperAttachment)
     /// Stop listening to a stepper.
     case detach(AttachmentID, reason: DetachReason)

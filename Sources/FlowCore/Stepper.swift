@@ -1,7 +1,8 @@
 /// Something that emits steps: a view model, a service, a timer; RxFlow's `Stepper`.
 ///
-/// A coordinator listens to a stepper once it is attached to a contributor (see ``FlowContributor``): it takes
-/// ``initialStep`` first, then subscribes to ``steps`` and calls ``readyToEmitSteps()``. ``Step/none`` is filtered out
+/// A coordinator listens to a stepper once it is attached to a contributor (see ``FlowContributor``): it subscribes
+/// to ``steps``, takes ``initialStep``, then calls ``readyToEmitSteps()``; steps emitted there, or synchronously while
+/// the coordinator navigates, are handled in the same cascade, behind the initial step. ``Step/none`` is filtered out
 /// wherever it comes from.
 ///
 /// Steppers are `Sendable` reference types: a coordinator keeps them across isolation domains and emission may

@@ -77,7 +77,25 @@ public struct Heartbeat: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        sessions = try container.decodeIfPresent([String: UInt64].self, forKey: .sessions) ?? [:]
+        guard container.contains(.sessions), try !container.decodeNil(forKey: .sessions) else {
+            sessions = [:]
+            return
+        }
+        // Entry by entry in key order: JSONDecoder walks a dictionary in an order that differs between decodes, and
+        // the first bad entry names the error, which must be the same for the same bytes.
+        let entries = try container.nestedContainer(keyedBy: SessionKey.self, forKey: .sessions)
+        var sessions: [String: UInt64] = [:]
+        for key in entries.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            sessions[key.stringValue] = try entries.decode(UInt64.self, forKey: key)
+        }
+        self.sessions = sessions
+    }
+
+    private struct SessionKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }
 

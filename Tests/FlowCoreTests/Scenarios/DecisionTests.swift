@@ -264,43 +264,6 @@ struct DecisionTests {
         )
     }
 
-    @Test("D6: a child flow whose first navigation ends it still counts as ready for its parent")
-    func d6ChildEndingOnFirstNavigationIsReady() throws {
-        let parent = ScenarioFlow("P")
-        let child = ScenarioFlow("C")
-        parent.on("a") { _, navigator in
-            Flows.use(parent, when: .ready, in: navigator) { navigator in
-                navigator.push(.view("ready.screen", type: "View"), onto: "P.root")
-            }
-            return .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("b"))))
-        }
-        child.on("b") { .end(forwardToParentFlowWithStep: Step("y")) }
-        let harness = ScenarioHarness()
-
-        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
-
-        #expect(
-            harness.takeLog() == [
-                "start P flow#1",
-                "command setRoot P.root (flow#1)",
-                "attach att#1 OneStepper(a) on P.root (flow)",
-                "will navigate flow=P step=a",
-                "did navigate flow=P step=a",
-                "start C flow#2 parent=flow#1",
-                "attach att#2 OneStepper(b) on C.root (flow)",
-                "will navigate flow=C step=b",
-                "did navigate flow=C step=b",
-                "ready flow#2",
-                "ready flow#1",
-                "command push ready.screen onto P.root (flow#1)",
-                "detach att#2 (flowEnded)",
-                "end flow#2 (ended)",
-                "will navigate flow=P step=y",
-                "did navigate flow=P step=y",
-            ]
-        )
-    }
-
     @Test("D7: .end after an async adaptation removes the child and its subtree before the parent handles the step")
     func d7EndAfterAsyncAdaptRemovesChildFirst() async throws {
         let parent = ScenarioFlow("P")
