@@ -209,7 +209,6 @@ public final class EmbeddedDaemon {
 
     private func perform(_ outputs: [DaemonOutput]) -> DaemonOutcome {
         var outcome = DaemonOutcome()
-        var attached: [any Stepper] = []
         for output in outputs {
             switch output {
             case .send(let peer, let message):
@@ -225,7 +224,6 @@ public final class EmbeddedDaemon {
             case .attachLocal(let session, let attachment):
                 outcome.local.append("attach \(session) \(attachment.id)")
                 listen(to: attachment, in: session)
-                attached.append(attachment.stepper)
             case .resumeLocal(let session, let attachment):
                 outcome.local.append("resume \(session) \(attachment.id)")
                 listen(to: attachment, in: session)
@@ -237,8 +235,8 @@ public final class EmbeddedDaemon {
                 pendingAdaptations.append((session, request))
             }
         }
-        // RxFlow's order: subscribe to every new stepper of the batch, then let each emit.
-        for stepper in attached { stepper.readyToEmitSteps() }
+        // The tree called each new stepper's readyToEmitSteps() and took what it emitted there; the listeners
+        // above hear what steppers emit later.
         for address in peerOrder { peers[address]?.endOfBatch() }
         return outcome
     }
