@@ -6,9 +6,8 @@ import Logging
 extension DaemonCore {
     /// Takes the journal records made since the last call, in order: the transport writes them (and syncs them, by
     /// its policy) before it sends anything this core output in the meantime.
-    public mutating func takeJournal() -> [[UInt8]] {
-        defer { untaken = [] }
-        return untaken
+    package mutating func takeJournal() -> [[UInt8]] {
+        log.take()
     }
 
     /// Every record the state still needs, in order: what a snapshot holds (the journal after it starts empty).
@@ -16,13 +15,13 @@ extension DaemonCore {
     /// Compaction is in what is never kept: inputs that changed nothing (an in-daemon stepper's step or a deep link
     /// dropped before any flow saw it) are not journaled. Flows are application objects, so a session is rebuilt by
     /// replaying its inputs.
-    public var journalHistory: [[UInt8]] { (try? JournalSnapshot.records(in: history)) ?? [] }
+    package var journalHistory: [[UInt8]] { log.records }
 
     /// ``journalHistory`` as a snapshot's payload, ready to write.
-    public var journalSnapshotPayload: [UInt8] { history }
+    package var journalSnapshotPayload: [UInt8] { log.history }
 
     /// How many records ``journalHistory`` holds.
-    public var journalRecordCount: Int { historyCount }
+    package var journalRecordCount: Int { log.count }
 
     /// Rebuilds the state from journal records (a snapshot's, then the journal's), before ``start(now:)``.
     ///
@@ -33,7 +32,7 @@ extension DaemonCore {
     ///
     /// - Throws: ``RecoveryError`` (`unreadableRecord`) when a record cannot be read: flowd does not start from a
     ///   state it cannot trust.
-    public mutating func recover(from records: [[UInt8]]) throws(RecoveryError) -> RecoveryReport {
+    package mutating func recover(from records: [[UInt8]]) throws(RecoveryError) -> RecoveryReport {
         replaying = true
         let publishes = publishesEvents
         publishesEvents = false
@@ -41,7 +40,7 @@ extension DaemonCore {
         for (index, bytes) in records.enumerated() {
             let record: JournalRecord
             do {
-                record = try recordCodec.decode(bytes)
+                record = try log.decode(bytes)
             } catch {
                 replaying = false
                 publishesEvents = publishes
@@ -59,8 +58,7 @@ extension DaemonCore {
                 continue
             }
             change(record)
-            JournalSnapshot.append(bytes, to: &history)
-            historyCount += 1
+            log.keep(bytes)
             report.records += 1
         }
         _ = takeOutputs()  // nothing of the replay goes out: no peer is connected, no stepper listened to yet
@@ -89,11 +87,8 @@ extension DaemonCore {
     }
 
     mutating func journal(_ record: JournalRecord) {
-        guard journaling, !replaying else { return }
-        let bytes = recordCodec.encode(record)
-        untaken.append(bytes)
-        JournalSnapshot.append(bytes, to: &history)
-        historyCount += 1
+        guard !replaying else { return }
+        log.append(record)
     }
 
     /// Applies one state change, journaling it: the only way sessions change, live and in recovery alike.

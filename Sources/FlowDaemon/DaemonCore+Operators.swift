@@ -65,7 +65,7 @@ extension DaemonCore {
             "peers": .object(Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
             "counters": counters.json,
         ].merging(
-            journaling ? ["journal": ["records": .int(historyCount), "recovered_records": .int(recoveredRecords)]] : [:]
+            journaling ? ["journal": ["records": .int(log.count), "recovered_records": .int(recoveredRecords)]] : [:]
         ) { first, _ in first })
     }
 }

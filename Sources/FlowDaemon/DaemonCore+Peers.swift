@@ -4,26 +4,12 @@ import Logging
 
 // Peers: HELLO and the routing of their messages, liveness, the allow-list, a peer lost.
 extension DaemonCore {
-    /// A connected peer: what it said in `HELLO` and when it was last heard.
-    struct Peer {
-        let address: PeerAddress
-        let id: String
-        let hello: Hello
-        /// The allow-list entry of the peer's key (with an ``AccessPolicy``), which its `HELLO` matched.
-        let identity: AllowedClient?
-        /// The connection's `User-Id` (its key, Z85) when it said `HELLO`: every later message must carry the same.
-        let userID: String?
-        var lastHeard: UInt64
-        var nextHeartbeat: UInt64
-        var role: PeerRole { hello.role }
-    }
-
     // MARK: - Messages
 
     mutating func receive(_ frames: [[UInt8]], from address: PeerAddress, userID: String?, now: UInt64) {
         counters.messagesIn += 1
         // Any message is a sign of life, even one that is refused (§3).
-        peers[address]?.lastHeard = now
+        peers.heard(address, at: now)
         let message: WireMessage
         do {
             message = try codec.decode(frames)
@@ -35,23 +21,23 @@ extension DaemonCore {
             welcome(hello, from: address, userID: userID, now: now)
             return
         }
-        guard peers[address] != nil else {
+        guard var peer = peers[address] else {
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }
-        if accessPolicy != nil, peers[address]!.userID != userID {
+        if accessPolicy != nil, peer.userID != userID {
             // The routing ID belongs to another key's connection now (the one that said HELLO is gone): what that
             // connection held is not this one's.
             logger.notice(
                 "routing id reused by another key; the old peer is gone",
-                metadata: ["peer": "\(peers[address]!.id)", "key": "\(userID ?? "-")"]
+                metadata: ["peer": "\(peer.id)", "key": "\(userID ?? "-")"]
             )
             peerLost(address)
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }
-        peers[address]!.lastHeard = now
-        let peer = peers[address]!
+        peers.heard(address, at: now)
+        peer.lastHeard = now
         guard Self.allowed(message.type, for: peer.role) else {
             reject(
                 WireError(
@@ -137,13 +123,8 @@ extension DaemonCore {
         }
         // The same client restarted or reconnected (same role, name and key; new connection): the old connection is
         // told it was replaced (§3), so a second live process of that name stops instead of taking it back.
-        // Operators hold nothing, so several may share a name.
-        let replaced = peers.values.filter {
-            $0.address != address && $0.role == hello.role && $0.role != .operator && $0.hello.name == hello.name
-                && $0.userID == (identity == nil ? nil : userID)
-        }
         var inherited: [(session: String, attachment: AttachmentID)] = []
-        for old in replaced.map(\.address).sorted(by: { $0.routingID.lexicographicallyPrecedes($1.routingID) }) {
+        for old in peers.replaced(by: hello, at: address, userID: identity == nil ? nil : userID) {
             logger.info("peer replaced by its restart", metadata: ["peer": "\(peers[old]!.id)", "name": "\(hello.name)"])
             // A notice, not a refusal of anything the old connection sent: not counted under `errors`.
             let notice = WireError(
@@ -160,13 +141,12 @@ extension DaemonCore {
             id = existing.id
             inherited += peerLost(address, reassigning: false)
         } else {
-            lastPeerNumber += 1
-            id = "p\(lastPeerNumber)"
+            id = peers.nextID()
         }
-        peers[address] = Peer(
+        peers.insert(Peer(
             address: address, id: id, hello: hello, identity: identity, userID: identity == nil ? nil : userID,
             lastHeard: now, nextHeartbeat: now + UInt64(configuration.heartbeatMs)
-        )
+        ))
         logger.info(
             "peer joined",
             metadata: [
@@ -195,7 +175,7 @@ extension DaemonCore {
     }
 
     mutating func tick(now: UInt64) {
-        let ordered = peers.values.sorted { $0.id.count != $1.id.count ? $0.id.count < $1.id.count : $0.id < $1.id }
+        let ordered = peers.inJoinOrder
         for peer in ordered where now > expiry(of: peer) {
             logger.notice("peer silent, counted dead", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
             counters.peersLost += 1
@@ -205,7 +185,7 @@ extension DaemonCore {
             var hosted: [String: UInt64] = [:]
             for session in sessions.values where session.host == peer.address { hosted[session.id] = session.seq }
             send(.heartbeat(Heartbeat(sessions: hosted)), to: peer.address)
-            peers[peer.address]!.nextHeartbeat = now + UInt64(configuration.heartbeatMs)
+            peers.heartbeatSent(to: peer.address, next: now + UInt64(configuration.heartbeatMs))
         }
     }
 
@@ -220,7 +200,7 @@ extension DaemonCore {
             return
         }
         accessPolicy = policy
-        let ordered = peers.values.sorted { $0.id.count != $1.id.count ? $0.id.count < $1.id.count : $0.id < $1.id }
+        let ordered = peers.inJoinOrder
         var revoked = 0
         for peer in ordered {
             guard let userID = peer.userID, let identity = peer.identity else { continue }
@@ -245,7 +225,7 @@ extension DaemonCore {
     mutating func peerLost(
         _ address: PeerAddress, reassigning: Bool = true
     ) -> [(session: String, attachment: AttachmentID)] {
-        guard let peer = peers.removeValue(forKey: address) else { return [] }
+        guard let peer = peers.remove(address) else { return [] }
         var orphans: [(session: String, attachment: AttachmentID)] = []
         for session in sortedSessions() {
             if session.host == address {

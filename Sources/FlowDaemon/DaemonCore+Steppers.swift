@@ -48,13 +48,7 @@ extension DaemonCore {
     /// Assigns an attachment to `preferred` (a stepper serving its kind), else to the first live process serving it.
     mutating func assign(_ id: AttachmentID, in session: Session, preferring preferred: PeerAddress? = nil) {
         guard let attachment = session.remoteAttachments[id] else { return }
-        let candidates = peers.values
-            .filter { $0.role == .stepper && $0.hello.serves.contains(attachment.kind) }
-            .sorted {
-                ($0.address == preferred ? 0 : 1, $0.hello.name, $0.id)
-                    < ($1.address == preferred ? 0 : 1, $1.hello.name, $1.id)
-            }
-        guard let peer = candidates.first else {
+        guard let peer = peers.steppers(serving: attachment.kind, preferring: preferred).first else {
             logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])
             return
         }

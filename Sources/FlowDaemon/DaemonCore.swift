@@ -15,49 +15,43 @@ public import Logging
 /// (the in-memory transport: no sockets, no threads, no clocks — `now` is an input).
 ///
 /// Not `Sendable`: it owns the sessions' flows. Keep it on one thread.
-public struct DaemonCore {
+package struct DaemonCore {
     let application: any FlowApplication
-    public let configuration: DaemonConfiguration
+    package let configuration: DaemonConfiguration
     /// The identity of the daemon's state (`WELCOME.daemon`): new for a fresh state, kept by a daemon that recovers
     /// its state from the journal (``recover(from:)``), so clients know that nothing they were told was forgotten.
-    public internal(set) var daemonID: String
+    package internal(set) var daemonID: String
     let codec: WireCodec
     let logger: Logger
     let startedAt: UInt64
 
     var sessions: [String: Session] = [:]
     /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
-    public let journaling: Bool
+    package var journaling: Bool { log.enabled }
     /// Journal records not taken yet, and every record kept (the snapshot's content: ``journalHistory``).
-    var untaken: [[UInt8]] = []
-    /// Every record kept, as a snapshot's payload (``JournalSnapshot``): one contiguous buffer, so memory stays about
-    /// the records' own size.
-    var history: [UInt8] = []
-    var historyCount = 0
-    let recordCodec = JournalRecordCodec()
+    var log: JournalLog
     /// Whether ``recover(from:)`` is replaying: changes are applied, not journaled; nothing is sent or run.
     var replaying = false
     /// How many records ``recover(from:)`` replayed at this start.
     var recoveredRecords = 0
     /// The results of recent STEPs by client instance and `req`, to answer a STEP sent again (de-duplication).
     var stepResults = StepResultWindows()
-    var peers: [PeerAddress: Peer] = [:]
-    var lastPeerNumber = 0
+    var peers = PeerTable()
     var outputs: [DaemonOutput] = []
     /// What the daemon counted: messages, errors by code, steps, commands, drops by reason.
-    public internal(set) var counters = DaemonCounters()
+    package internal(set) var counters = DaemonCounters()
     /// Whether to output events (``DaemonOutput/publish(_:)``); the server turns it off while nobody subscribes, so
     /// no event is built for no one. Counters count all the same.
-    public var publishesEvents = true
+    package var publishesEvents = true
     /// Whom the daemon lets do what (CURVE keys and their roles); `nil` when it runs without CURVE. With a policy,
     /// only ``DaemonInput/authenticatedMessage(from:userID:frames:)`` from an allowed key gets in (docs/SECURITY.md).
     /// ``DaemonInput/accessPolicyChanged(_:)`` replaces it.
-    public internal(set) var accessPolicy: AccessPolicy?
+    package internal(set) var accessPolicy: AccessPolicy?
 
     /// Makes a daemon core; ``start(now:)`` creates the default session.
     ///
     /// - Parameter accessPolicy: the allow-list that every peer's `HELLO` and requests are held to; `nil`: none.
-    public init(
+    package init(
         application: any FlowApplication,
         configuration: DaemonConfiguration = DaemonConfiguration(),
         daemonID: String,
@@ -66,7 +60,7 @@ public struct DaemonCore {
         accessPolicy: AccessPolicy? = nil,
         journaling: Bool = false
     ) {
-        self.journaling = journaling
+        self.log = JournalLog(enabled: journaling)
         self.accessPolicy = accessPolicy
         if accessPolicy != nil {
             counters.authDenied = 0
@@ -86,14 +80,14 @@ public struct DaemonCore {
     ///
     /// After ``recover(from:)`` it also hands back what the recovered sessions need: the in-daemon steppers to
     /// listen to again (``DaemonOutput/resumeLocal(session:attachment:)``) and the adaptations still pending.
-    public mutating func start(now: UInt64) -> [DaemonOutput] {
-        if history.isEmpty { journal(.daemon(daemonID)) }
+    package mutating func start(now: UInt64) -> [DaemonOutput] {
+        if log.history.isEmpty { journal(.daemon(daemonID)) }
         if sessions[configuration.defaultSession] == nil { _ = createSession(configuration.defaultSession) }
         return takeOutputs()
     }
 
     /// Handles one input and returns what to do, in order.
-    public mutating func handle(_ input: DaemonInput, now: UInt64) -> [DaemonOutput] {
+    package mutating func handle(_ input: DaemonInput, now: UInt64) -> [DaemonOutput] {
         switch input {
         case .message(let address, let frames):
             receive(frames, from: address, userID: nil, now: now)
@@ -111,8 +105,8 @@ public struct DaemonCore {
                 change(JournalRecord(session: sessionID, kind: .input(.adaptCompleted(request, step), origin: nil)))
             }
         case .peerUnreachable(let address):
-            if peers[address] != nil {
-                logger.notice("peer unreachable", metadata: ["peer": "\(peers[address]!.id)"])
+            if let peer = peers[address] {
+                logger.notice("peer unreachable", metadata: ["peer": "\(peer.id)"])
                 peerLost(address)
             }
         case .accessPolicyChanged(let policy):
@@ -122,9 +116,9 @@ public struct DaemonCore {
     }
 
     /// When the next ``DaemonInput/tick`` is due, at the latest.
-    public func nextDeadline(now: UInt64) -> UInt64 {
+    package func nextDeadline(now: UInt64) -> UInt64 {
         var deadline = now + UInt64(configuration.heartbeatMs)
-        for peer in peers.values {
+        for peer in peers.all {
             deadline = min(deadline, peer.nextHeartbeat, expiry(of: peer))
         }
         return max(deadline, now)
@@ -133,29 +127,29 @@ public struct DaemonCore {
     // MARK: - Queries
 
     /// The IDs of the sessions, sorted.
-    public var sessionIDs: [String] { sessions.keys.sorted() }
+    package var sessionIDs: [String] { sessions.keys.sorted() }
 
     /// A session's flow tree.
-    public func tree(of session: String) -> FlowTreeSnapshot? { sessions[session]?.machine.snapshot() }
+    package func tree(of session: String) -> FlowTreeSnapshot? { sessions[session]?.machine.snapshot() }
 
     /// A session's UI as its commands built it.
-    public func ui(of session: String) -> PresentationModel? { sessions[session]?.ui }
+    package func ui(of session: String) -> PresentationModel? { sessions[session]?.ui }
 
     /// A session's last command sequence number.
-    public func seq(of session: String) -> UInt64? { sessions[session]?.seq }
+    package func seq(of session: String) -> UInt64? { sessions[session]?.seq }
 
     /// How many peers of each role are connected.
-    public var peerCounts: [PeerRole: Int] {
-        Dictionary(grouping: peers.values, by: \.role).mapValues(\.count)
+    package var peerCounts: [PeerRole: Int] {
+        peers.counts
     }
 
     /// Counts a message the transport could not queue for its peer (the peer's queue is full).
-    public mutating func countDroppedSend(_ type: MessageType) {
+    package mutating func countDroppedSend(_ type: MessageType) {
         counters.sendsDropped[type.rawValue, default: 0] += 1
     }
 
     /// Counts a connection the ZAP handler refused (`auth_denied` in `HEALTH`).
-    public mutating func countAuthenticationDenied() {
+    package mutating func countAuthenticationDenied() {
         counters.authDenied = (counters.authDenied ?? 0) + 1
     }
 

@@ -1,36 +1,36 @@
 import FlowWire
 
 /// What the daemon counted since it started (`flowctl health`).
-public struct DaemonCounters: Sendable, Hashable {
-    public var messagesIn = 0
-    public var messagesOut = 0
+package struct DaemonCounters: Sendable, Hashable {
+    package var messagesIn = 0
+    package var messagesOut = 0
     /// Refused messages, by error code.
-    public var errors: [String: Int] = [:]
-    public var stepsAccepted = 0
+    package var errors: [String: Int] = [:]
+    package var stepsAccepted = 0
     /// STEPs sent again that the daemon had applied already: answered with the first verdict, not applied again.
-    public var stepsDuplicate = 0
+    package var stepsDuplicate = 0
     /// Dropped steps, by reason.
-    public var stepsDropped: [String: Int] = [:]
-    public var navigations = 0
-    public var commandsSequenced = 0
-    public var commandsSent = 0
-    public var commandsAcked = 0
-    public var reports = 0
-    public var userActions = 0
-    public var peersLost = 0
+    package var stepsDropped: [String: Int] = [:]
+    package var navigations = 0
+    package var commandsSequenced = 0
+    package var commandsSent = 0
+    package var commandsAcked = 0
+    package var reports = 0
+    package var userActions = 0
+    package var peersLost = 0
     /// Messages not sent because the peer's queue was full (its high-water mark), by message type: the peer is
     /// slow or stuck, and resyncs from the heartbeat's `seq` (docs/LIMITS.md).
-    public var sendsDropped: [String: Int] = [:]
+    package var sendsDropped: [String: Int] = [:]
     /// Connections the ZAP handler refused (a key not on the allow-list, or not allowed on that socket); `nil` when
     /// the daemon runs without CURVE (then it is not in ``json``).
-    public var authDenied: Int?
+    package var authDenied: Int?
     /// Peers forgotten because a new allow-list dropped or changed their key's entry (SIGHUP); `nil` without CURVE.
-    public var peersRevoked: Int?
+    package var peersRevoked: Int?
 
-    public init() {}
+    package init() {}
 
     /// The counters as JSON for `HEALTH`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var fields: [String: JSONValue] = [
             "messages_in": .int(messagesIn),
             "messages_out": .int(messagesOut),

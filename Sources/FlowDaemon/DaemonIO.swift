@@ -30,7 +30,7 @@ public enum DaemonInput: Sendable {
 }
 
 /// What ``DaemonCore`` asks its transport to do, in order.
-public enum DaemonOutput: Sendable {
+package enum DaemonOutput: Sendable {
     /// Send a message on the control socket.
     case send(PeerAddress, WireMessage)
     /// Publish an event on the events socket.

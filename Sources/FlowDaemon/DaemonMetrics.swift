@@ -64,7 +64,7 @@ public struct DaemonMetrics: Sendable {
     private var last = DaemonCounters()
 
     /// Makes the metric objects from `factory` (not the global `MetricsSystem`): the process decides where they go.
-    public init(factory: any MetricsFactory) {
+    package init(factory: any MetricsFactory) {
         self.factory = factory
         stepsAccepted = Counter(label: Name.stepsAccepted, factory: factory)
         stepsDuplicate = Counter(label: Name.stepsDuplicate, factory: factory)
@@ -85,7 +85,7 @@ public struct DaemonMetrics: Sendable {
     ///
     /// Cheap when little changed: a few integer comparisons, and the three small dictionaries are walked only when
     /// they differ.
-    public mutating func record(_ counters: DaemonCounters) {
+    package mutating func record(_ counters: DaemonCounters) {
         Self.add(counters.stepsAccepted, last.stepsAccepted, to: stepsAccepted)
         Self.add(counters.stepsDuplicate, last.stepsDuplicate, to: stepsDuplicate)
         Self.add(counters.commandsSent, last.commandsSent, to: commandsSent)
@@ -126,13 +126,13 @@ public struct DaemonMetrics: Sendable {
     }
 
     /// Sets the gauges: connected peers by role (every role, 0 when none) and sessions held.
-    public func record(peers counts: [PeerRole: Int], sessions count: Int) {
+    package func record(peers counts: [PeerRole: Int], sessions count: Int) {
         for (role, gauge) in peers { gauge.record(counts[role] ?? 0) }
         sessions.record(count)
     }
 
     /// Records everything about `core`: its counters and its peers and sessions.
-    public mutating func record(_ core: DaemonCore) {
+    package mutating func record(_ core: DaemonCore) {
         record(core.counters)
         record(peers: core.peerCounts, sessions: core.sessionIDs.count)
     }

@@ -54,13 +54,13 @@ public struct AllowedClient: Sendable, Hashable, Codable {
     }
 
     /// Whether the key may emit a step named `step`.
-    public func mayEmit(_ step: String) -> Bool { Self.allows(steps, step) }
+    package func mayEmit(_ step: String) -> Bool { Self.allows(steps, step) }
 
     /// Whether the key may serve the stepper kind `kind`.
-    public func mayServe(_ kind: String) -> Bool { Self.allows(kinds, kind) }
+    package func mayServe(_ kind: String) -> Bool { Self.allows(kinds, kind) }
 
     /// Whether the key may host the session `session`.
-    public func mayHost(_ session: String) -> Bool { sessions.map { Self.allows($0, session) } ?? true }
+    package func mayHost(_ session: String) -> Bool { sessions.map { Self.allows($0, session) } ?? true }
 
     private static func allows(_ list: [String]?, _ value: String) -> Bool {
         guard let list else { return false }
@@ -71,9 +71,9 @@ public struct AllowedClient: Sendable, Hashable, Codable {
 /// The allow-list of client keys, checked: what the ZAP handler and ``DaemonCore`` consult.
 public struct AccessPolicy: Sendable, Hashable {
     /// The ZAP domain of the control socket.
-    public static let controlDomain = "flowd"
+    package static let controlDomain = "flowd"
     /// The ZAP domain of the events socket.
-    public static let eventsDomain = "flowd.events"
+    package static let eventsDomain = "flowd.events"
 
     /// The allowed clients, in the order given.
     public let clients: [AllowedClient]
@@ -141,13 +141,13 @@ public struct AccessPolicy: Sendable, Hashable {
     }
 
     /// The entry named `name` (a connection's `User-Id`).
-    public func client(named name: String) -> AllowedClient? { byName[name] }
+    package func client(named name: String) -> AllowedClient? { byName[name] }
 
     /// The entry of the 32-byte public key `key`.
-    public func client(publicKey key: [UInt8]) -> AllowedClient? { byKey[key].flatMap { byName[$0] } }
+    package func client(publicKey key: [UInt8]) -> AllowedClient? { byKey[key].flatMap { byName[$0] } }
 
     /// The entry of a connection's `User-Id`: its public key in Z85, as ``ZAPHandler`` returns it.
-    public func client(userID: String) -> AllowedClient? {
+    package func client(userID: String) -> AllowedClient? {
         guard let key = try? ZMQCurveKey(z85: userID) else { return nil }
         return client(publicKey: key.bytes)
     }
@@ -195,24 +195,24 @@ public struct DaemonSecurity: Sendable, Hashable {
 
 /// The ZAP handler's decisions (ZeroMQ RFC 27), as a pure function of the request and the allow-list; the
 /// ``DaemonServer`` runs it on its I/O thread behind a ROUTER bound at `inproc://zeromq.zap.01`.
-public enum ZAPHandler: Sendable {
+package enum ZAPHandler: Sendable {
     /// The ZAP endpoint libzmq asks, in the server socket's context.
-    public static let endpoint = "inproc://zeromq.zap.01"
+    package static let endpoint = "inproc://zeromq.zap.01"
 
     /// What the handler decided about one connection.
-    public struct Decision: Sendable, Hashable {
+    package struct Decision: Sendable, Hashable {
         /// Whether the connection may in (`200`).
-        public var allowed: Bool
+        package var allowed: Bool
         /// The allowed key's name, or `nil`.
-        public var client: String?
+        package var client: String?
         /// The ZAP domain asked about.
-        public var domain: String
+        package var domain: String
         /// The peer's address (`127.0.0.1`, or `localhost:<uid>:<gid>:<pid>` over ipc).
-        public var address: String
+        package var address: String
         /// The client's public key (Z85), when the request carried one.
-        public var publicKey: String?
+        package var publicKey: String?
         /// Why (the reply's status text).
-        public var reason: String
+        package var reason: String
     }
 
     /// Answers one ZAP request as a ROUTER received it: `[routing id, "", "1.0", request id, domain, address,
@@ -226,7 +226,7 @@ public enum ZAPHandler: Sendable {
     ///
     /// - Returns: the reply's frames (with the routing id) and the decision, or `nil` for a message that cannot be
     ///   answered (too few frames).
-    public static func answer(_ frames: [[UInt8]], policy: AccessPolicy) -> (reply: [[UInt8]], decision: Decision)? {
+    package static func answer(_ frames: [[UInt8]], policy: AccessPolicy) -> (reply: [[UInt8]], decision: Decision)? {
         guard frames.count >= 8, frames[1].isEmpty else { return nil }
         let requestID = frames[3]
         let text = { (index: Int) in String(decoding: frames[index], as: UTF8.self) }
@@ -265,11 +265,11 @@ public enum ZAPHandler: Sendable {
 /// CURVE key files as `flowctl keygen` writes them: the Z85 key on a line of its own; empty lines and comment lines
 /// (`#` alone, or `# ` and text; `#` is a Z85 character but space is not) are skipped. A secret key file
 /// (`<prefix>.key`) should have mode 0600; a public key file (`<prefix>.pub`) may be shared.
-public enum CurveKeyFile: Sendable {
+package enum CurveKeyFile: Sendable {
     /// The key a key file holds (its first line that is not empty or a comment, trimmed).
     ///
     /// - Throws: ``CurveKeyFileError`` when the file cannot be read or holds no such line.
-    public static func read(_ path: String) throws(CurveKeyFileError) -> String {
+    package static func read(_ path: String) throws(CurveKeyFileError) -> String {
         guard let file = fopen(path, "r") else {
             throw CurveKeyFileError(path: path, reason: "cannot be read: \(String(cString: strerror(errno)))")
         }
@@ -293,7 +293,7 @@ public enum CurveKeyFile: Sendable {
 
     /// Whether users other than the file's owner and group may read or write the file at `path` (a secret key file
     /// should be 0600, or 0640 for a group of services).
-    public static func isExposedToOthers(_ path: String) -> Bool {
+    package static func isExposedToOthers(_ path: String) -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         return info.st_mode & 0o007 != 0
@@ -339,19 +339,19 @@ extension FlowdConfigFile {
     /// ```
     ///
     /// Relative paths are relative to the config file's folder.
-    public struct Security: Codable, Sendable, Hashable {
+    package struct Security: Codable, Sendable, Hashable {
         /// The daemon's CURVE secret key file; CURVE is on when it is named.
-        public var secretKeyFile: String?
+        package var secretKeyFile: String?
         /// The allowed client keys.
-        public var clients: [AllowedClient]?
+        package var clients: [AllowedClient]?
         /// A JSON file holding more allowed client keys (an array of ``AllowedClient``).
-        public var clientsFile: String?
+        package var clientsFile: String?
         /// The roles whose keys may subscribe to the events socket; default `["operator"]`.
-        public var eventsRoles: [PeerRole]?
+        package var eventsRoles: [PeerRole]?
         /// Whether `tcp://` endpoints may run without CURVE (default `false`: flowd refuses to start).
-        public var allowPlaintextTCP: Bool?
+        package var allowPlaintextTCP: Bool?
 
-        public init() {}
+        package init() {}
 
         private enum CodingKeys: String, CodingKey {
             case clients
@@ -370,7 +370,7 @@ public struct FlowdSecurityError: Error, Sendable, Hashable, CustomStringConvert
 }
 
 /// Turns the `security` section and the flags into a ``DaemonSecurity`` (or none), and refuses unsafe setups.
-public enum FlowdSecuritySettings: Sendable {
+package enum FlowdSecuritySettings: Sendable {
     /// The daemon's security.
     ///
     /// - Parameters:
@@ -384,7 +384,7 @@ public enum FlowdSecuritySettings: Sendable {
     /// - Throws: ``FlowdSecurityError`` when a `tcp://` endpoint would run without CURVE and plaintext is not
     ///   explicitly allowed, when the secret key file is unreadable, malformed or open to others, or when the
     ///   allow-list is not valid.
-    public static func resolve(
+    package static func resolve(
         _ section: FlowdConfigFile.Security?, configPath: String?, keyFile: String?, clientsFile: String?,
         allowPlaintextTCP: Bool, endpoints: [String]
     ) throws(FlowdSecurityError) -> DaemonSecurity? {
@@ -430,7 +430,7 @@ public enum FlowdSecuritySettings: Sendable {
     /// on SIGHUP.
     ///
     /// - Throws: ``FlowdSecurityError`` when the clients file cannot be read or the allow-list is not valid.
-    public static func accessPolicy(
+    package static func accessPolicy(
         _ section: FlowdConfigFile.Security?, configPath: String?, clientsFile: String?
     ) throws(FlowdSecurityError) -> AccessPolicy {
         let section = section ?? FlowdConfigFile.Security()

@@ -13,31 +13,31 @@ import ZeroMQ
 /// Precedence: flags, then the config file (`--config`), then the built-in defaults (which need no file at all).
 public struct FlowdOptions: ParsableArguments, Sendable {
     @Option(name: .long, help: "A JSON config file (see config/flowd.json).")
-    public var config: String?
+    package var config: String?
 
     @Option(name: .long, help: "The control endpoint (ROUTER), e.g. tcp://0.0.0.0:5560.")
-    public var control: String?
+    package var control: String?
 
     @Option(name: .long, help: "The events endpoint (PUB), e.g. tcp://0.0.0.0:5561.")
-    public var events: String?
+    package var events: String?
 
     @Option(name: .customLong("runtime-dir"), help: "The folder of the default ipc:// endpoints.")
-    public var runtimeDirectory: String?
+    package var runtimeDirectory: String?
 
     @Option(name: .customLong("heartbeat-ms"), help: "Heartbeat interval towards clients, in milliseconds.")
-    public var heartbeatMs: Int?
+    package var heartbeatMs: Int?
 
     @Option(name: .customLong("max-sessions"), help: "The most sessions held at once.")
-    public var maxSessions: Int?
+    package var maxSessions: Int?
 
     @Option(name: .customLong("max-body-bytes"), help: "The largest message body accepted.")
-    public var maxBodyBytes: Int?
+    package var maxBodyBytes: Int?
 
     @Option(name: .customLong("outbox-limit"), help: "Commands kept per session for a presenter's replay.")
-    public var outboxLimit: Int?
+    package var outboxLimit: Int?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    public var logLevel: String?
+    package var logLevel: String?
 
     @Option(
         name: .long,
@@ -47,7 +47,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             valueName: "host:port"
         )
     )
-    public var metrics: String?
+    package var metrics: String?
 
     @Option(
         name: .customLong("key-file"),
@@ -57,7 +57,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             valueName: "path"
         )
     )
-    public var keyFile: String?
+    package var keyFile: String?
 
     @Option(
         name: .customLong("clients-file"),
@@ -65,7 +65,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             "A JSON array of the client keys allowed in, with their roles (docs/SECURITY.md).", valueName: "path"
         )
     )
-    public var clientsFile: String?
+    package var clientsFile: String?
 
     @Option(
         name: .customLong("state-dir"),
@@ -75,7 +75,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             valueName: "path"
         )
     )
-    public var stateDirectory: String?
+    package var stateDirectory: String?
 
     @Option(
         name: .long,
@@ -86,16 +86,16 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             valueName: "policy"
         )
     )
-    public var fsync: String?
+    package var fsync: String?
 
     @Flag(name: .customLong("no-journal"), help: "Keep the state in memory only: a restart starts from nothing.")
-    public var noJournal = false
+    package var noJournal = false
 
     @Flag(
         name: .customLong("allow-plaintext-tcp"),
         help: "Allow tcp:// endpoints without CURVE (no authentication, no encryption)."
     )
-    public var allowPlaintextTCP = false
+    package var allowPlaintextTCP = false
 
     public init() {}
 
@@ -243,16 +243,16 @@ public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 ///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608},
 ///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}
 /// ```
-public struct FlowdConfigFile: Codable, Sendable, Hashable {
+package struct FlowdConfigFile: Codable, Sendable, Hashable {
     /// Socket settings.
-    public struct Sockets: Codable, Sendable, Hashable {
-        public var lingerMs: Int64?
-        public var maxMessageBytes: Int64?
-        public var zmtpHeartbeatMs: Int64?
+    package struct Sockets: Codable, Sendable, Hashable {
+        package var lingerMs: Int64?
+        package var maxMessageBytes: Int64?
+        package var zmtpHeartbeatMs: Int64?
         /// `ZMQ_SNDHWM`: messages queued per peer; beyond, the daemon drops what it sends them (docs/LIMITS.md).
-        public var sendHighWaterMark: Int32?
+        package var sendHighWaterMark: Int32?
         /// `ZMQ_RCVHWM`: messages taken in per peer before libzmq stops reading that peer's connection.
-        public var receiveHighWaterMark: Int32?
+        package var receiveHighWaterMark: Int32?
 
         private enum CodingKeys: String, CodingKey {
             case lingerMs = "linger_ms"
@@ -264,12 +264,12 @@ public struct FlowdConfigFile: Codable, Sendable, Hashable {
     }
 
     /// The journal (docs/RELIABILITY.md); every field may be left out. `"enabled": false` keeps the state in memory.
-    public struct Journal: Codable, Sendable, Hashable {
-        public var enabled: Bool?
-        public var directory: String?
-        public var fsync: String?
-        public var fsyncIntervalMs: Int?
-        public var compactBytes: Int?
+    package struct Journal: Codable, Sendable, Hashable {
+        package var enabled: Bool?
+        package var directory: String?
+        package var fsync: String?
+        package var fsyncIntervalMs: Int?
+        package var compactBytes: Int?
 
         private enum CodingKeys: String, CodingKey {
             case enabled, directory, fsync
@@ -278,20 +278,20 @@ public struct FlowdConfigFile: Codable, Sendable, Hashable {
         }
     }
 
-    public var control: String?
-    public var events: String?
-    public var runtimeDirectory: String?
+    package var control: String?
+    package var events: String?
+    package var runtimeDirectory: String?
     /// Where and how the state is journaled.
-    public var journal: Journal?
-    public var logLevel: String?
+    package var journal: Journal?
+    package var logLevel: String?
     /// Where to serve Prometheus metrics (`host:port`); none when left out.
-    public var metrics: String?
-    public var daemon: DaemonConfiguration?
-    public var sockets: Sockets?
+    package var metrics: String?
+    package var daemon: DaemonConfiguration?
+    package var sockets: Sockets?
     /// CURVE and the allowed client keys (``Security``).
-    public var security: Security?
+    package var security: Security?
 
-    public init() {}
+    package init() {}
 
     private enum CodingKeys: String, CodingKey {
         case control, events, daemon, sockets, metrics, security, journal

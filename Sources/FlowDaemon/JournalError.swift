@@ -46,15 +46,15 @@ public struct JournalError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What ``JournalStore/load()`` found.
-public struct JournalContents: Sendable {
+package struct JournalContents: Sendable {
     /// The last snapshot's payload, `nil` if none.
-    public var snapshot: [UInt8]?
+    package var snapshot: [UInt8]?
     /// Records appended after that snapshot, in order.
-    public var records: [[UInt8]]
+    package var records: [[UInt8]]
     /// Bytes of a torn or corrupt tail that were cut off the journal (and logged); 0 normally.
-    public var discardedBytes: Int
+    package var discardedBytes: Int
 
-    public init(snapshot: [UInt8]?, records: [[UInt8]], discardedBytes: Int) {
+    package init(snapshot: [UInt8]?, records: [[UInt8]], discardedBytes: Int) {
         self.snapshot = snapshot
         self.records = records
         self.discardedBytes = discardedBytes

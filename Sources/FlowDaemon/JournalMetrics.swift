@@ -29,7 +29,7 @@ public struct JournalMetrics: Sendable {
     /// The store's sync count when last recorded (the counter takes increases).
     private var lastSyncs = 0
 
-    public init(factory: any MetricsFactory) {
+    package init(factory: any MetricsFactory) {
         journalBytes = Gauge(label: Name.journalBytes, factory: factory)
         snapshotBytes = Gauge(label: Name.snapshotBytes, factory: factory)
         syncs = Counter(label: Name.syncs, factory: factory)
@@ -38,13 +38,13 @@ public struct JournalMetrics: Sendable {
     }
 
     /// Records what the start recovered.
-    public func recorded(recovery: RecoveryReport, seconds: Double) {
+    package func recorded(recovery: RecoveryReport, seconds: Double) {
         recoverySeconds.record(seconds)
         recoveredRecords.record(recovery.records)
     }
 
     /// Records the journal's sizes and syncs.
-    public mutating func record(_ journal: JournalStore) {
+    package mutating func record(_ journal: JournalStore) {
         journalBytes.record(journal.journalBytes)
         snapshotBytes.record(journal.snapshotBytes)
         let increase = journal.syncCount - lastSyncs

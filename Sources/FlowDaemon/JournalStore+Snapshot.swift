@@ -7,7 +7,7 @@ extension JournalStore {
     ///
     /// - Throws: ``JournalError`` `.io` when it failed before the new snapshot took effect (the store goes on with
     ///   the old one); `.unusable` afterwards when it failed after (the next start loads the new snapshot).
-    public func writeSnapshot(_ payload: [UInt8]) throws(JournalError) {
+    package func writeSnapshot(_ payload: [UInt8]) throws(JournalError) {
         try requireUsable()
         if !buffer.isEmpty { try writeBuffer() }
         let newGeneration = generation + 1

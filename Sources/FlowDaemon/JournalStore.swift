@@ -11,33 +11,33 @@ import SystemPackage
 ///
 /// Not `Sendable`: it is owned by the daemon's I/O thread, which calls it without locks; its buffer and file offset
 /// are plain mutable state that a second thread would corrupt.
-public final class JournalStore {
+package final class JournalStore {
     /// The largest record ``append(_:)`` accepts (frames carry a 32-bit length; a record this large is a mistake).
-    public static let maxRecordBytes = 1 << 30
+    package static let maxRecordBytes = 1 << 30
 
     /// The configuration the store was opened with.
-    public let configuration: JournalConfiguration
+    package let configuration: JournalConfiguration
 
     /// Size of the live journal file in bytes (header included; what is committed, not what is buffered).
-    public internal(set) var journalBytes: Int = 0
+    package internal(set) var journalBytes: Int = 0
     /// Size of the snapshot file in bytes, 0 if there is none.
-    public internal(set) var snapshotBytes: Int = 0
+    package internal(set) var snapshotBytes: Int = 0
     /// `fdatasync`s of the journal done by commits, ``syncIfDue(now:)`` and ``close()`` (for tests and metrics; the
     /// syncs a snapshot needs are not counted).
-    public private(set) var syncCount: Int = 0
+    package private(set) var syncCount: Int = 0
     /// The live journal's generation (1 until the first snapshot).
-    public internal(set) var generation: UInt64 = 1
+    package internal(set) var generation: UInt64 = 1
 
     /// Whether the live journal has grown past ``JournalConfiguration/compactBytes`` and past the last snapshot.
     ///
     /// The second condition makes snapshots at least double in size from one to the next while they keep most of
     /// what they replace (a tree is rebuilt by replay: docs/RELIABILITY.md), so each record is rewritten a bounded
     /// number of times and the bytes written stay linear in the records, not quadratic.
-    public var needsCompaction: Bool { journalBytes > max(configuration.compactBytes, snapshotBytes) }
+    package var needsCompaction: Bool { journalBytes > max(configuration.compactBytes, snapshotBytes) }
 
     /// When ``syncIfDue(now:)`` should run next (in the clock of `now`), `nil` when nothing written is unsynced or
     /// the policy is not `.interval`.
-    public var nextSyncDue: UInt64? {
+    package var nextSyncDue: UInt64? {
         guard hasUnsyncedData, case .interval(let milliseconds) = configuration.fsync else { return nil }
         guard let lastSync else { return 0 }
         return lastSync &+ UInt64(max(0, milliseconds))
@@ -63,7 +63,7 @@ public final class JournalStore {
     ///
     /// - Throws: ``JournalError`` `.locked` when another process holds the directory, `.io` when it cannot be
     ///   created or opened.
-    public init(configuration: JournalConfiguration, logger: Logger) throws(JournalError) {
+    package init(configuration: JournalConfiguration, logger: Logger) throws(JournalError) {
         self.configuration = configuration
         self.logger = logger
         var path = configuration.directory
@@ -83,7 +83,7 @@ public final class JournalStore {
     ///
     /// - Throws: ``JournalError`` `.corrupt` or `.incompatible` when the files cannot be trusted (nothing is changed
     ///   then), `.io` when they cannot be read.
-    public func load() throws(JournalError) -> JournalContents {
+    package func load() throws(JournalError) -> JournalContents {
         guard directory.isOpen else { throw JournalError(.notOpen, "the journal store is closed") }
         closeJournal()
         buffer.removeAll(keepingCapacity: true)
@@ -146,7 +146,7 @@ public final class JournalStore {
 
     /// Buffers `record` in memory (framed, with its CRC); nothing is written until ``commit(now:)``. A record larger
     /// than ``maxRecordBytes`` is dropped and the next commit throws `.recordTooLarge`.
-    public func append(_ record: [UInt8]) {
+    package func append(_ record: [UInt8]) {
         guard record.count <= Self.maxRecordBytes else {
             droppedRecordBytes = record.count
             return
@@ -155,7 +155,7 @@ public final class JournalStore {
     }
 
     /// Whether records are appended and not yet committed.
-    public var hasPendingRecords: Bool { !buffer.isEmpty }
+    package var hasPendingRecords: Bool { !buffer.isEmpty }
 
     /// Writes every buffered record with one write, then syncs per policy: `.always` → `fdatasync` before returning;
     /// `.interval(ms)` → `fdatasync` if `ms` passed since the last sync (otherwise ``syncIfDue(now:)`` does it);
@@ -165,7 +165,7 @@ public final class JournalStore {
     /// - Throws: ``JournalError`` `.io` when the write failed (the file is cut back and the records stay buffered
     ///   for a retry), `.unusable` after a failed sync, `.recordTooLarge` (nothing written; the other records stay
     ///   buffered), `.notOpen`.
-    public func commit(now: UInt64) throws(JournalError) {
+    package func commit(now: UInt64) throws(JournalError) {
         try requireUsable()
         if let size = droppedRecordBytes {
             droppedRecordBytes = nil
@@ -185,7 +185,7 @@ public final class JournalStore {
     }
 
     /// Under `.interval`: `fdatasync`s what is written and unsynced once ``nextSyncDue`` has come. No-op otherwise.
-    public func syncIfDue(now: UInt64) throws(JournalError) {
+    package func syncIfDue(now: UInt64) throws(JournalError) {
         try requireUsable()
         guard let due = nextSyncDue, now >= due else { return }
         try sync(now: now)
@@ -195,7 +195,7 @@ public final class JournalStore {
 
     /// Writes what is buffered, syncs unsynced data (except under `.never`), closes the files and releases the lock.
     /// Failures are logged. Idempotent; `deinit` calls it.
-    public func close() {
+    package func close() {
         if journal != nil && failure == nil {
             do throws(JournalError) {
                 if !buffer.isEmpty { try writeBuffer() }

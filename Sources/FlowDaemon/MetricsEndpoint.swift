@@ -21,23 +21,23 @@ public struct MetricsEndpointError: Error, CustomStringConvertible, Sendable {
 /// from its acceptance (``Limits/timeoutMs``), a bounded request size, and at most ``Limits/maxConnections`` are open
 /// at once (the oldest is closed to make room for a new one). ``run()`` returns on graceful shutdown (a
 /// `ServiceGroup` stopping) or cancellation, after closing every socket.
-public final class MetricsEndpoint: Service, Sendable {
+package final class MetricsEndpoint: Service, Sendable {
     /// What one client may cost.
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// The largest request head (request line and headers) read; beyond, the answer is `431`.
-        public var maxRequestBytes: Int = 8192
+        package var maxRequestBytes: Int = 8192
         /// How long a connection may stay open from its acceptance, in milliseconds, whatever it does.
-        public var timeoutMs: Int = 5000
+        package var timeoutMs: Int = 5000
         /// Connections open at once; a new one closes the oldest beyond.
-        public var maxConnections: Int = 32
+        package var maxConnections: Int = 32
 
-        public init() {}
+        package init() {}
     }
 
     /// The host the endpoint is bound to, as given.
-    public let host: String
+    package let host: String
     /// The TCP port it is bound to (the one the system chose when the address asked for port 0).
-    public let port: Int
+    package let port: Int
 
     private struct State {
         var started = false
@@ -56,7 +56,7 @@ public final class MetricsEndpoint: Service, Sendable {
     /// - Parameter render: makes the body of a `GET /metrics` response; called on the endpoint's thread, once per
     ///   scrape.
     /// - Throws: ``MetricsEndpointError`` when the address is not `host:port` or cannot be bound.
-    public init(
+    package init(
         address: String, limits: Limits = Limits(), logger: Logger, render: @escaping @Sendable () -> [UInt8]
     ) throws(MetricsEndpointError) {
         guard let (host, port) = Self.parseAddress(address) else {
@@ -95,7 +95,7 @@ public final class MetricsEndpoint: Service, Sendable {
     }
 
     /// Splits `host:port` or `[ipv6]:port`; `nil` when it is neither or the port is not 0...65535.
-    public static func parseAddress(_ address: String) -> (host: String, port: Int)? {
+    package static func parseAddress(_ address: String) -> (host: String, port: Int)? {
         guard let colon = address.lastIndex(of: ":") else { return nil }
         var host = String(address[..<colon])
         guard let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else { return nil }
@@ -109,7 +109,7 @@ public final class MetricsEndpoint: Service, Sendable {
     }
 
     /// Serves until graceful shutdown or cancellation.
-    public func run() async throws {
+    package func run() async throws {
         let first = state.withLock { state in
             defer { state.started = true }
             return !state.started && !state.closed

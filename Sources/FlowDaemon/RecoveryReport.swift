@@ -1,13 +1,13 @@
 /// What ``DaemonCore/recover(from:)`` rebuilt.
-public struct RecoveryReport: Sendable, Hashable {
+package struct RecoveryReport: Sendable, Hashable {
     /// Records replayed.
-    public var records = 0
+    package var records = 0
     /// Records skipped (for a session no record created): logged; a journal written by flowd has none.
-    public var skipped = 0
+    package var skipped = 0
     /// Sessions the state holds.
-    public var sessions = 0
+    package var sessions = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// Why flowd cannot rebuild its state from the journal.

@@ -10,21 +10,21 @@ import Darwin
 ///
 /// Does nothing when `NOTIFY_SOCKET` is not set (not started by systemd with `Type=notify`). Abstract socket names
 /// (`@…`) are supported.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     private let socketPath: String?
 
     /// A notifier for `NOTIFY_SOCKET` from `environment`.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         let path = environment["NOTIFY_SOCKET"]
         self.socketPath = (path?.isEmpty ?? true) ? nil : path
     }
 
     /// Whether systemd asked for notifications.
-    public var isEnabled: Bool { socketPath != nil }
+    package var isEnabled: Bool { socketPath != nil }
 
     /// Sends `state` (lines of `KEY=value`); returns whether it was sent.
     @discardableResult
-    public func notify(_ state: String) -> Bool {
+    package func notify(_ state: String) -> Bool {
         guard let socketPath else { return false }
         #if canImport(Darwin)
         let fd = socket(AF_UNIX, SOCK_DGRAM, 0)

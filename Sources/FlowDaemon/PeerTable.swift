@@ -1,0 +1,73 @@
+import FlowWire
+
+extension DaemonCore {
+    /// A connected peer: what it said in `HELLO` and when it was last heard.
+    struct Peer {
+        let address: PeerAddress
+        let id: String
+        let hello: Hello
+        /// The allow-list entry of the peer's key (with an ``AccessPolicy``), which its `HELLO` matched.
+        let identity: AllowedClient?
+        /// The connection's `User-Id` (its key, Z85) when it said `HELLO`: every later message must carry the same.
+        let userID: String?
+        var lastHeard: UInt64
+        var nextHeartbeat: UInt64
+        var role: PeerRole { hello.role }
+    }
+}
+
+/// The connected peers by address, and the IDs they are known by (`p1`, `p2`, … in the order they joined).
+struct PeerTable {
+    private var byAddress: [PeerAddress: DaemonCore.Peer] = [:]
+    private var lastNumber = 0
+
+    subscript(address: PeerAddress) -> DaemonCore.Peer? { byAddress[address] }
+
+    /// Every peer, in no particular order.
+    var all: Dictionary<PeerAddress, DaemonCore.Peer>.Values { byAddress.values }
+
+    /// Every peer in the order they joined (`p2` before `p10`): the order in which they are checked and forgotten.
+    var inJoinOrder: [DaemonCore.Peer] {
+        byAddress.values.sorted { $0.id.count != $1.id.count ? $0.id.count < $1.id.count : $0.id < $1.id }
+    }
+
+    /// How many peers of each role are connected.
+    var counts: [PeerRole: Int] { Dictionary(grouping: byAddress.values, by: \.role).mapValues(\.count) }
+
+    /// The ID for a new peer.
+    mutating func nextID() -> String {
+        lastNumber += 1
+        return "p\(lastNumber)"
+    }
+
+    /// Adds a peer, or replaces the one at its address.
+    mutating func insert(_ peer: DaemonCore.Peer) { byAddress[peer.address] = peer }
+
+    /// Forgets a peer; returns it if it was connected.
+    mutating func remove(_ address: PeerAddress) -> DaemonCore.Peer? { byAddress.removeValue(forKey: address) }
+
+    /// The peer at `address` was heard from (any message is a sign of life).
+    mutating func heard(_ address: PeerAddress, at now: UInt64) { byAddress[address]?.lastHeard = now }
+
+    /// The peer at `address` is due its next heartbeat at `next`.
+    mutating func heartbeatSent(to address: PeerAddress, next: UInt64) { byAddress[address]?.nextHeartbeat = next }
+
+    /// Other connections of the client that says `hello` at `address` (same role, name and key), which it replaces.
+    /// Operators hold nothing, so several may share a name.
+    func replaced(by hello: Hello, at address: PeerAddress, userID: String?) -> [PeerAddress] {
+        byAddress.values.filter {
+            $0.address != address && $0.role == hello.role && $0.role != .operator && $0.hello.name == hello.name
+                && $0.userID == userID
+        }.map(\.address).sorted { $0.routingID.lexicographicallyPrecedes($1.routingID) }
+    }
+
+    /// The stepper processes serving `kind`: `preferred` first, then by name and ID.
+    func steppers(serving kind: String, preferring preferred: PeerAddress?) -> [DaemonCore.Peer] {
+        byAddress.values
+            .filter { $0.role == .stepper && $0.hello.serves.contains(kind) }
+            .sorted {
+                ($0.address == preferred ? 0 : 1, $0.hello.name, $0.id)
+                    < ($1.address == preferred ? 0 : 1, $1.hello.name, $1.id)
+            }
+    }
+}
