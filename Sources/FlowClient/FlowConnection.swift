@@ -41,9 +41,10 @@ struct RequestTicket: Sendable {
 /// ## How it runs
 /// ``run(handler:)`` makes a ``ZMQEventLoop`` (its own I/O thread) and, until cancelled, keeps one connection alive:
 /// a new `DEALER` (bounded linger, `ZMQ_IMMEDIATE`), `HELLO` first, then, once `WELCOME` arrives, requests and
-/// heartbeats. Three child tasks serve each connection: a reader (replies to their requests, everything else to the
-/// handler), a writer (the only sender, so messages leave in the order they were submitted) and a timer (heartbeats
-/// every interval, and the liveness check). When the daemon stays silent for
+/// heartbeats. What to do is decided by a ``ConnectionMachine`` (no I/O, no clock of its own); this class is its shell.
+/// Three child tasks serve each connection: a reader (feeds the machine what arrives), a writer (the only sender, so
+/// messages leave in the order they were submitted) and a timer (fires when the machine asks: heartbeats every
+/// interval, and the liveness check). When the daemon stays silent for
 /// ``FlowClientConfiguration/livenessIntervals`` of its own heartbeat intervals, or `WELCOME` does not come, or the
 /// daemon answers `notWelcome` (it forgot this connection), the socket is closed and a new one says `HELLO` again.
 /// Cancelling `run` sends `BYE` and closes.
@@ -64,7 +65,7 @@ struct RequestTicket: Sendable {
 /// Request numbers come from one counter for the whole process, so they keep growing across connections and clients:
 /// (`HELLO.instance`, `req`) names one request even when clients share a configuration (and its instance).
 ///
-/// `Sendable`: the mutable state is behind one mutex; sockets belong to the loop's thread.
+/// `Sendable`: the machine and the waiters are behind one mutex; sockets belong to the loop's thread.
 final class FlowConnection: Sendable {
     let role: PeerRole
     let name: String
@@ -75,51 +76,24 @@ final class FlowConnection: Sendable {
     private let state: Mutex<State>
     private let events = EventQueue<ConnectionEvent>()
 
-    private enum Phase {
-        case idle
-        case running
-        case stopped
-    }
-
-    private struct Link {
-        let generation: UInt64
-        let outbox: AsyncStream<ZMQMessage>.Continuation
-        let welcome: Welcome
-    }
-
-    private struct Pending {
-        let message: WireMessage
-        let policy: DisconnectedPolicy
-        /// The connection it was handed to; `nil` while queued for the next one.
-        var sentOn: UInt64?
-        /// The daemon run (`WELCOME.daemon`) that may have carried it out: the one it was first handed to and that
-        /// did not refuse it with `notWelcome`. A resent request goes only to this run.
-        var mayBeAppliedBy: String?
-        /// ``mayBeAppliedBy`` before the last sending, restored when the daemon refuses that sending (`notWelcome`).
-        var mayBeAppliedByBeforeSending: String?
-        var waiter: CheckedContinuation<Result<JSONValue, any Error>, Never>?
-        var result: Result<JSONValue, any Error>?
-    }
+    private typealias Waiter = CheckedContinuation<Result<JSONValue, any Error>, Never>
 
     private struct State {
-        var phase = Phase.idle
-        var pending: [UInt64: Pending] = [:]
-        /// Requests waiting for a welcomed connection, in `req` order.
-        var queued: [UInt64] = []
-        var link: Link?
-        var generation: UInt64 = 0
-        var lastHeard = ContinuousClock.now
-        var daemon: String?
+        var machine: ConnectionMachine
+        /// The current connection's writer.
+        var outbox: AsyncStream<ZMQMessage>.Continuation?
+        var waiters: [UInt64: Waiter] = [:]
+        /// Results that came before anybody waited for them.
+        var results: [UInt64: Result<JSONValue, any Error>] = [:]
     }
 
-    /// How one connection ended.
-    private enum Outcome {
-        /// `run` was cancelled.
-        case cancelled
-        /// Start again with a new socket; `retryFrom`: requests from this number on got `notWelcome`.
-        case lost(String, welcomed: Bool, retryFrom: UInt64?)
-        /// Give up: `run` throws this.
-        case fatal(any Error)
+    /// What is left to do outside the lock after the machine's actions.
+    private struct FollowUp {
+        var resumes: [(Waiter, Result<JSONValue, any Error>)] = []
+        var events: [ConnectionEvent] = []
+        var outcome: ConnectionOutcome?
+        var reconnectAfter: Duration?
+        var stopError: (any Error)?
     }
 
     init(role: PeerRole, name: String, serves: [String] = [], configuration: FlowClientConfiguration) {
@@ -132,7 +106,7 @@ final class FlowConnection: Sendable {
         logger[metadataKey: "flowd.role"] = "\(role.rawValue)"
         logger[metadataKey: "flowd.client"] = "\(name)"
         self.logger = logger
-        self.state = Mutex(State())
+        self.state = Mutex(State(machine: ConnectionMachine(timing: .init(configuration), logger: logger)))
     }
 
     /// The request numbers of every connection in the process: they never repeat, so a daemon that de-duplicates by
@@ -146,7 +120,42 @@ final class FlowConnection: Sendable {
     }
 
     /// The `WELCOME` of the current connection, if one is welcomed.
-    var welcome: Welcome? { state.withLock { $0.link?.welcome } }
+    var welcome: Welcome? { state.withLock { $0.machine.welcome } }
+
+    /// Carries out the machine's actions under the lock: sends right away (so they keep the order the machine
+    /// decided), the rest collected for ``finish(_:)`` outside the lock.
+    private func perform(_ actions: [ConnectionAction], on state: inout State) -> FollowUp {
+        var followUp = FollowUp()
+        for action in actions {
+            switch action {
+            case .send(let message): state.outbox?.yield(frames(message))
+            case .deliver(let event): followUp.events.append(event)
+            case .complete(let req, let result):
+                if let waiter = state.waiters.removeValue(forKey: req) {
+                    followUp.resumes.append((waiter, result))
+                } else {
+                    state.results[req] = result
+                }
+            case .end(let outcome): followUp.outcome = followUp.outcome ?? outcome
+            case .reconnect(let delay): followUp.reconnectAfter = delay
+            case .stop(let error): followUp.stopError = error
+            }
+        }
+        return followUp
+    }
+
+    /// Feeds the machine one input under the lock and carries out what it returns.
+    private func drive(_ input: (inout ConnectionMachine) -> [ConnectionAction]) -> FollowUp {
+        state.withLock { state in perform(input(&state.machine), on: &state) }
+    }
+
+    /// Wakes the waiters and hands the events on, outside the lock.
+    @discardableResult
+    private func finish(_ followUp: FollowUp) -> FollowUp {
+        for (waiter, result) in followUp.resumes { waiter.resume(returning: result) }
+        for event in followUp.events { events.push(event) }
+        return followUp
+    }
 
     // MARK: - Running
 
@@ -193,37 +202,19 @@ final class FlowConnection: Sendable {
             stop()
             throw FlowClientError(.invalidConfiguration, "stepper kind '\(kind)' is not [A-Za-z0-9._:-]{1,128}")
         }
-        try state.withLock { state throws(FlowClientError) in
-            guard state.phase == .idle else {
-                throw FlowClientError(.invalidConfiguration, "run() was called already; a client runs once")
-            }
-            state.phase = .running
-        }
+        try state.withLock { state throws(FlowClientError) in try state.machine.begin() }
     }
 
     /// Ends the client: every waiting request fails with ``FlowClientError/Code/stopped``.
     private func stop() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Result<JSONValue, any Error>, Never>] in
-            state.phase = .stopped
-            state.link?.outbox.finish()
-            state.link = nil
-            state.queued.removeAll()
-            var waiters: [CheckedContinuation<Result<JSONValue, any Error>, Never>] = []
-            for (req, entry) in state.pending {
-                if let waiter = entry.waiter {
-                    waiters.append(waiter)
-                    state.pending[req] = nil
-                } else if entry.result == nil {
-                    state.pending[req]?.result = .failure(Self.stopped)
-                }
-            }
-            return waiters
+        let followUp = drive { machine in machine.stop() }
+        state.withLock { state in
+            state.outbox?.finish()
+            state.outbox = nil
         }
         events.finish()
-        for waiter in waiters { waiter.resume(returning: .failure(Self.stopped)) }
+        finish(followUp)
     }
-
-    private static let stopped = FlowClientError(.stopped, "the client is not running")
 
     private func dispatch(to handler: @Sendable ([ConnectionEvent]) async throws -> Void) async throws {
         while let first = await events.next() {
@@ -232,69 +223,67 @@ final class FlowConnection: Sendable {
     }
 
     private func maintainConnection(on loop: ZMQEventLoop) async throws {
-        var failures = 0
         while !Task.isCancelled {
-            switch await connectOnce(on: loop) {
-            case .cancelled:
-                return
-            case .fatal(let error):
-                throw error
-            case .lost(let reason, let welcomed, let retryFrom):
+            let followUp = await connectOnce(on: loop)
+            if case .lost(let reason, _, _) = followUp.outcome {
                 logger.info("connection to flowd lost; connecting again", metadata: ["reason": "\(reason)"])
-                events.push(.disconnected(reason: reason))
-                if retryFrom != nil { continue }  // the daemon is there and answers: say HELLO again at once
-                failures = welcomed ? 0 : failures + 1
-                var delay = configuration.reconnectDelay
-                for _ in 0..<min(failures, 16) where delay < configuration.maximumReconnectDelay { delay *= 2 }
-                do {
-                    try await Task.sleep(for: min(delay, configuration.maximumReconnectDelay))
-                } catch {
-                    return
-                }
+            }
+            for event in followUp.events { events.push(event) }
+            if let error = followUp.stopError { throw error }
+            guard let delay = followUp.reconnectAfter else { return }
+            if delay == .zero { continue }
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return
             }
         }
     }
 
-    private func connectOnce(on loop: ZMQEventLoop) async -> Outcome {
+    /// One connection, from a new socket to its end; returns what the machine decided at the end (its waiters woken
+    /// already, its events not yet handed on).
+    private func connectOnce(on loop: ZMQEventLoop) async -> FollowUp {
         let endpoint = configuration.endpoints.control
         let socket: ZMQSocketHandle
         do {
             socket = try await loop.makeSocket(.dealer, options: configuration.connectionSocketOptions)
         } catch {
-            return Task.isCancelled ? .cancelled : .fatal(FlowClientError(.transport, "cannot make a DEALER: \(error)"))
+            let outcome: ConnectionOutcome =
+                Task.isCancelled ? .cancelled : .fatal(FlowClientError(.transport, "cannot make a DEALER: \(error)"))
+            return ended(nil, outcome)
         }
         do {
             try await loop.connect(socket, to: endpoint)
         } catch {
             await loop.close(socket)
-            return .fatal(FlowClientError(.invalidConfiguration, "cannot connect to '\(endpoint)': \(error)"))
+            return ended(nil, .fatal(FlowClientError(.invalidConfiguration, "cannot connect to '\(endpoint)': \(error)")))
         }
         let (outbox, continuation) = AsyncStream<ZMQMessage>.makeStream()
-        let (generation, helloReq) = state.withLock { state in
-            state.generation += 1
-            state.lastHeard = .now
-            return (state.generation, Self.nextRequestNumber())
-        }
+        let helloReq = Self.nextRequestNumber()
         let hello = Hello(
             req: helloReq, role: role, name: name, instance: configuration.instance,
             heartbeatMs: configuration.heartbeatMilliseconds, serves: serves
         )
-        continuation.yield(frames(.hello(hello)))
+        let generation = state.withLock { state in
+            state.outbox = continuation
+            let (generation, actions) = state.machine.connecting(helloReq: helloReq, hello: hello, at: .now)
+            _ = perform(actions, on: &state)
+            return generation
+        }
         logger.debug("saying HELLO", metadata: ["endpoint": "\(endpoint)", "connection": "\(generation)"])
 
-        let outcome = await withTaskGroup(of: Outcome?.self) { group in
-            group.addTask {
-                await self.read(socket, generation: generation, helloReq: helloReq, outbox: continuation)
-            }
+        let outcome = await withTaskGroup(of: ConnectionOutcome?.self) { group in
+            group.addTask { await self.read(socket, generation: generation) }
             group.addTask { await self.write(outbox, to: socket, on: loop) }
             group.addTask { await self.keepAlive(generation: generation) }
-            var outcome: Outcome?
+            var outcome: ConnectionOutcome?
             while outcome == nil, let next = await group.next() { outcome = next }
             group.cancelAll()
             return outcome ?? .cancelled
         }
 
-        endConnection(generation, outbox: continuation, outcome: outcome)
+        let followUp = ended(generation, outcome)
+        continuation.finish()
         if case .cancelled = outcome {
             // Said even before WELCOME: the daemon may have taken the HELLO already. Not sent when the connection
             // never completed (ZMQ_IMMEDIATE): then there is nobody to tell.
@@ -303,55 +292,34 @@ final class FlowConnection: Sendable {
             logger.debug("leaving", metadata: ["bye": "\(said == true ? "sent" : "not sent")"])
         }
         await loop.close(socket)
-        return outcome
+        return followUp
     }
 
-    /// Reads the daemon's messages: `WELCOME`, replies, and the rest for the handler.
-    private func read(
-        _ socket: ZMQSocketHandle,
-        generation: UInt64,
-        helloReq: UInt64,
-        outbox: AsyncStream<ZMQMessage>.Continuation
-    ) async -> Outcome? {
+    /// Tells the machine the connection ended (before `BYE`, so requests made meanwhile wait for the next one) and
+    /// wakes the requests that failed with it.
+    private func ended(_ generation: UInt64?, _ outcome: ConnectionOutcome) -> FollowUp {
+        var followUp = state.withLock { state in
+            if generation != nil { state.outbox = nil }
+            return perform(state.machine.connectionEnded(generation ?? 0, outcome), on: &state)
+        }
+        followUp.outcome = outcome
+        for (waiter, result) in followUp.resumes { waiter.resume(returning: result) }
+        followUp.resumes.removeAll()
+        return followUp
+    }
+
+    /// Feeds the daemon's messages to the machine.
+    private func read(_ socket: ZMQSocketHandle, generation: UInt64) async -> ConnectionOutcome? {
         for await received in socket.messages {
-            state.withLock { $0.lastHeard = .now }
-            let message: WireMessage
+            let now = ContinuousClock.now
+            var message: WireMessage?
             do {
                 message = try codec.decode(received.frames)
             } catch {
                 logger.warning("ignoring a message flowd sent that does not decode", metadata: ["error": "\(error)"])
-                continue
             }
-            switch message {
-            case .welcome(let welcome):
-                guard welcome.req == helloReq else {
-                    logger.debug("ignoring a WELCOME for another HELLO", metadata: ["req": "\(welcome.req)"])
-                    continue
-                }
-                welcomed(welcome, generation: generation, outbox: outbox)
-            case .ok(let reply):
-                resolve(reply.req, with: .success(reply.result))
-            case .error(let reply):
-                if reply.code == .notWelcome {
-                    // The daemon handled nothing from the refused request on: send those again. Without a `req`,
-                    // send none again (some may have been handled).
-                    let retryFrom = reply.req ?? .max
-                    return .lost(
-                        "flowd does not know this connection (notWelcome)", welcomed: true, retryFrom: retryFrom)
-                }
-                if reply.req == helloReq || reply.code == .replaced {
-                    // Refused, or another connection of this name took over (docs/PROTOCOL.md §3): stop, as
-                    // saying HELLO again would take it back and the two would flap.
-                    return .fatal(DaemonError(reply))
-                }
-                if let req = reply.req, resolve(req, with: .failure(DaemonError(reply))) { continue }
-                logger.warning(
-                    "flowd reported an error", metadata: ["code": "\(reply.code)", "message": "\(reply.message)"]
-                )
-                events.push(.message(message))
-            default:
-                events.push(.message(message))
-            }
+            let followUp = finish(drive { machine in machine.received(message, on: generation, at: now) })
+            if let outcome = followUp.outcome { return outcome }
         }
         return nil
     }
@@ -359,135 +327,36 @@ final class FlowConnection: Sendable {
     /// Sends what is submitted, in order; the only task that sends on the socket (but `BYE`).
     private func write(
         _ outbox: AsyncStream<ZMQMessage>, to socket: ZMQSocketHandle, on loop: ZMQEventLoop
-    ) async
-        -> Outcome?
-    {
+    ) async -> ConnectionOutcome? {
         for await message in outbox {
             do {
                 try await loop.send(message, on: socket)
             } catch {
                 if Task.isCancelled || error.code == .cancelled { return nil }
-                return .lost("send failed: \(error)", welcomed: false, retryFrom: nil)
+                return finish(drive { machine in machine.sendFailed("\(error)") }).outcome
             }
         }
         return nil
     }
 
-    /// Sends heartbeats every interval once welcomed, and ends the connection when the daemon is silent too long.
-    private func keepAlive(generation: UInt64) async -> Outcome? {
+    /// Fires the machine's timer whenever it asks (heartbeats, the daemon's liveness).
+    private func keepAlive(generation: UInt64) async -> ConnectionOutcome? {
         let clock = ContinuousClock()
-        let interval = Duration.milliseconds(configuration.heartbeatMilliseconds)
-        let liveness = max(1, configuration.livenessIntervals)
-        let handshakeTimeout = configuration.handshakeTimeout ?? interval * liveness
-        var nextBeat: ContinuousClock.Instant?
         while true {
-            let (welcome, lastHeard) = state.withLock { state in
-                (state.link?.generation == generation ? state.link?.welcome : nil, state.lastHeard)
-            }
             let now = clock.now
-            let limit =
-                welcome.map { configuration.livenessWindow(daemonHeartbeatMs: $0.heartbeatMs) } ?? handshakeTimeout
-            if now - lastHeard >= limit {
-                let reason = welcome == nil ? "no WELCOME within \(limit)" : "flowd silent for \(limit)"
-                return .lost(reason, welcomed: welcome != nil, retryFrom: nil)
+            let (wake, followUp) = state.withLock { state in
+                let (actions, wake) = state.machine.timerFired(on: generation, at: now)
+                return (wake, perform(actions, on: &state))
             }
-            // Until WELCOME, look again every half interval, so the first heartbeat is not late.
-            var wake = min(lastHeard + limit, now + interval / 2)
-            if welcome != nil {
-                wake = lastHeard + limit
-                let due = nextBeat ?? now + interval
-                if now >= due {
-                    send(.heartbeat(Heartbeat()))
-                    nextBeat = now + interval
-                } else {
-                    nextBeat = due
-                }
-                wake = min(wake, nextBeat!)
-            }
+            finish(followUp)
+            if let outcome = followUp.outcome { return outcome }
+            guard let wake else { return nil }
             do {
                 try await Task.sleep(until: wake, clock: clock)
             } catch {
                 return nil
             }
         }
-    }
-
-    private func welcomed(_ welcome: Welcome, generation: UInt64, outbox: AsyncStream<ZMQMessage>.Continuation) {
-        var undelivered: [(CheckedContinuation<Result<JSONValue, any Error>, Never>, FlowClientError)] = []
-        let event = state.withLock { state -> ConnectionEvent in
-            let changed = state.daemon != nil && state.daemon != welcome.daemon
-            state.daemon = welcome.daemon
-            state.link = Link(generation: generation, outbox: outbox, welcome: welcome)
-            for req in state.queued {
-                guard var entry = state.pending[req] else { continue }
-                if let earlier = entry.mayBeAppliedBy, earlier != welcome.daemon {
-                    // Sent to a daemon run that is gone with its state: whatever it did with it is gone too.
-                    let error = FlowClientError(
-                        .notDelivered,
-                        "flowd restarted without its state (run \(earlier) is now \(welcome.daemon)): "
-                            + "\(entry.message.type.rawValue) was not delivered"
-                    )
-                    if let waiter = entry.waiter {
-                        undelivered.append((waiter, error))
-                        state.pending[req] = nil
-                    } else {
-                        state.pending[req]?.result = .failure(error)
-                    }
-                    continue
-                }
-                entry.sentOn = generation
-                entry.mayBeAppliedByBeforeSending = entry.mayBeAppliedBy
-                entry.mayBeAppliedBy = entry.mayBeAppliedBy ?? welcome.daemon
-                state.pending[req] = entry
-                outbox.yield(frames(entry.message))
-            }
-            state.queued.removeAll()
-            return .connected(welcome, daemonChanged: changed)
-        }
-        for (waiter, error) in undelivered {
-            logger.warning("a request was not delivered", metadata: ["error": "\(error)"])
-            waiter.resume(returning: .failure(error))
-        }
-        logger.info(
-            "connected to flowd",
-            metadata: [
-                "peer": "\(welcome.peer)", "daemon": "\(welcome.daemon)", "heartbeat_ms": "\(welcome.heartbeatMs)",
-            ]
-        )
-        events.push(event)
-    }
-
-    /// Forgets the connection: requests sent on it fail with ``FlowClientError/Code/connectionLost``, or are queued
-    /// again when the daemon refused them with `notWelcome` or their policy is ``DisconnectedPolicy/resend``.
-    private func endConnection(
-        _ generation: UInt64,
-        outbox: AsyncStream<ZMQMessage>.Continuation,
-        outcome: Outcome
-    ) {
-        var retryFrom: UInt64?
-        if case .lost(_, _, let from) = outcome { retryFrom = from }
-        let lost = FlowClientError(.connectionLost, "the connection to flowd was lost before the reply came")
-        let waiters = state.withLock { state in
-            if state.link?.generation == generation { state.link = nil }
-            outbox.finish()
-            var waiters: [CheckedContinuation<Result<JSONValue, any Error>, Never>] = []
-            for (req, entry) in state.pending where entry.sentOn == generation && entry.result == nil {
-                let refused = retryFrom.map { req >= $0 } ?? false
-                if state.phase == .running, entry.policy == .resend || (refused && entry.policy == .wait) {
-                    state.pending[req]?.sentOn = nil
-                    if refused { state.pending[req]?.mayBeAppliedBy = entry.mayBeAppliedByBeforeSending }
-                    state.queued.append(req)
-                } else if let waiter = entry.waiter {
-                    waiters.append(waiter)
-                    state.pending[req] = nil
-                } else {
-                    state.pending[req]?.result = .failure(lost)
-                }
-            }
-            state.queued.sort()
-            return waiters
-        }
-        for waiter in waiters { waiter.resume(returning: .failure(lost)) }
     }
 
     // MARK: - Requests and messages
@@ -501,20 +370,10 @@ final class FlowConnection: Sendable {
         _ make: (UInt64) -> WireMessage
     ) throws(FlowClientError) -> RequestTicket {
         try state.withLock { state throws(FlowClientError) in
-            guard state.phase != .stopped else { throw Self.stopped }
             let req = Self.nextRequestNumber()
             let message = make(req)
-            if state.link == nil, policy == .fail {
-                throw FlowClientError(.notConnected, "not connected to flowd: \(message.type.rawValue) not sent")
-            }
-            if let link = state.link {
-                state.pending[req] = Pending(
-                    message: message, policy: policy, sentOn: link.generation, mayBeAppliedBy: link.welcome.daemon)
-                link.outbox.yield(frames(message))
-            } else {
-                state.pending[req] = Pending(message: message, policy: policy, sentOn: nil)
-                state.queued.append(req)
-            }
+            let actions = try state.machine.submit(message, req: req, policy: policy)
+            _ = perform(actions, on: &state)  // only sends
             return RequestTicket(req: req, type: message.type)
         }
     }
@@ -536,7 +395,8 @@ final class FlowConnection: Sendable {
             group.addTask { try await self.waitForReply(ticket.req) }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                self.expire(ticket, after: timeout)  // the waiting task now ends with the reply or the expiry
+                // The waiting task now ends with the reply or the expiry (both under the lock: never both).
+                self.finish(self.drive { machine in machine.expire(ticket.req, after: timeout) })
                 return nil
             }
             defer { group.cancelAll() }
@@ -545,39 +405,6 @@ final class FlowConnection: Sendable {
             }
             throw CancellationError()
         }
-    }
-
-    /// Gives a request up when its timeout ran out before its reply (under the lock, so a reply and the expiry never
-    /// both count): ``FlowClientError/Code/notDelivered`` for a ``DisconnectedPolicy/resend`` request no daemon run
-    /// may have carried out, ``FlowClientError/Code/timedOut`` otherwise.
-    private func expire(_ ticket: RequestTicket, after timeout: Duration) {
-        let req = ticket.req
-        let expired = state.withLock {
-            state -> (CheckedContinuation<Result<JSONValue, any Error>, Never>?, FlowClientError)? in
-            guard let entry = state.pending[req], entry.result == nil else { return nil }
-            let error: FlowClientError
-            if entry.policy == .resend, entry.sentOn == nil, entry.mayBeAppliedBy == nil {
-                error = FlowClientError(
-                    .notDelivered,
-                    "no connection to flowd within \(timeout): \(ticket.type.rawValue) was not delivered")
-            } else if entry.policy == .resend {
-                error = FlowClientError(
-                    .timedOut,
-                    "flowd did not answer \(ticket.type.rawValue) within \(timeout): "
-                        + "it may or may not have been carried out (at most once)")
-            } else {
-                error = FlowClientError(.timedOut, "flowd did not answer \(ticket.type.rawValue) within \(timeout)")
-            }
-            state.queued.removeAll { $0 == req }
-            if let waiter = entry.waiter {
-                state.pending[req] = nil
-                return (waiter, error)
-            }
-            state.pending[req]?.result = .failure(error)
-            return (nil, error)
-        }
-        guard let (waiter, error) = expired else { return }
-        waiter?.resume(returning: .failure(error))
     }
 
     /// Submits a request and waits for its reply (see ``submit(policy:_:)`` and ``reply(to:timeout:)``).
@@ -591,64 +418,38 @@ final class FlowConnection: Sendable {
     @discardableResult
     func send(_ message: WireMessage) -> Bool {
         state.withLock { state in
-            guard let link = state.link else { return false }
-            link.outbox.yield(frames(message))
+            guard state.machine.send(message) != nil else { return false }
+            state.outbox?.yield(frames(message))
             return true
         }
     }
 
     private func waitForReply(_ req: UInt64) async throws -> JSONValue {
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<JSONValue, any Error>, Never>) in
+            await withCheckedContinuation { (continuation: Waiter) in
                 let ready = state.withLock { state -> Result<JSONValue, any Error>? in
-                    guard let entry = state.pending[req] else {
-                        return .failure(Task.isCancelled ? CancellationError() : Self.stopped)
-                    }
-                    if let result = entry.result {
-                        state.pending[req] = nil
-                        return result
+                    if let result = state.results.removeValue(forKey: req) { return result }
+                    guard state.machine.isPending(req) else {
+                        return .failure(Task.isCancelled ? CancellationError() : ConnectionMachine.stopped)
                     }
                     if Task.isCancelled {
-                        state.pending[req] = nil
-                        state.queued.removeAll { $0 == req }
+                        state.machine.forget(req)
                         return .failure(CancellationError())
                     }
-                    state.pending[req]?.waiter = continuation
+                    state.waiters[req] = continuation
                     return nil
                 }
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Result<JSONValue, any Error>, Never>? in
-                guard let entry = state.pending[req] else { return nil }
-                guard let waiter = entry.waiter else { return nil }  // the body sees the cancellation itself
-                state.pending[req] = nil
-                state.queued.removeAll { $0 == req }
+            let waiter = state.withLock { state -> Waiter? in
+                guard let waiter = state.waiters.removeValue(forKey: req) else { return nil }
+                state.machine.forget(req)
                 return waiter
             }
             waiter?.resume(returning: .failure(CancellationError()))
         }
         return try result.get()
-    }
-
-    /// Hands a reply to its request.
-    ///
-    /// - Returns: whether a request was waiting for it.
-    @discardableResult
-    private func resolve(_ req: UInt64, with result: Result<JSONValue, any Error>) -> Bool {
-        let (known, waiter) = state.withLock {
-            state -> (Bool, CheckedContinuation<Result<JSONValue, any Error>, Never>?) in
-            guard let entry = state.pending[req], entry.result == nil else { return (false, nil) }
-            if let waiter = entry.waiter {
-                state.pending[req] = nil
-                return (true, waiter)
-            }
-            state.pending[req]?.result = result
-            return (true, nil)
-        }
-        if !known { logger.debug("ignoring a reply to no waiting request", metadata: ["req": "\(req)"]) }
-        waiter?.resume(returning: result)
-        return known
     }
 
     private func frames(_ message: WireMessage) -> ZMQMessage {
