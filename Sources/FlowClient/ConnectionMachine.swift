@@ -155,7 +155,8 @@ struct ConnectionMachine: Sendable {
                 // The daemon handled nothing from the refused request on: send those again. Without a `req`, send
                 // none again (some may have been handled).
                 let retryFrom = reply.req ?? .max
-                return [.end(.lost("flowd does not know this connection (notWelcome)", welcomed: true, retryFrom: retryFrom))]
+                let reason = "flowd does not know this connection (notWelcome)"
+                return [.end(.lost(reason, welcomed: true, retryFrom: retryFrom))]
             }
             if reply.req == helloReq || reply.code == .replaced {
                 // Refused, or another connection of this name took over (docs/PROTOCOL.md §3): stop, as saying
@@ -172,7 +173,7 @@ struct ConnectionMachine: Sendable {
         }
     }
 
-    /// Sending on connection `generation` failed.
+    /// Sending on the current connection failed.
     func sendFailed(_ reason: String) -> [ConnectionAction] {
         [.end(.lost("send failed: \(reason)", welcomed: false, retryFrom: nil))]
     }
@@ -304,7 +305,8 @@ struct ConnectionMachine: Sendable {
             queued.append(req)
             return []
         }
-        requests[req] = Request(message: message, policy: policy, sentOn: link.generation, mayBeAppliedBy: welcome.daemon)
+        requests[req] = Request(
+            message: message, policy: policy, sentOn: link.generation, mayBeAppliedBy: welcome.daemon)
         return [.send(message)]
     }
 
@@ -321,11 +323,13 @@ struct ConnectionMachine: Sendable {
         let type = entry.message.type.rawValue
         let error: FlowClientError
         if entry.policy == .resend, entry.sentOn == nil, entry.mayBeAppliedBy == nil {
-            error = FlowClientError(.notDelivered, "no connection to flowd within \(timeout): \(type) was not delivered")
+            error = FlowClientError(
+                .notDelivered, "no connection to flowd within \(timeout): \(type) was not delivered")
         } else if entry.policy == .resend {
             error = FlowClientError(
                 .timedOut,
-                "flowd did not answer \(type) within \(timeout): it may or may not have been carried out (at most once)")
+                "flowd did not answer \(type) within \(timeout): "
+                    + "it may or may not have been carried out (at most once)")
         } else {
             error = FlowClientError(.timedOut, "flowd did not answer \(type) within \(timeout)")
         }

@@ -256,7 +256,8 @@ final class FlowConnection: Sendable {
             try await loop.connect(socket, to: endpoint)
         } catch {
             await loop.close(socket)
-            return ended(nil, .fatal(FlowClientError(.invalidConfiguration, "cannot connect to '\(endpoint)': \(error)")))
+            let error = FlowClientError(.invalidConfiguration, "cannot connect to '\(endpoint)': \(error)")
+            return ended(nil, .fatal(error))
         }
         let (outbox, continuation) = AsyncStream<ZMQMessage>.makeStream()
         let helloReq = Self.nextRequestNumber()

@@ -120,7 +120,11 @@ import Testing
             let ended = machine.connectionEnded(generation, .lost("no WELCOME", welcomed: false, retryFrom: nil))
             delays.append(Self.reconnectDelay(ended) ?? .zero)
         }
-        #expect(delays == [.milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600), .seconds(2), .seconds(2)])
+        #expect(
+            delays == [
+                .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600), .seconds(2),
+                .seconds(2),
+            ])
         let (generation, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
         let ended = machine.connectionEnded(generation, .lost("silent", welcomed: true, retryFrom: nil))
         #expect(Self.reconnectDelay(ended) == .milliseconds(100))
@@ -201,7 +205,10 @@ import Testing
                 continue
             }
             let ended = machine.connectionEnded(generation, outcome)
-            #expect(ended.contains { if case .stop(let error as DaemonError) = $0 { error.code == refusal.code } else { false } })
+            #expect(
+                ended.contains { action in
+                    if case .stop(let error as DaemonError) = action { error.code == refusal.code } else { false }
+                })
             #expect(Self.reconnectDelay(ended) == nil)
         }
     }
