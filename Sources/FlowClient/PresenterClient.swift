@@ -4,48 +4,6 @@ import Logging
 public import ServiceLifecycle
 import Synchronization
 
-/// Something a person did in the presenter's UI, not asked for by the daemon.
-public enum PresenterUserOperation: Sendable, Hashable, CustomStringConvertible {
-    /// The back button of a stack: its top child is popped.
-    case tapBack(stack: PresentableID)
-    /// A tab of a tab bar was selected.
-    case selectTab(Int, tabs: PresentableID)
-    /// A modal was closed.
-    case dismiss(modal: PresentableID)
-
-    public var description: String {
-        switch self {
-        case .tapBack(let stack): return "tap back in \(stack)"
-        case .selectTab(let index, let tabs): return "select tab \(index) of \(tabs)"
-        case .dismiss(let modal): return "dismiss \(modal)"
-        }
-    }
-}
-
-/// One change of a presenter's UI: what caused it, the model after it, and what was reported to the daemon.
-public struct PresenterChange: Sendable, Hashable {
-    /// What changed the UI.
-    public enum Cause: Sendable, Hashable {
-        /// Navigation commands from the daemon, applied in this order as one batch (each exactly once).
-        case commands([CommandMessage])
-        /// A `SNAPSHOT` replaced the whole UI; its `seq` now counts as applied.
-        case snapshot(seq: UInt64)
-        /// A person's operation.
-        case userOperation(PresenterUserOperation)
-    }
-
-    /// What changed the UI.
-    public var cause: Cause
-    /// The UI after the change: draw this.
-    public var model: PresentationModel
-    /// The reports the change made, in order (what was sent in `REPORT`).
-    public var reports: [PresentableReport]
-    /// Commands of the batch that could not be carried out (the model ignored them).
-    public var rejected: [PresentationUpdate.Rejection]
-    /// The last command sequence number applied.
-    public var lastSeq: UInt64
-}
-
 /// A presenter process's side of the protocol: it hosts one session's UI as a ``FlowCore/PresentationModel``.
 ///
 /// ```swift
