@@ -1,6 +1,6 @@
-import FlowCore
-import FlowWire
-import Logging
+internal import FlowCore
+internal import FlowWire
+internal import Logging
 
 // The journal log: records taken by the transport, the snapshot's history, recovery by replay.
 extension DaemonCore {

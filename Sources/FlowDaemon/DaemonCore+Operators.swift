@@ -1,6 +1,6 @@
-import FlowCore
-import FlowWire
-import Logging
+internal import FlowCore
+internal import FlowWire
+internal import Logging
 
 // Operators: SESSIONS, TREE, DEEP_LINK, CREATE_SESSION and HEALTH.
 extension DaemonCore {

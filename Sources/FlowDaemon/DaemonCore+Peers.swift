@@ -1,6 +1,6 @@
-import FlowCore
-import FlowWire
-import Logging
+internal import FlowCore
+internal import FlowWire
+internal import Logging
 
 // Peers: HELLO and the routing of their messages, liveness, the allow-list, a peer lost.
 extension DaemonCore {

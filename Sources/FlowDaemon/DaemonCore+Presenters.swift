@@ -1,6 +1,6 @@
-import FlowCore
-import FlowWire
-import Logging
+internal import FlowCore
+internal import FlowWire
+internal import Logging
 
 // Presenters: SYNC, ACK, REPORT and USER_ACTION for the sessions they host.
 extension DaemonCore {

@@ -1,6 +1,6 @@
-import FlowCore
-import FlowWire
-import Logging
+internal import FlowCore
+internal import FlowWire
+internal import Logging
 
 // Sessions: creating them and carrying out what their flow trees ask (commands, attachments, events).
 extension DaemonCore {

@@ -1,6 +1,6 @@
-import FlowCore
-import FlowWire
-import Logging
+internal import FlowCore
+internal import FlowWire
+internal import Logging
 
 // Stepper processes: their STEPs and the attachments assigned to them.
 extension DaemonCore {

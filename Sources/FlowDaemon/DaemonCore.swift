@@ -3,9 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-public import FlowCore
-public import FlowWire
-public import Logging
+package import FlowCore
+package import FlowWire
+package import Logging
 
 /// The daemon with no I/O: sessions, peers and the protocol, as a state machine.
 ///

@@ -1,4 +1,4 @@
-import FlowWire
+package import FlowWire
 
 /// What the daemon counted since it started (`flowctl health`).
 package struct DaemonCounters: Sendable, Hashable {

@@ -1,5 +1,5 @@
 public import FlowCore
-public import FlowWire
+package import FlowWire
 
 /// A client connection as the control socket knows it: its ROUTER routing ID.
 public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {

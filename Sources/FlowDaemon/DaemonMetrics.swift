@@ -1,5 +1,5 @@
-public import CoreMetrics
-public import FlowWire
+package import CoreMetrics
+package import FlowWire
 
 /// The daemon's metrics, recorded through swift-metrics objects made once from the factory it is given.
 ///

@@ -1,6 +1,6 @@
-import FlowCore
-import FlowWire
-import Logging
+internal import FlowCore
+internal import FlowWire
+internal import Logging
 import ZeroMQ
 
 extension DaemonServer {

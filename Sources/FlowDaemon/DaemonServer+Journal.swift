@@ -1,4 +1,4 @@
-import Logging
+internal import Logging
 
 extension DaemonServer {
     /// Opens the state directory and replays what it holds into `core`.

@@ -5,8 +5,8 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import FlowCore
-import FlowWire
+public import FlowCore
+internal import FlowWire
 public import Logging
 public import CoreMetrics
 public import ServiceLifecycle

@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
+internal import Logging
 import ZeroMQ
 
 /// The daemon's ZeroMQ context and sockets, bound: the control ROUTER, the events XPUB, the ZAP handler's socket

@@ -4,10 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 public import FlowCore
-import FlowWire
+public import FlowWire
 public import Logging
 public import Prometheus
-import ServiceLifecycle
+internal import ServiceLifecycle
 import UnixSignals
 
 /// Everything a daemon run needs, resolved from flags, config file and defaults.

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 public import FlowCore
-import Logging
+internal import Logging
 import Metrics
 import Prometheus
 

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import FlowWire
+public import FlowWire
 import ZeroMQ
 
 /// The command-line options of a Flowd daemon, to pull into an application's own `@main` command with

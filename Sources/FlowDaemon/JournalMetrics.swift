@@ -1,4 +1,4 @@
-public import CoreMetrics
+package import CoreMetrics
 
 /// The journal's metrics: its size on disk, its syncs, and what the last start recovered and how long it took.
 ///

@@ -3,8 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import FlowCore
-import FlowWire
+internal import FlowCore
+internal import FlowWire
 
 /// One change of the daemon's state, as the journal keeps it.
 ///

@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 import SystemPackage
 
 /// The file layer of flowd's journal: durable, crash-safe append of opaque records with group commit, snapshots

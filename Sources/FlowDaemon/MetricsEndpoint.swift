@@ -1,7 +1,7 @@
-public import Logging
+package import Logging
 import NIOCore
 import NIOPosix
-public import ServiceLifecycle
+internal import ServiceLifecycle
 import Synchronization
 
 /// A metrics address that cannot be used: not `host:port`, or a socket that could not be set up.

@@ -1,4 +1,4 @@
-import FlowWire
+internal import FlowWire
 
 extension DaemonCore {
     /// A connected peer: what it said in `HELLO` and when it was last heard.

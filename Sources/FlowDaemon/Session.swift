@@ -1,5 +1,5 @@
-import FlowCore
-import FlowWire
+internal import FlowCore
+internal import FlowWire
 
 /// One session: a flow tree, the UI its commands build, and the sequenced command stream to its presenter.
 ///

@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
+internal import Logging
 import SystemPackage
 
 // swift-system has no flock, fsync/fdatasync, mkdir, rename, unlink or readdir: those stay POSIX calls here.

@@ -1,6 +1,6 @@
 import DequeModule
-import FlowCore
-import FlowWire
+internal import FlowCore
+internal import FlowWire
 
 /// What became of a STEP: accepted, or dropped with a reason (its `OK` result).
 struct StepVerdict: Hashable, Sendable {

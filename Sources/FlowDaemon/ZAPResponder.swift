@@ -1,4 +1,4 @@
-import Logging
+internal import Logging
 import ZeroMQ
 
 /// Answers libzmq's ZAP requests on the I/O thread with ``ZAPHandler``, logging admissions and refusals.

@@ -392,7 +392,7 @@ struct RecoveryFuzz {
                 lastSeqs[address] = max(lastSeqs[address] ?? 0, command.seq)
             case .send(let address, .snapshot(let snapshot)):
                 lastSeqs[address] = snapshot.seq
-            case .send(let address, .ok(let reply)):
+            case .send(_, .ok(let reply)):
                 guard case .object(let fields) = reply.result, case .bool(let accepted)? = fields["accepted"] else {
                     continue
                 }
