@@ -164,7 +164,8 @@ let package = Package(
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowClient", "FlowWire", "FlowCore", swiftLog] + metrics + [serviceLifecycle[0]],
+            dependencies: ["FlowDaemon", "FlowClient", "FlowWire", "FlowCore", "FlowdTesting", swiftLog] + metrics
+                + [serviceLifecycle[0]],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -18,7 +18,8 @@ import Testing
 ///   and answer what they receive; ``settle()`` (which they call) handles queued messages and the steps of the
 ///   daemon's own steppers, first in first out, until nothing is left.
 ///
-/// With `journaling`, ``restart()`` replaces the daemon by one recovered from its journal, as after a SIGKILL.
+/// With `journaling`, ``restart(journal:daemonID:)`` replaces the daemon by one recovered from its journal, as after a
+/// SIGKILL; ``recovered(journal:daemonID:)`` starts a second one from it and leaves this one running.
 ///
 /// Not `Sendable`: use it from one test.
 public final class EmbeddedDaemon {
@@ -34,7 +35,7 @@ public final class EmbeddedDaemon {
     public private(set) var sent: [Delivery] = []
     /// Every event published, in order.
     public private(set) var events: [EventMessage] = []
-    /// Whether the daemon journals its state (``restart()``).
+    /// Whether the daemon journals its state (for ``restart(journal:daemonID:)``).
     public let journaling: Bool
     /// Every input the daemon handled, in order (kept when journaling).
     public private(set) var handledInputs: [DaemonInput] = []
@@ -58,8 +59,9 @@ public final class EmbeddedDaemon {
     ///
     /// - Parameters:
     ///   - daemonID: `WELCOME.daemon`; a daemon recovered from the journal keeps it.
-    ///   - journaling: whether it journals its state, for ``restart()``.
-    public init(
+    ///   - journaling: whether it journals its state, for ``restart(journal:daemonID:)`` and
+    ///     ``recovered(journal:daemonID:)``.
+    public convenience init(
         application: any FlowApplication,
         configuration: DaemonConfiguration = DaemonConfiguration(),
         daemonID: String = "embedded",
@@ -67,17 +69,39 @@ public final class EmbeddedDaemon {
         journaling: Bool = false,
         logger: Logger = Logger(label: "FlowdTesting", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        let core = DaemonCore(
+            application: application, configuration: configuration, daemonID: daemonID, logger: logger,
+            now: clock.milliseconds, journaling: journaling
+        )
+        self.init(
+            core: core, application: application, configuration: configuration, clock: clock, journaling: journaling,
+            logger: logger
+        )
+    }
+
+    private init(
+        core: DaemonCore, application: any FlowApplication, configuration: DaemonConfiguration, clock: ManualClock,
+        journaling: Bool, logger: Logger
+    ) {
+        self.core = core
         self.application = application
         self.configuration = configuration
         self.clock = clock
         self.journaling = journaling
         self.logger = logger
-        core = DaemonCore(
-            application: application, configuration: configuration, daemonID: daemonID, logger: logger,
-            now: clock.milliseconds, journaling: journaling
+        started = perform(self.core.start(now: clock.milliseconds))
+        if journaling { historyCounts.append(self.core.journalRecordCount) }
+    }
+
+    /// A second daemon started from this one's journal (or `journal`, a list of records), as a new process after a
+    /// SIGKILL: the same application and configuration, `daemonID` its run ID, a clock of its own at this one's time,
+    /// journaling. This one is left as it is, so a test can drive both and compare them.
+    public func recovered(journal: [[UInt8]]? = nil, daemonID: String = "restarted") throws -> EmbeddedDaemon {
+        EmbeddedDaemon(
+            core: try recoveredCore(journal: journal, daemonID: daemonID), application: application,
+            configuration: configuration, clock: ManualClock(milliseconds: clock.milliseconds), journaling: true,
+            logger: logger
         )
-        started = perform(core.start(now: clock.milliseconds))
-        if journaling { historyCounts.append(core.journalRecordCount) }
     }
 
     deinit {
@@ -164,18 +188,24 @@ public final class EmbeddedDaemon {
     /// (`daemonID` its run ID) recovers the state and starts; what was on its way to the old one is lost, and no
     /// peer is connected (the fake peers keep what they hold; reconnect them).
     public func restart(journal: [[UInt8]]? = nil, daemonID: String = "restarted") throws {
+        let restarted = try recoveredCore(journal: journal, daemonID: daemonID)
         for (_, entry) in subscriptions { entry.relay.cancel(entry.subscription) }
         subscriptions = [:]
         inbox = []
         pendingAdaptations = []
         localSteps.removeAll()
-        var restarted = DaemonCore(
+        core = restarted
+        started = perform(core.start(now: clock.milliseconds))
+    }
+
+    /// A new core, journaling, that recovered the state from `journal` (this daemon's by default).
+    private func recoveredCore(journal: [[UInt8]]?, daemonID: String) throws -> DaemonCore {
+        var recovered = DaemonCore(
             application: application, configuration: configuration, daemonID: daemonID, logger: logger,
             now: clock.milliseconds, journaling: true
         )
-        _ = try restarted.recover(from: journal ?? core.journalHistory)
-        core = restarted
-        started = perform(core.start(now: clock.milliseconds))
+        _ = try recovered.recover(from: journal ?? core.journalHistory)
+        return recovered
     }
 
     // MARK: - State
@@ -255,6 +285,7 @@ public final class EmbeddedDaemon {
             let decoded = try codec.decode(frames)
             // Compared as bytes: JSON does not tell 0.0 from 0, so a double may come back as an integer.
             if codec.encode(decoded) != frames { Issue.record("the codec changes \(message)") }
+            if case .error(let reply) = decoded, reply.message.isEmpty { Issue.record("an ERROR without text") }
             return decoded
         } catch {
             Issue.record("the daemon sent a message its peer cannot decode: \(message): \(error)")

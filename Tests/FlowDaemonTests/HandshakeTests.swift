@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Testing
 
 /// §3: HELLO / WELCOME, roles, heartbeats and liveness.
@@ -26,7 +27,7 @@ struct HandshakeTests {
     @Test func helloGetsWelcomeWithThePeersNameTheDaemonRunAndTheDaemonsInterval() {
         var configuration = DaemonConfiguration()
         configuration.heartbeatMs = 500
-        var h = DaemonHarness(configuration: configuration)
+        let h = DaemonHarness(configuration: configuration)
         #expect(
             h.hello(Peers.tui, .presenter, name: "tui", req: 7).sent == [
                 Delivery(Peers.tui, welcome(req: 7, peer: "p1", heartbeatMs: 500))
@@ -40,7 +41,7 @@ struct HandshakeTests {
     }
 
     @Test func helloAgainOnTheSameConnectionKeepsThePeersName() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         #expect(
             h.hello(Peers.flowctl, .operator, name: "flowctl", req: 5).sent == [
@@ -50,7 +51,7 @@ struct HandshakeTests {
     }
 
     @Test func messagesBeforeHelloAreRefusedNotWelcome() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         let stranger = Peers.stranger
         #expect(
             h.step(stranger, Step("openDetail", payload: 1), attachment: 2, req: 5).sent
@@ -77,7 +78,7 @@ struct HandshakeTests {
     }
 
     @Test func eachRoleMaySendOnlyItsOwnMessages() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         h.hello(Peers.tui, .presenter, name: "tui")
         h.hello(Peers.flowctl, .operator, name: "flowctl")
@@ -136,7 +137,7 @@ struct HandshakeTests {
     }
 
     @Test func aPeerSilentForThreeOfItsIntervalsIsForgotten() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl", heartbeatMs: 1000, at: 0)
         // At exactly 3 intervals the peer is still alive (a heartbeat is due and sent).
         #expect(h.tick(at: 3000).sent == [Delivery(Peers.flowctl, heartbeat())])
@@ -151,7 +152,7 @@ struct HandshakeTests {
     }
 
     @Test func livenessUsesThePeersOwnInterval() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl", heartbeatMs: 100, at: 0)
         h.hello(Peers.tui, .presenter, name: "tui", heartbeatMs: 5000, at: 0)
         h.tick(at: 301)
@@ -164,7 +165,7 @@ struct HandshakeTests {
     }
 
     @Test func anyMessageCountsAsASignOfLifeEvenARefusedOne() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.tui, .presenter, name: "tui", at: 0)
         h.hello(Peers.flowctl, .operator, name: "flowctl", at: 0)
         // Heard at 2500: a heartbeat from the operator, a malformed body and a forbidden message from the presenter.
@@ -186,7 +187,7 @@ struct HandshakeTests {
     }
 
     @Test func byeMakesThePeerDeadAtOnceWithNoReply() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         #expect(h.receive(.bye, from: Peers.flowctl).sent.isEmpty)
         #expect(h.core.peerCounts == [:])
@@ -194,7 +195,7 @@ struct HandshakeTests {
     }
 
     @Test func heartbeatsAreSentWhenDueAndCarryThePresentersSessionSeq() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui", at: 0)
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"], at: 500)
         #expect(h.core.nextDeadline(now: 500) == 1000)
@@ -221,7 +222,7 @@ struct HandshakeTests {
         var configuration = DaemonConfiguration()
         configuration.maxBodyBytes = 1024
         configuration.maxSessions = 2
-        var h = DaemonHarness(application: TestApplication(stepNames: testStepNames), configuration: configuration)
+        let h = DaemonHarness(application: TestApplication(stepNames: testStepNames), configuration: configuration)
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.kiosk, .presenter, name: "kiosk")
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])

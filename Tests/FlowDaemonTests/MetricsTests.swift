@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Prometheus
 import Testing
 
@@ -24,7 +25,7 @@ private func scrape(_ registry: PrometheusCollectorRegistry) -> (values: [String
 /// A scripted run over the in-memory transport: a step dropped (nothing visible yet), a presenter, a step accepted
 /// and its command acknowledged, an unknown step, a stranger's message, an operator, a stepper leaving.
 private func scriptedRun(recordingInto metrics: inout DaemonMetrics, midway: Bool) -> DaemonHarness {
-    var h = DaemonHarness(application: TestApplication(stepNames: testStepNames))
+    let h = DaemonHarness(application: TestApplication(stepNames: testStepNames))
     h.hello(Peers.movies, .stepper, name: "movies", serves: ["home", "detail"])
     // No presenter yet: `home` is not visible, the step is dropped.
     h.step(Peers.movies, Step("openDetail", payload: 6), attachment: 2, req: 2)
@@ -104,7 +105,7 @@ struct MetricsTests {
     @Test func gaugesFollowPeersLeavingAndSessionsCreated() {
         let registry = PrometheusCollectorRegistry()
         var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         metrics.record(h.core)
         #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "0.0")
         #expect(scrape(registry).values["flowd_sessions"] == "1.0")

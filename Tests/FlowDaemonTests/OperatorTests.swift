@@ -1,11 +1,12 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Foundation
 import Testing
 
 /// The result of the one `OK` in `outcome` for `peer`.
-private func result(_ outcome: Outcome, _ peer: PeerAddress) -> JSONValue? {
+private func result(_ outcome: DaemonOutcome, _ peer: PeerAddress) -> JSONValue? {
     guard case .ok(let reply)? = outcome.to(peer).first, outcome.to(peer).count == 1 else { return nil }
     return reply.result
 }
@@ -13,7 +14,7 @@ private func result(_ outcome: Outcome, _ peer: PeerAddress) -> JSONValue? {
 /// §7: operators; §4: sessions side by side; §9: events.
 struct OperatorTests {
     @Test func sessionsListsEverySessionWithItsPresenterSeqAndSteppers() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         #expect(
             result(h.receive(.sessions(PlainRequest(req: 1)), from: Peers.flowctl), Peers.flowctl)
@@ -46,7 +47,7 @@ struct OperatorTests {
     }
 
     @Test func treeGivesTheFlowTreeAsJSONAndAsText() throws {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         h.presenter(Peers.tui, name: "tui")
         h.report(Peers.tui, [("app", .visible), ("home", .visible)])
@@ -85,7 +86,7 @@ struct OperatorTests {
     }
 
     @Test func deepLinkReachesTheWholeTreeAndCountsTheNavigations() {
-        var h = DaemonHarness(application: TestApplication(stepNames: testStepNames))
+        let h = DaemonHarness(application: TestApplication(stepNames: testStepNames))
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         h.presenter(Peers.tui, name: "tui")
         let detail = h.deepLink(Peers.flowctl, Step("openDetail", payload: 23452), req: 3)
@@ -122,7 +123,7 @@ struct OperatorTests {
     @Test func createSessionCreatesOnceAndRespectsTheLimit() {
         var configuration = DaemonConfiguration()
         configuration.maxSessions = 2
-        var h = DaemonHarness(configuration: configuration)
+        let h = DaemonHarness(configuration: configuration)
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         let create = h.receive(.createSession(SessionRequest(req: 1, session: "kiosk-3")), from: Peers.flowctl)
         #expect(create.sent == [Delivery(Peers.flowctl, ok(1, ["created": true]))])
@@ -150,7 +151,7 @@ struct OperatorTests {
     }
 
     @Test func healthReportsTheDaemonItsPeersAndItsCounters() {
-        var h = DaemonHarness(now: 1000)
+        let h = DaemonHarness(now: 1000)
         h.hello(Peers.flowctl, .operator, name: "flowctl", at: 1000)
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
@@ -179,7 +180,7 @@ struct OperatorTests {
     }
 
     @Test func twoSessionsSideBySideDoNotSeeEachOthersCommandsOrEvents() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"], at: 0)
         h.hello(Peers.flowctl, .operator, name: "flowctl", at: 0)
         let create = h.receive(.createSession(SessionRequest(req: 1, session: "kiosk")), from: Peers.flowctl)
@@ -248,7 +249,7 @@ struct OperatorTests {
     }
 
     @Test func eventsAreWillAndDidAroundEachNavigationAndDropForEachDroppedStep() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         h.step(Peers.movies, Step("openDetail", payload: 1), attachment: 2)
         h.presenter(Peers.tui, name: "tui")

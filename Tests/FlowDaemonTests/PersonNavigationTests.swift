@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Testing
 
 /// A tab bar `tabs` at the window's root with the tabs `one` and `two`, each with a `RemoteStepper` of its own kind;
@@ -38,7 +39,7 @@ private final class TabsFlow: Flow {
 struct PersonNavigationTests {
     /// The daemon with `tabs-service` serving `one` and `two` (attachments 2 and 3) and `tui` showing tab one.
     private func tabsShown() -> DaemonHarness {
-        var h = DaemonHarness(application: TabsApplication())
+        let h = DaemonHarness(application: TabsApplication())
         h.hello(Peers.movies, .stepper, name: "tabs-service", serves: ["one", "two"])
         h.presenter(Peers.tui, name: "tui")
         h.report(Peers.tui, [("tabs", .visible), ("one", .visible)])
@@ -50,7 +51,7 @@ struct PersonNavigationTests {
     }
 
     @Test func selectingATabMovesTheSnapshotsSelectionAndTheVisibilityGate() {
-        var h = tabsShown()
+        let h = tabsShown()
         let seq = h.core.seq(of: "default")
         #expect(tabsEntry(h)?.selected == 0)
         #expect(h.step(Peers.movies, Step("noop"), attachment: 3, req: 4).to(Peers.movies) == [ok(4, dropped("notVisible"))])
@@ -63,7 +64,7 @@ struct PersonNavigationTests {
     }
 
     @Test func theDaemonAcceptsReportsThatDisagreeAndTheLastTabReportedVisibleIsSelected() {
-        var h = tabsShown()
+        let h = tabsShown()
         #expect(h.report(Peers.tui, [("two", .visible)], req: 5).sent == [Delivery(Peers.tui, ok(5))])
         #expect(tabsEntry(h)?.selected == 1)
         // Both tabs now count as visible: each one's stepper is heard.
@@ -72,7 +73,7 @@ struct PersonNavigationTests {
     }
 
     @Test func closingAnAlertTakesItOutOfTheSnapshotAndUncoversWhatItHid() {
-        var h = tabsShown()
+        let h = tabsShown()
         let seq = h.core.seq(of: "default") ?? 0
         let alert = h.step(Peers.movies, Step("alert"), attachment: 2, req: 4)
         #expect(alert.to(Peers.tui) == [command(seq + 1, .present(.alert("oops", message: "Oops"), over: "tabs"))])

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Testing
 
 private func syncReply(_ req: UInt64 = 2, seq: Int, _ mode: String) -> WireMessage {
@@ -10,7 +11,7 @@ private func syncReply(_ req: UInt64 = 2, seq: Int, _ mode: String) -> WireMessa
 /// §6: presenters, the snapshot and the sequenced command stream.
 struct PresenterTests {
     @Test func aPresenterSyncingAFreshSessionGetsOKSnapshotThenTheSnapshot() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         #expect(h.hello(Peers.tui, .presenter, name: "tui").sent == [Delivery(Peers.tui, welcome(peer: "p1"))])
         let sync = h.receive(.sync(Sync(req: 2, session: "default", lastSeq: 0)), from: Peers.tui)
         #expect(
@@ -30,7 +31,7 @@ struct PresenterTests {
     }
 
     @Test func commandsFollowTheSnapshotWithConsecutiveSeqs() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         #expect(
@@ -54,7 +55,7 @@ struct PresenterTests {
     }
 
     @Test func aSyncCanCreateASession() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.kiosk, .presenter, name: "kiosk")
         #expect(
             h.receive(.sync(Sync(req: 2, session: "kiosk-3", lastSeq: 0)), from: Peers.kiosk).sent
@@ -73,7 +74,7 @@ struct PresenterTests {
     }
 
     @Test func acksAreCumulativeAndEachCommandIsCountedOnce() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         for movie in 1...3 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie))) }
@@ -94,7 +95,7 @@ struct PresenterTests {
     }
 
     @Test func aRestartedPresenterInReplayModeGetsExactlyTheCommandsItMissed() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         h.deepLink(Peers.flowctl, Step("openDetail", payload: 1))
@@ -132,7 +133,7 @@ struct PresenterTests {
     }
 
     @Test func aSyncAtTheCurrentSeqReplaysNothing() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         #expect(
             h.receive(.sync(Sync(req: 4, session: "default", lastSeq: 2)), from: Peers.tui).sent == [
@@ -143,7 +144,7 @@ struct PresenterTests {
     @Test func aPresenterMoreThanMaxReplayCommandsBehindGetsASnapshot() {
         var configuration = DaemonConfiguration()
         configuration.maxReplayCommands = 2
-        var h = DaemonHarness(configuration: configuration)
+        let h = DaemonHarness(configuration: configuration)
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         for movie in 1...3 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie))) }
@@ -168,7 +169,7 @@ struct PresenterTests {
     @Test func aPresenterTooFarBehindGetsASnapshot() {
         var configuration = DaemonConfiguration()
         configuration.outboxLimit = 2
-        var h = DaemonHarness(configuration: configuration)
+        let h = DaemonHarness(configuration: configuration)
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         for movie in 1...3 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie))) }
@@ -199,7 +200,7 @@ struct PresenterTests {
     }
 
     @Test func aSecondLivePresenterIsRefusedSessionHosted() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui", at: 0)
         h.hello(Peers.flowctl, .operator, name: "flowctl", at: 0)
         #expect(
@@ -216,7 +217,7 @@ struct PresenterTests {
     }
 
     @Test func aRestartedPresenterWithTheSameNameTakesOverAtOnce() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         let takeover = h.presenter(Peers.tuiRestarted, name: "tui")
@@ -231,7 +232,7 @@ struct PresenterTests {
     }
 
     @Test func aSilentPresentersScreensAreNotVisibleUntilItSyncsAndReportsAgain() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui", at: 0)
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"], at: 0)
         h.report(Peers.tui, [("home", .visible)], at: 0)
@@ -276,7 +277,7 @@ struct PresenterTests {
     }
 
     @Test func anUnreachablePresenterIsForgottenAndItsScreensAreNotVisible() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         h.report(Peers.tui, [("home", .visible)])
@@ -291,7 +292,7 @@ struct PresenterTests {
     }
 
     @Test func aReportOrActionInASessionThePresenterDoesNotHostIsRefusedNotHost() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.kiosk, name: "kiosk", session: "kiosk", create: true)
         #expect(
             h.report(Peers.kiosk, [("home", .visible)], req: 9).sent == [
@@ -313,7 +314,7 @@ struct PresenterTests {
 
     @Test func aScreenThePresenterDismissedOnItsOwnIsNotInTheNextSnapshot() {
         // A person went back: the presenter popped `home` itself and reported it dismissed.
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         h.report(Peers.tui, [("home", .visible)])
         h.report(Peers.tui, [("home", .dismissed)])

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Testing
 
 private let homeAttach = attach(2, kind: "home", on: "home", context: ["greeting": "hi"])
@@ -14,7 +15,7 @@ private let homeResumed = WireMessage.attach(
 /// A daemon with the presenter `tui` showing `home`, and `a-movies` then `b-movies` serving `home`: `a-movies`
 /// (first by name) holds attachment 2.
 private func twoProcessesServingHome() -> DaemonHarness {
-    var h = DaemonHarness()
+    let h = DaemonHarness()
     h.hello(Peers.movies, .stepper, name: "a-movies", serves: ["home", "detail"])
     h.hello(Peers.moviesB, .stepper, name: "b-movies", serves: ["home", "detail"])
     h.presenter(Peers.tui, name: "tui")
@@ -26,7 +27,7 @@ private func twoProcessesServingHome() -> DaemonHarness {
 /// same name is told.
 struct ProcessBoundaryTests {
     @Test func aStepperThatReconnectsKeepsItsAttachmentsThoughAnotherProcessServesTheKind() {
-        var h = twoProcessesServingHome()
+        let h = twoProcessesServingHome()
         // a-movies lost its connection and says HELLO on a new one, same name and instance (run-a-movies).
         let again = h.hello(Peers.moviesRestarted, .stepper, name: "a-movies", serves: ["home", "detail"])
         #expect(
@@ -45,14 +46,14 @@ struct ProcessBoundaryTests {
     }
 
     @Test func aProcessOfTheSameNameServingOtherKindsHandsOnWhatItCannotServe() {
-        var h = twoProcessesServingHome()
+        let h = twoProcessesServingHome()
         let again = h.hello(Peers.moviesRestarted, .stepper, name: "a-movies", serves: ["detail"])
         #expect(again.to(Peers.moviesB) == [homeAttach])
         #expect(again.to(Peers.moviesRestarted) == [welcome(peer: "p4")])
     }
 
     @Test func anAttachIsResumedOnceAStepperProcessTookAStepForIt() throws {
-        var h = DaemonHarness(journaling: true)
+        let h = DaemonHarness(journaling: true)
         #expect(h.hello(Peers.movies, .stepper, name: "movies", serves: ["home", "detail"]).to(Peers.movies).last == homeAttach)
         h.presenter(Peers.tui, name: "tui")
         h.report(Peers.tui, [("app", .visible), ("home", .visible)])
@@ -72,7 +73,7 @@ struct ProcessBoundaryTests {
             h.step(Peers.movies, Step("openDetail", payload: 8), attachment: 3, req: 7).to(Peers.movies)
                 == [ok(7, dropped("notVisible"))])
         // The daemon restarts from its journal (keeping its ID): the same answers.
-        var recovered = try h.restarted()
+        let recovered = try h.restarted()
         #expect(
             recovered.hello(Peers.movies, .stepper, name: "movies", serves: ["home", "detail"]).to(Peers.movies) == [
                 welcome(peer: "p1"), homeResumed,
@@ -85,7 +86,7 @@ struct ProcessBoundaryTests {
     }
 
     @Test func aPresenterReplacedByAnotherOfItsNameIsToldSoAndCannotTakeTheSessionBackByAccident() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         // A second process named tui: the first is told `replaced` (no req: it asked nothing), once.
         let second = h.hello(Peers.tuiRestarted, .presenter, name: "tui")
@@ -98,7 +99,7 @@ struct ProcessBoundaryTests {
     }
 
     @Test func operatorsOfOneNameDoNotReplaceEachOther() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         #expect(h.hello(Peers.stranger, .operator, name: "flowctl").to(Peers.flowctl).isEmpty)
         #expect(h.core.peerCounts[.operator] == 2)
@@ -109,7 +110,7 @@ struct ProcessBoundaryTests {
     }
 
     @Test func aReportNamingAPresentableOutsideTheUIIsRefusedUnknownPresentableAndTheRestApplied() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         h.presenter(Peers.tui, name: "tui")
         let outcome = h.report(Peers.tui, [("nowhere", .visible), ("home", .visible), ("gone", .hidden)], req: 9)
@@ -124,7 +125,7 @@ struct ProcessBoundaryTests {
     }
 
     @Test func aMalformedAckIsAnsweredAndAByeBeforeHelloIsNotWelcome() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.presenter(Peers.tui, name: "tui")
         let ack = { (body: String) in [Array("FLOWD1".utf8), Array("ACK".utf8), Array(body.utf8)] }
         #expect(
@@ -146,7 +147,7 @@ struct ProcessBoundaryTests {
                 .init("Home", data: "{\"greeting\": <string>}", actions: [.init("pick", payload: "<int>", summary: "picks")])
             ]
         )
-        var h = DaemonHarness(application: TestApplication(vocabulary: vocabulary))
+        let h = DaemonHarness(application: TestApplication(vocabulary: vocabulary))
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         let expected: JSONValue = [
             "steps": [["name": "openDetail", "payload": "<int: movie id>", "summary": "shows a movie"]],
@@ -160,7 +161,7 @@ struct ProcessBoundaryTests {
         ]
         #expect(h.receive(.describe(PlainRequest(req: 3)), from: Peers.flowctl).sent == [Delivery(Peers.flowctl, ok(3, expected))])
         // Declaring nothing is the default; only operators ask.
-        var plain = DaemonHarness()
+        let plain = DaemonHarness()
         plain.hello(Peers.flowctl, .operator, name: "flowctl")
         plain.hello(Peers.movies, .stepper, name: "movies")
         #expect(

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Testing
 
 /// Where a daemon restarted from its journal did not do what the daemon it replaces would have done (found by the
@@ -14,13 +15,13 @@ struct RecoveryDivergenceTests {
     /// and so must a restarted one (it was once not journaled, and the restarted daemon applied the step).
     @Test("A STEP dropped before the restart and sent again after it gets its first verdict, as without a restart")
     func droppedStepSentAgainAfterARestart() throws {
-        var live = DaemonHarness(journaling: true)
+        let live = DaemonHarness(journaling: true)
         live.presenter(tui, name: "tui")
         live.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         let first = live.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
         #expect(first.to(movies) == [ok(10, dropped("notVisible"))], "home is not visible yet")
         let seq = live.core.seq(of: "default") ?? 0
-        var restarted = try live.restarted()
+        let restarted = try live.restarted()
 
         // The running daemon: the presenter shows home, the stepper sends its STEP again (its reply was lost).
         live.report(tui, [("app", .visible), ("home", .visible)])

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Testing
 
 /// A daemon that journals its changes and is restarted from the journal (``DaemonHarness/restarted(journal:)``)
@@ -12,7 +13,7 @@ struct RecoveryTests {
     let ops = Peers.flowctl
 
     /// One operation of the journey, on a harness.
-    typealias Operation = (inout DaemonHarness) -> Void
+    typealias Operation = (DaemonHarness) -> Void
 
     /// A journey through every kind of change: presenter sync and reports (visible, hidden, dismissed by a person),
     /// remote steps (accepted, dropped), deep links, a child flow ended, a second session, a presenter lost.
@@ -42,8 +43,8 @@ struct RecoveryTests {
     func restartAnywhereRebuildsTheSameState() throws {
         let operations = journey
         for cut in 0...operations.count {
-            var harness = DaemonHarness(journaling: true)
-            for operation in operations.prefix(cut) { operation(&harness) }
+            let harness = DaemonHarness(journaling: true)
+            for operation in operations.prefix(cut) { operation(harness) }
             let restarted = try harness.restarted()
             // A restarted daemon has no presenter yet: nothing counts as visible, as when the presenters go away.
             harness.handle(.peerUnreachable(tui))
@@ -58,8 +59,8 @@ struct RecoveryTests {
 
     @Test("Nothing is sent or published while replaying, and counters start again")
     func replayIsSilent() throws {
-        var harness = DaemonHarness(journaling: true)
-        for operation in journey { operation(&harness) }
+        let harness = DaemonHarness(journaling: true)
+        for operation in journey { operation(harness) }
         let restarted = try harness.restarted()
         #expect(restarted.started.sent.isEmpty)
         #expect(restarted.events.isEmpty)
@@ -69,7 +70,7 @@ struct RecoveryTests {
 
     @Test("A restarted daemon serves the recovered state: same WELCOME daemon, ATTACH again, replay by lastSeq")
     func clientsReconnectToTheRecoveredState() throws {
-        var harness = DaemonHarness(journaling: true)
+        let harness = DaemonHarness(journaling: true)
         harness.presenter(tui, name: "tui")
         harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         harness.report(tui, [("app", .visible), ("home", .visible)])
@@ -77,7 +78,7 @@ struct RecoveryTests {
         let seq = try #require(harness.core.seq(of: "default"))
         #expect(seq == 3)
 
-        var restarted = try harness.restarted()
+        let restarted = try harness.restarted()
         let welcomed = restarted.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         #expect(welcomed.to(movies).first == welcome(peer: "p1"))
         let attachments = welcomed.to(movies).compactMap { message -> Int? in
@@ -98,14 +99,14 @@ struct RecoveryTests {
 
     @Test("A STEP sent again after a restart is answered with its first verdict and not applied twice")
     func stepSentAgainIsDeduplicated() throws {
-        var harness = DaemonHarness(journaling: true)
+        let harness = DaemonHarness(journaling: true)
         harness.presenter(tui, name: "tui")
         harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         harness.report(tui, [("app", .visible), ("home", .visible)])
         harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
         let seq = harness.core.seq(of: "default")
 
-        var restarted = try harness.restarted()
+        let restarted = try harness.restarted()
         restarted.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         restarted.presenter(tui, name: "tui", lastSeq: seq ?? 0)
         restarted.report(tui, [("app", .visible), ("home", .visible)])
@@ -122,7 +123,7 @@ struct RecoveryTests {
 
     @Test("The same STEP sent twice to a running daemon is applied once")
     func duplicateOnTheSameDaemon() {
-        var harness = DaemonHarness()
+        let harness = DaemonHarness()
         harness.presenter(tui, name: "tui")
         harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         harness.report(tui, [("app", .visible), ("home", .visible)])
@@ -135,7 +136,7 @@ struct RecoveryTests {
 
     @Test("A STEP dropped before any flow saw it is journaled for its verdict; a refused one is not")
     func droppedStepsAreJournaledRefusedOnesAreNot() {
-        var harness = DaemonHarness(journaling: true)
+        let harness = DaemonHarness(journaling: true)
         harness.presenter(tui, name: "tui")
         harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         let before = harness.core.journalHistory.count
@@ -147,7 +148,7 @@ struct RecoveryTests {
 
     @Test("A record that cannot be read stops the recovery with a clear error")
     func unreadableRecordIsRefused() {
-        var harness = DaemonHarness(journaling: true)
+        let harness = DaemonHarness(journaling: true)
         harness.presenter(tui, name: "tui")
         var journal = harness.core.journalHistory
         journal.append(Array("{\"kind\":\"input\",\"input\":\"teleport\"}".utf8))
@@ -156,7 +157,7 @@ struct RecoveryTests {
 
     @Test("In-daemon steppers are listened to again without a second readyToEmitSteps (docs/SEMANTICS.md D15)")
     func inDaemonSteppersAreResumedNotReadiedAgain() throws {
-        var harness = DaemonHarness(journaling: true)
+        let harness = DaemonHarness(journaling: true)
         #expect(harness.started.local == ["attach default att#1"])
         harness.presenter(tui, name: "tui")
         let restarted = try harness.restarted()
@@ -165,7 +166,7 @@ struct RecoveryTests {
 
     @Test("An adaptation pending at the restart runs again; its completion then navigates once")
     func pendingAdaptationRunsAgain() throws {
-        var harness = DaemonHarness(journaling: true)
+        let harness = DaemonHarness(journaling: true)
         harness.presenter(tui, name: "tui")
         harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         harness.report(tui, [("app", .visible), ("home", .visible)])
@@ -173,7 +174,7 @@ struct RecoveryTests {
         #expect(emitted.local == ["adapt default adapt#1"])
         let seq = try #require(harness.core.seq(of: "default"))
 
-        var restarted = try harness.restarted()
+        let restarted = try harness.restarted()
         #expect(restarted.started.local == ["resume default att#1", "adapt default adapt#1"])
         #expect(restarted.core.seq(of: "default") == seq)
         restarted.handle(.adaptCompleted(session: "default", request: AdaptRequestID(1), step: Step("openDetail", payload: 4)))
@@ -189,10 +190,10 @@ struct RecoveryTests {
 
     @Test("HEALTH tells the journal's records and how many the start recovered")
     func healthShowsTheJournal() throws {
-        var harness = DaemonHarness(journaling: true)
+        let harness = DaemonHarness(journaling: true)
         harness.presenter(tui, name: "tui")
         let records = harness.core.journalHistory.count
-        var restarted = try harness.restarted()
+        let restarted = try harness.restarted()
         restarted.hello(ops, .operator, name: "ops")
         let health = restarted.receive(.health(PlainRequest(req: 9)), from: ops)
         guard case .ok(let reply)? = health.to(ops).first, case .object(let fields) = reply.result else {
@@ -204,7 +205,7 @@ struct RecoveryTests {
 
     @Test("Without journaling nothing is recorded")
     func noJournalWithoutJournaling() {
-        var harness = DaemonHarness()
+        let harness = DaemonHarness()
         harness.presenter(tui, name: "tui")
         #expect(harness.core.journalHistory.isEmpty)
     }

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Foundation
 import Logging
 import Testing

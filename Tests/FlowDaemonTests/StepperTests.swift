@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Testing
 
 private let homeAttach = attach(2, kind: "home", on: "home", context: ["greeting": "hi"])
@@ -8,7 +9,7 @@ private let homeAttach = attach(2, kind: "home", on: "home", context: ["greeting
 /// A daemon with the stepper process `movies` (serving `home` and `detail`) and the presenter `tui` hosting the
 /// default session and showing `home`.
 private func homeShown(serves: [String] = ["home", "detail"], stepNames: Set<String>? = nil) -> DaemonHarness {
-    var h = DaemonHarness(application: TestApplication(stepNames: stepNames))
+    let h = DaemonHarness(application: TestApplication(stepNames: stepNames))
     h.hello(Peers.movies, .stepper, name: "movies", serves: serves)
     h.presenter(Peers.tui, name: "tui")
     h.report(Peers.tui, [("app", .visible), ("home", .visible)])
@@ -18,7 +19,7 @@ private func homeShown(serves: [String] = ["home", "detail"], stepNames: Set<Str
 /// §5: stepper processes.
 struct StepperTests {
     @Test func aStepperGetsAttachForAttachmentsOfItsKindsCreatedBeforeItConnected() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         #expect(
             h.hello(Peers.movies, .stepper, name: "movies", serves: ["home", "detail"]).sent == [
                 Delivery(Peers.movies, welcome(peer: "p1")), Delivery(Peers.movies, homeAttach),
@@ -37,7 +38,7 @@ struct StepperTests {
     }
 
     @Test func anAcceptedStepIsHandledBeforeItsOK() {
-        var h = homeShown()
+        let h = homeShown()
         let outcome = h.step(Peers.movies, Step("openDetail", payload: 7), attachment: 2, req: 31)
         #expect(
             outcome.sent == [
@@ -57,7 +58,7 @@ struct StepperTests {
     }
 
     @Test func stepsAreGatedByTheVisibilityThePresenterReports() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         // No presenter: home was never reported visible.
         let first = h.step(Peers.movies, Step("openDetail", payload: 7), attachment: 2, req: 3)
@@ -83,7 +84,7 @@ struct StepperTests {
     }
 
     @Test func aStepForAnAttachmentThatIsNotTheSteppersIsRefusedUnknownAttachment() {
-        var h = homeShown()
+        let h = homeShown()
         h.hello(Peers.moviesB, .stepper, name: "zz-movies", serves: ["home"])
         let cases: [(PeerAddress, Int, String)] = [
             (Peers.movies, 99, "never existed"),
@@ -102,7 +103,7 @@ struct StepperTests {
     }
 
     @Test func aStepForASessionThatDoesNotExistIsRefusedUnknownSession() {
-        var h = homeShown()
+        let h = homeShown()
         #expect(
             h.step(Peers.movies, Step("openDetail"), attachment: 2, session: "kiosk", req: 8).sent
                 == [Delivery(Peers.movies, refused(8, .unknownSession, .step))]
@@ -110,7 +111,7 @@ struct StepperTests {
     }
 
     @Test func aStepTheApplicationDoesNotKnowIsRefusedUnknownStep() {
-        var h = homeShown(stepNames: testStepNames)
+        let h = homeShown(stepNames: testStepNames)
         #expect(
             h.step(Peers.movies, Step("openDetial", payload: 7), attachment: 2, req: 9).sent
                 == [Delivery(Peers.movies, refused(9, .unknownStep, .step))]
@@ -122,7 +123,7 @@ struct StepperTests {
     }
 
     @Test func aDismissedScreenDetachesItsStepperAndLaterStepsAreRefused() {
-        var h = homeShown()
+        let h = homeShown()
         h.step(Peers.movies, Step("openDetail", payload: 7), attachment: 2)
         h.report(Peers.tui, [("home", .hidden), ("detail.7", .visible)])
         // A person goes back: the presenter pops detail.7 on its own and says so.
@@ -141,7 +142,7 @@ struct StepperTests {
     }
 
     @Test func aChildFlowGetsItsRemoteFlowStepperWhichIsNotGatedByVisibility() {
-        var h = homeShown(serves: ["home", "settings"])
+        let h = homeShown(serves: ["home", "settings"])
         let open = h.step(Peers.movies, Step("openSettings"), attachment: 2, req: 20)
         #expect(
             open.sent == [
@@ -187,7 +188,7 @@ struct StepperTests {
     }
 
     @Test func aSilentStepperLosesItsAttachmentsToTheNextProcessServingTheKind() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "a-movies", serves: ["home"], at: 0)
         #expect(
             h.hello(Peers.moviesB, .stepper, name: "b-movies", serves: ["home"], at: 2000).sent == [
@@ -208,7 +209,7 @@ struct StepperTests {
     }
 
     @Test func anAttachmentWithNoLiveStepperWaitsForANewProcessOfItsKind() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"], at: 0)
         #expect(h.tick(at: 3001).sent.isEmpty)
         #expect(h.core.peerCounts == [:])
@@ -223,7 +224,7 @@ struct StepperTests {
     }
 
     @Test func aRestartedStepperProcessTakesOverItsAttachmentsAtOnce() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         let restart = h.hello(Peers.moviesRestarted, .stepper, name: "movies", serves: ["home"])
         #expect(
@@ -241,7 +242,7 @@ struct StepperTests {
     @Test func aStepperSayingHelloAgainOnItsConnectionGetsItsAttachmentsAgain() {
         // §5.1: a reconnected stepper process receives ATTACH again for every attachment of its kinds still alive
         // (a client with a fixed routing ID comes back on the same address).
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         #expect(
             h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"], req: 2).sent
@@ -250,14 +251,14 @@ struct StepperTests {
     }
 
     @Test func byeHandsTheAttachmentsToAnotherProcessAtOnce() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "a-movies", serves: ["home"])
         h.hello(Peers.moviesB, .stepper, name: "b-movies", serves: ["home"])
         #expect(h.receive(.bye, from: Peers.movies).sent == [Delivery(Peers.moviesB, homeAttach)])
     }
 
     @Test func severalProcessesServingAKindGetItByName() {
-        var h = DaemonHarness()
+        let h = DaemonHarness()
         h.hello(Peers.moviesB, .stepper, name: "b-movies", serves: ["detail"])
         h.hello(Peers.movies, .stepper, name: "a-movies", serves: ["detail"])
         h.presenter(Peers.tui, name: "tui")
@@ -268,7 +269,7 @@ struct StepperTests {
     }
 
     @Test func aStepperInsideTheDaemonIsFedBackAsALocalStep() {
-        var h = homeShown()
+        let h = homeShown()
         // The root flow's OneStepper is attachment 1, listened to by the transport (`attachLocal`).
         let local = h.handle(
             .localStep(session: "default", attachment: AttachmentID(1), step: Step("openDetail", payload: 3)))
@@ -285,7 +286,7 @@ struct StepperTests {
     }
 
     @Test func aUserActionReachesTheStepperBehindTheScreen() {
-        var h = homeShown()
+        let h = homeShown()
         let action = h.receive(
             .userAction(
                 UserAction(req: 30, session: "default", presentable: "home", action: Step("pickMovie", payload: 7))),
@@ -314,7 +315,7 @@ struct StepperTests {
     }
 
     @Test func aUserActionOnAScreenWithNoRemoteStepperIsDeliveredToNoOne() {
-        var h = homeShown(serves: ["detail"])  // nobody serves home
+        let h = homeShown(serves: ["detail"])  // nobody serves home
         #expect(
             h.receive(
                 .userAction(UserAction(req: 32, session: "default", presentable: "home", action: Step("tap"))),
@@ -333,7 +334,7 @@ struct StepperTests {
     }
 
     @Test func aUserActionOnAScreenThatIsNotInTheUIIsRefusedUnknownPresentable() {
-        var h = homeShown()
+        let h = homeShown()
         #expect(
             h.receive(
                 .userAction(UserAction(req: 34, session: "default", presentable: "detail.1", action: Step("tap"))),

@@ -1,6 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
+import FlowdTesting
 import Testing
 
 /// A presenter killed right after the daemon told it to dismiss something never reports the dismissal. The next
@@ -17,7 +18,7 @@ struct UnreportedDismissalTests {
 
     @Test("A snapshot sync dismisses in the tree what the session's commands removed and nobody reported")
     func snapshotSyncDismissesUnreportedRemovals() {
-        var harness = DaemonHarness()
+        let harness = DaemonHarness()
         harness.presenter(presenter, name: "tui")
         harness.hello(operatorPeer, .operator, name: "ops")
         harness.deepLink(operatorPeer, Step("openSettings"))
@@ -35,7 +36,7 @@ struct UnreportedDismissalTests {
 
     @Test("A dismissal the presenter reported is not reported again at the next snapshot sync")
     func reportedDismissalsAreNotRepeated() {
-        var harness = DaemonHarness()
+        let harness = DaemonHarness()
         harness.presenter(presenter, name: "tui")
         harness.hello(operatorPeer, .operator, name: "ops")
         harness.deepLink(operatorPeer, Step("openSettings"))

@@ -1,7 +1,7 @@
 import FlowCore
 import FlowDaemon
 import FlowWire
-import Logging
+import FlowdTesting
 import Testing
 
 // MARK: - Fake peers
@@ -18,144 +18,94 @@ enum Peers {
     static let stranger = PeerAddress([9])
 }
 
-/// A message the daemon sent, to whom.
-struct Delivery: Hashable, CustomStringConvertible {
-    let peer: PeerAddress
-    let message: WireMessage
-
-    init(_ peer: PeerAddress, _ message: WireMessage) {
-        self.peer = peer
-        self.message = message
-    }
-
-    var description: String { "→\(peer) \(message)" }
-}
-
-/// What one input made the daemon do, in order.
-struct Outcome {
-    /// The messages sent, each decoded from the frames a transport would send (error texts blanked, see
-    /// ``DaemonHarness``).
-    var sent: [Delivery] = []
-    /// The events published, each decoded from its four frames.
-    var events: [EventMessage] = []
-    /// The local work asked for: `attach <session> <attachment>`, `detach …`, `adapt …`.
-    var local: [String] = []
-
-    /// The messages sent to one peer, in order.
-    func to(_ peer: PeerAddress) -> [WireMessage] { sent.filter { $0.peer == peer }.map(\.message) }
-}
-
 // MARK: - Harness
 
-/// ``DaemonCore`` behind an in-memory transport: fake peers send it encoded frames, and what it sends goes through
-/// the codec too (encoded as a transport would, then decoded as the peer would).
+/// An ``EmbeddedDaemon`` running ``TestApplication`` (daemon ID `test-daemon`), with the messages of each role as
+/// one call and times as absolute milliseconds.
 ///
-/// Error replies are compared without their human text: the harness checks the text is not empty and blanks it, so
-/// tests can compare whole messages with ``refused(_:_:_:)``.
+/// Error replies are compared without their human text (the embedded daemon checks it is not empty): the harness
+/// blanks it, so tests can compare whole messages with ``refused(_:_:_:)``.
 struct DaemonHarness {
-    private(set) var core: DaemonCore
-    /// The daemon's clock, in milliseconds.
-    private(set) var now: UInt64
-    private let codec: WireCodec
-    /// What the daemon did when it started (the default session's creation).
-    private(set) var started = Outcome()
-    /// Everything each peer received, in order.
-    private(set) var received: [PeerAddress: [WireMessage]] = [:]
-    /// Every event published, in order.
-    private(set) var events: [EventMessage] = []
+    let daemon: EmbeddedDaemon
 
-    private let application: any FlowApplication
-    private let configuration: DaemonConfiguration
-
-    /// - Parameter journaling: whether the core journals its changes (see ``restarted()``).
+    /// - Parameters:
+    ///   - now: the clock's time at the start, in milliseconds.
+    ///   - journaling: whether the core journals its changes (see ``restarted(journal:)``).
     init(
         application: any FlowApplication = TestApplication(),
         configuration: DaemonConfiguration = DaemonConfiguration(),
         now: UInt64 = 0,
         journaling: Bool = false
     ) {
-        self.now = now
-        self.codec = WireCodec()
-        self.application = application
-        self.configuration = configuration
-        self.core = DaemonCore(
+        daemon = EmbeddedDaemon(
             application: application, configuration: configuration, daemonID: "test-daemon",
-            logger: Logger(label: "FlowDaemonTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: now,
-            journaling: journaling
+            clock: ManualClock(milliseconds: now), journaling: journaling
         )
-        started = absorb(core.start(now: now))
     }
 
-    private init(recovering journal: [[UInt8]], from harness: DaemonHarness, daemonID: String) throws {
-        now = harness.now
-        codec = WireCodec()
-        application = harness.application
-        configuration = harness.configuration
-        core = DaemonCore(
-            application: application, configuration: configuration, daemonID: daemonID,
-            logger: Logger(label: "FlowDaemonTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: now,
-            journaling: true
-        )
-        _ = try core.recover(from: journal)
-        started = absorb(core.start(now: now))
-    }
+    private init(daemon: EmbeddedDaemon) { self.daemon = daemon }
 
-    /// A daemon restarted from this one's journal (its ``DaemonCore/journalHistory``), as after a SIGKILL: a fresh
-    /// core with a new run ID that recovers the state; no peer is connected.
+    /// A daemon restarted from this one's journal, as after a SIGKILL: a fresh core with a new run ID that recovers
+    /// the state; no peer is connected. This one keeps running.
     func restarted(journal: [[UInt8]]? = nil) throws -> DaemonHarness {
-        try DaemonHarness(recovering: journal ?? core.journalHistory, from: self, daemonID: "restarted-daemon")
+        DaemonHarness(daemon: try daemon.recovered(journal: journal, daemonID: "restarted-daemon"))
     }
 
-    /// Everything a session's state consists of that clients can observe: tree, UI, seq and outbox.
-    func state(of session: String = "default") -> String {
-        let tree = core.tree(of: session).map { "\($0)" } ?? "-"
-        let ui = core.ui(of: session).map { "\(UISnapshot($0))" } ?? "-"
-        return "seq \(core.seq(of: session) ?? 0)\n\(tree)\n\(ui)"
-    }
+    /// The daemon's state machine.
+    var core: DaemonCore { daemon.core }
+    /// What the daemon did when it started (the default session's creation, the recovered attachments).
+    var started: DaemonOutcome { blanked(daemon.started) }
+    /// Everything each peer received, in order.
+    var received: [PeerAddress: [WireMessage]] { daemon.received.mapValues { $0.map(blanked) } }
+    /// Every event published, in order.
+    var events: [EventMessage] { daemon.events }
+
+    /// Everything a session's state consists of that clients can observe: tree, UI and seq.
+    func state(of session: String = "default") -> String { daemon.state(of: session) }
 
     // MARK: Inputs
 
     /// A peer sends a message (encoded with the codec).
     @discardableResult
-    mutating func receive(_ message: WireMessage, from peer: PeerAddress, at time: UInt64? = nil) -> Outcome {
-        receive(frames: codec.encode(message), from: peer, at: time)
+    func receive(_ message: WireMessage, from peer: PeerAddress, at time: UInt64? = nil) -> DaemonOutcome {
+        advance(to: time)
+        return blanked(daemon.receive(message, from: peer))
     }
 
     /// A peer sends raw frames.
     @discardableResult
-    mutating func receive(frames: [[UInt8]], from peer: PeerAddress, at time: UInt64? = nil) -> Outcome {
+    func receive(frames: [[UInt8]], from peer: PeerAddress, at time: UInt64? = nil) -> DaemonOutcome {
         advance(to: time)
-        return absorb(core.handle(.message(from: peer, frames: frames), now: now))
+        return blanked(daemon.receive(frames: frames, from: peer))
     }
 
     /// Time passes to `time`.
     @discardableResult
-    mutating func tick(at time: UInt64) -> Outcome {
+    func tick(at time: UInt64) -> DaemonOutcome {
         advance(to: time)
-        return absorb(core.handle(.tick, now: now))
+        return blanked(daemon.tick())
     }
 
     /// Any other input.
     @discardableResult
-    mutating func handle(_ input: DaemonInput, at time: UInt64? = nil) -> Outcome {
+    func handle(_ input: DaemonInput, at time: UInt64? = nil) -> DaemonOutcome {
         advance(to: time)
-        return absorb(core.handle(input, now: now))
+        return blanked(daemon.handle(input))
     }
 
-    private mutating func advance(to time: UInt64?) {
+    private func advance(to time: UInt64?) {
         guard let time else { return }
-        #expect(time >= now, "time goes forward")
-        now = max(now, time)
+        #expect(daemon.clock.advance(toMilliseconds: time), "time goes forward")
     }
 
     // MARK: Conveniences
 
     /// `HELLO` from `peer`.
     @discardableResult
-    mutating func hello(
+    func hello(
         _ peer: PeerAddress, _ role: PeerRole, name: String, serves: [String] = [], heartbeatMs: Int = 1000,
         req: UInt64 = 1, at time: UInt64? = nil
-    ) -> Outcome {
+    ) -> DaemonOutcome {
         receive(
             .hello(
                 Hello(
@@ -167,20 +117,20 @@ struct DaemonHarness {
 
     /// `HELLO` then `SYNC` from a presenter; returns the outcome of the `SYNC`.
     @discardableResult
-    mutating func presenter(
+    func presenter(
         _ peer: PeerAddress, name: String, session: String = "default", lastSeq: UInt64 = 0, create: Bool = false,
         at time: UInt64? = nil
-    ) -> Outcome {
+    ) -> DaemonOutcome {
         hello(peer, .presenter, name: name, at: time)
         return receive(.sync(Sync(req: 2, session: session, lastSeq: lastSeq, create: create)), from: peer)
     }
 
     /// A `REPORT` from a presenter.
     @discardableResult
-    mutating func report(
+    func report(
         _ peer: PeerAddress, _ reports: [(PresentableID, PresentableState)], session: String = "default",
         req: UInt64 = 3, at time: UInt64? = nil
-    ) -> Outcome {
+    ) -> DaemonOutcome {
         receive(
             .report(
                 Report(
@@ -194,64 +144,32 @@ struct DaemonHarness {
 
     /// A `STEP` from a stepper.
     @discardableResult
-    mutating func step(
+    func step(
         _ peer: PeerAddress, _ step: Step, attachment: Int, session: String = "default", req: UInt64 = 2,
         at time: UInt64? = nil
-    ) -> Outcome {
+    ) -> DaemonOutcome {
         receive(
             .step(StepMessage(req: req, session: session, attachment: attachment, step: step)), from: peer, at: time)
     }
 
     /// A `DEEPLINK` from an operator.
     @discardableResult
-    mutating func deepLink(_ peer: PeerAddress, _ step: Step, session: String = "default", req: UInt64 = 2) -> Outcome {
+    func deepLink(_ peer: PeerAddress, _ step: Step, session: String = "default", req: UInt64 = 2) -> DaemonOutcome {
         receive(.deepLink(DeepLinkRequest(req: req, session: session, step: step)), from: peer)
     }
 
-    // MARK: Outputs
+    // MARK: Error texts
 
-    private mutating func absorb(_ outputs: [DaemonOutput]) -> Outcome {
-        var outcome = Outcome()
-        for output in outputs {
-            switch output {
-            case .send(let peer, let message):
-                do {
-                    let frames = codec.encode(message)
-                    var decoded = try codec.decode(frames)
-                    // Compared as bytes: JSON does not tell 0.0 from 0, so a double may come back as an integer.
-                    #expect(codec.encode(decoded) == frames, "the codec changes \(message)")
-                    if case .error(var reply) = decoded {
-                        #expect(!reply.message.isEmpty, "an ERROR without text")
-                        reply.message = ""
-                        decoded = .error(reply)
-                    }
-                    outcome.sent.append(Delivery(peer, decoded))
-                    received[peer, default: []].append(decoded)
-                } catch {
-                    Issue.record("the daemon sent a message its peer cannot decode: \(message): \(error)")
-                }
-            case .publish(let event):
-                do {
-                    let frames = codec.encodeEvent(event)
-                    #expect(frames.first == Array("nav/\(event.session)".utf8))
-                    let decoded = try codec.decodeEvent(frames)
-                    #expect(decoded == event)
-                    outcome.events.append(decoded)
-                    events.append(decoded)
-                } catch {
-                    Issue.record("the daemon published an event a subscriber cannot decode: \(event): \(error)")
-                }
-            case .attachLocal(let session, let attachment):
-                outcome.local.append("attach \(session) \(attachment.id)")
-            case .resumeLocal(let session, let attachment):
-                outcome.local.append("resume \(session) \(attachment.id)")
-            case .detachLocal(let session, let attachment):
-                outcome.local.append("detach \(session) \(attachment)")
-            case .runAdapt(let session, let request):
-                outcome.local.append("adapt \(session) \(request.id)")
-            }
-        }
-        return outcome
+    private func blanked(_ outcome: DaemonOutcome) -> DaemonOutcome {
+        var blanked = outcome
+        blanked.sent = outcome.sent.map { Delivery($0.peer, self.blanked($0.message)) }
+        return blanked
+    }
+
+    private func blanked(_ message: WireMessage) -> WireMessage {
+        guard case .error(var reply) = message else { return message }
+        reply.message = ""
+        return .error(reply)
     }
 }
 
