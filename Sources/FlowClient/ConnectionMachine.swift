@@ -79,6 +79,10 @@ struct ConnectionMachine: Sendable {
         var lastHeard: ContinuousClock.Instant
         /// When the next heartbeat is due; set by the first tick after `WELCOME`.
         var nextBeat: ContinuousClock.Instant?
+        /// When the timer was asked to fire next: a firing much later shows the process did not run meanwhile.
+        var due: ContinuousClock.Instant?
+        /// The daemon's silence is not judged before this: after a stall the client listens first.
+        var listenUntil: ContinuousClock.Instant?
     }
 
     let timing: Timing
@@ -180,6 +184,11 @@ struct ConnectionMachine: Sendable {
 
     /// The timer of connection `generation` fired at `now`: heartbeats once welcomed, and the daemon's liveness.
     ///
+    /// Silence counts only while the client can listen: a timer that fires more than half a listening interval (the
+    /// daemon's heartbeat interval, or the client's before `WELCOME`) after it was due shows that the process did not
+    /// run, and what the daemon sent meanwhile may be waiting unread. Then the daemon is judged no earlier than one
+    /// listening interval later.
+    ///
     /// - Returns: what to do, and when to call again (`nil`: this connection needs no timer any more).
     mutating func timerFired(
         on generation: UInt64, at now: ContinuousClock.Instant
@@ -187,22 +196,35 @@ struct ConnectionMachine: Sendable {
         guard var current = link, current.generation == generation else { return ([], nil) }
         let interval = timing.heartbeat
         let limit = current.welcome.map { livenessWindow(daemonHeartbeatMs: $0.heartbeatMs) } ?? timing.handshakeTimeout
-        if now - current.lastHeard >= limit {
+        let listening = current.welcome.map { .milliseconds(max($0.heartbeatMs, 1)) } ?? interval
+        if let due = current.due, now - due > listening / 2 {
+            logger.debug(
+                "the client did not run for a while; listening before judging flowd's silence",
+                metadata: ["late": "\(now - due)"])
+            current.listenUntil = now + listening
+        }
+        var verdict = current.lastHeard + limit
+        if let listenUntil = current.listenUntil, listenUntil > verdict { verdict = listenUntil }
+        if now >= verdict {
             let reason = current.welcome == nil ? "no WELCOME within \(limit)" : "flowd silent for \(limit)"
             return ([.end(.lost(reason, welcomed: current.welcome != nil, retryFrom: nil))], nil)
         }
-        // Until WELCOME, look again every half interval, so the first heartbeat is not late.
-        guard current.welcome != nil else { return ([], min(current.lastHeard + limit, now + interval / 2)) }
         var actions: [ConnectionAction] = []
-        let due = current.nextBeat ?? now + interval
-        if now >= due {
-            actions.append(.send(.heartbeat(Heartbeat())))
-            current.nextBeat = now + interval
+        if current.welcome == nil {
+            // Until WELCOME, look again every half interval, so the first heartbeat is not late.
+            current.due = min(verdict, now + interval / 2)
         } else {
-            current.nextBeat = due
+            let due = current.nextBeat ?? now + interval
+            if now >= due {
+                actions.append(.send(.heartbeat(Heartbeat())))
+                current.nextBeat = now + interval
+            } else {
+                current.nextBeat = due
+            }
+            current.due = min(verdict, current.nextBeat ?? due)
         }
         link = current
-        return (actions, min(current.lastHeard + limit, current.nextBeat ?? due))
+        return (actions, current.due)
     }
 
     /// Connection `generation` ended with `outcome`: requests sent on it fail with

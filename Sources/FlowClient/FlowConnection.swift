@@ -45,8 +45,9 @@ struct RequestTicket: Sendable {
 /// Three child tasks serve each connection: a reader (feeds the machine what arrives), a writer (the only sender, so
 /// messages leave in the order they were submitted) and a timer (fires when the machine asks: heartbeats every
 /// interval, and the liveness check). When the daemon stays silent for
-/// ``FlowClientConfiguration/livenessIntervals`` of its own heartbeat intervals, or `WELCOME` does not come, or the
-/// daemon answers `notWelcome` (it forgot this connection), the socket is closed and a new one says `HELLO` again.
+/// ``FlowClientConfiguration/livenessIntervals`` of its own heartbeat intervals (counted while this process runs,
+/// `docs/PROTOCOL.md` §3), or `WELCOME` does not come, or the daemon answers `notWelcome` (it forgot this
+/// connection), the socket is closed and a new one says `HELLO` again.
 /// Cancelling `run` sends `BYE` and closes.
 ///
 /// The handler gets the non-reply messages as batches of ``ConnectionEvent``, in order, on one task: it may await

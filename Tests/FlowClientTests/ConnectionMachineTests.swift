@@ -101,6 +101,61 @@ import Testing
         #expect(welcomed && retryFrom == nil && silent.wake == nil)
     }
 
+    static func ends(_ actions: [ConnectionAction]) -> Bool {
+        actions.contains { action in if case .end = action { true } else { false } }
+    }
+
+    /// The process stalls (a loaded machine) past the liveness window while the daemon's heartbeats wait unread: the
+    /// timer that fires late does not end the connection; the client listens first and reads them.
+    @Test func aTimerFiringLateAfterAStallListensFirstAndALiveDaemonIsHeard() {
+        var machine = machine()
+        let (generation, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
+        _ = machine.received(Self.welcome(heartbeatMs: 500), on: generation, at: start)
+        let first = machine.timerFired(on: generation, at: start)
+        #expect(first.wake == start + .seconds(1))
+        // Due at 1 s, it fires at 30 s: the daemon's last word read is 30 s old, 20 times its window (1.5 s).
+        let late = machine.timerFired(on: generation, at: start + .seconds(30))
+        #expect(!Self.ends(late.actions))
+        #expect(late.wake == start + .milliseconds(30_500))
+        // The reader gets to run: what the daemon sent during the stall comes in.
+        _ = machine.received(.heartbeat(Heartbeat()), on: generation, at: start + .milliseconds(30_001))
+        let listened = machine.timerFired(on: generation, at: start + .milliseconds(30_500))
+        #expect(!Self.ends(listened.actions))
+        #expect(listened.wake == start + .milliseconds(31_000))
+    }
+
+    /// The same stall with a daemon that is really gone: it is found silent one listening interval (its heartbeat
+    /// interval) after the late timer, and on time without a stall.
+    @Test func aReallySilentDaemonIsStillFoundSilentAfterAStall() {
+        var machine = machine()
+        let (generation, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
+        _ = machine.received(Self.welcome(heartbeatMs: 500), on: generation, at: start)
+        _ = machine.timerFired(on: generation, at: start)
+        let late = machine.timerFired(on: generation, at: start + .seconds(30))
+        #expect(!Self.ends(late.actions))
+        // A firing a little late (under half the daemon's interval) is no stall: the verdict comes then.
+        let silent = machine.timerFired(on: generation, at: start + .milliseconds(30_700))
+        guard case .end(.lost(let reason, true, nil)) = silent.actions.first else {
+            Issue.record("expected the connection to end, got \(silent.actions)")
+            return
+        }
+        #expect(reason == "flowd silent for 1.5 seconds" && silent.wake == nil)
+    }
+
+    /// A stall before `WELCOME`: the client listens for one of its own heartbeat intervals before giving up on the
+    /// handshake, and takes a `WELCOME` that waited unread.
+    @Test func aStallBeforeWelcomeListensForTheWelcomeFirst() {
+        var machine = machine()
+        let (generation, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
+        _ = machine.timerFired(on: generation, at: start)
+        let late = machine.timerFired(on: generation, at: start + .seconds(10))
+        #expect(!Self.ends(late.actions))
+        #expect(late.wake == start + .milliseconds(10_500))
+        let welcomed = machine.received(Self.welcome(), on: generation, at: start + .milliseconds(10_001))
+        #expect(welcomed.contains { action in if case .deliver(.connected) = action { true } else { false } })
+        #expect(!Self.ends(machine.timerFired(on: generation, at: start + .milliseconds(10_500)).actions))
+    }
+
     @Test func noWelcomeWithinTheHandshakeTimeoutEndsTheConnection() {
         var machine = machine()
         let (generation, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)

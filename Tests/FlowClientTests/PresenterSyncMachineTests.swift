@@ -90,8 +90,9 @@ import Testing
         #expect(machine.lastSeq == 3 && machine.phase == .idle)
         #expect(machine.model.visiblePresentables == ["app", "home"])
         // An older snapshot, or another session's, changes nothing.
-        #expect(machine.received(SnapshotMessage(session: "default", seq: 2, ui: UISnapshot(PresentationModel()))).isEmpty)
-        #expect(machine.received(SnapshotMessage(session: "other", seq: 9, ui: UISnapshot(PresentationModel()))).isEmpty)
+        let empty = UISnapshot(PresentationModel())
+        #expect(machine.received(SnapshotMessage(session: "default", seq: 2, ui: empty)).isEmpty)
+        #expect(machine.received(SnapshotMessage(session: "other", seq: 9, ui: empty)).isEmpty)
         #expect(machine.lastSeq == 3)
     }
 
