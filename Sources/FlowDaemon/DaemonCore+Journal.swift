@@ -30,26 +30,35 @@ extension DaemonCore {
     /// as they reconnect. Presentables count as not visible afterwards (no presenter is connected yet). Counters start
     /// from zero.
     ///
-    /// - Throws: ``RecoveryError`` (`unreadableRecord`) when a record cannot be read: flowd does not start from a
-    ///   state it cannot trust.
+    /// - Throws: ``RecoveryError`` when a record cannot be read (`unreadableRecord`, `newerRecord`) or contradicts the
+    ///   records before it (`damagedRecord`: a second `session` record for a live session, a second `daemon` record
+    ///   that does not replace the first): flowd does not start from a state it cannot trust.
     package mutating func recover(from records: [[UInt8]]) throws(RecoveryError) -> RecoveryReport {
         replaying = true
         let publishes = publishesEvents
         publishesEvents = false
+        defer {  // on a throw; the way out below restores them before the work that follows replay
+            replaying = false
+            publishesEvents = publishes
+        }
         var report = RecoveryReport()
         for (index, bytes) in records.enumerated() {
             let record: JournalRecord
-            do {
+            do throws(JournalRecord.DecodingFailure) {
                 record = try log.decode(bytes)
             } catch {
-                replaying = false
-                publishesEvents = publishes
+                let newer: Bool
+                if case .newerVersion = error { newer = true } else { newer = false }
                 throw RecoveryError(
-                    .unreadableRecord, "journal record \(index + 1) of \(records.count) cannot be read: \(error)"
-                )
+                    newer ? .newerRecord : .unreadableRecord,
+                    "journal record \(index + 1) of \(records.count) cannot be read: \(error)", record: index)
             }
-            if case .daemon(let id) = record.kind {
-                daemonID = id
+            if let contradiction = contradiction(record, daemonIDRecovered: report.recoveredDaemonID) {
+                throw RecoveryError(
+                    .damagedRecord, "journal record \(index + 1) of \(records.count): \(contradiction)", record: index)
+            }
+            if case .daemon = record.kind {
+                report.recoveredDaemonID = true
             } else if record.kind != .sessionCreated, sessions[record.session] == nil {
                 report.skipped += 1
                 logger.error(
@@ -86,6 +95,37 @@ extension DaemonCore {
         return report
     }
 
+    /// Why `record` cannot follow the records replayed so far, `nil` when it can. A journal flowd wrote never has
+    /// one: each session is created once, and the daemon ID is only ever replaced by a record naming it
+    /// (``changeDaemonID(to:)``).
+    private func contradiction(_ record: JournalRecord, daemonIDRecovered: Bool) -> String? {
+        switch record.kind {
+        case .daemon(let id, let replacing):
+            if daemonIDRecovered, replacing != daemonID {
+                return "a second daemon record (\(id)) that does not replace the daemon ID \(daemonID)"
+            }
+            if !daemonIDRecovered, let replacing {
+                return "a daemon record (\(id)) replacing \(replacing) before any daemon ID"
+            }
+            return nil
+        case .sessionCreated:
+            return sessions[record.session] == nil ? nil : "a second session record for session \(record.session)"
+        default:
+            return nil
+        }
+    }
+
+    /// Gives a recovered state a new daemon ID, journaled as replacing the old one: clients that see it in `WELCOME`
+    /// resync (a presenter takes a snapshot; a stepper's pending STEPs are reported not delivered). For a state that
+    /// lost records (``JournalDamagePolicy/truncate``). A new state (nothing recovered) just takes `id`.
+    package mutating func changeDaemonID(to id: String) {
+        guard !log.history.isEmpty else {
+            daemonID = id
+            return
+        }
+        change(.daemon(id, replacing: daemonID))
+    }
+
     mutating func journal(_ record: JournalRecord) {
         guard !replaying else { return }
         log.append(record)
@@ -95,7 +135,8 @@ extension DaemonCore {
     @discardableResult
     mutating func change(_ record: JournalRecord) -> [CoordinatorAction] {
         switch record.kind {
-        case .daemon:
+        case .daemon(let id, _):
+            daemonID = id
             journal(record)
             return []
         case .sessionCreated:

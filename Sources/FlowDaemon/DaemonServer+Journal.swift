@@ -2,16 +2,56 @@ internal import Logging
 
 extension DaemonServer {
     /// Opens the state directory and replays what it holds into `core`.
+    ///
+    /// A journal damaged before its tail (or holding a record that contradicts the ones before it) stops the start
+    /// with one log line naming the file and offset, unless the configuration says ``JournalDamagePolicy/truncate``:
+    /// then the state is rebuilt from the records before the damage (`fresh` makes the core to replay them into) and
+    /// takes `newDaemonID`, so that clients resync.
     func recoverState(
-        into core: inout DaemonCore, from settings: JournalConfiguration, clock: ContinuousClock
+        into core: inout DaemonCore, fresh: () -> DaemonCore, newDaemonID: String, from settings: JournalConfiguration,
+        clock: ContinuousClock
     ) throws -> (JournalStore, RecoveryReport, seconds: Double) {
         let started = clock.now
         let store = try JournalStore(configuration: settings, logger: logger)
-        let contents = try store.load()
-        var records =
-            try contents.snapshot.map { snapshot throws(JournalError) in try JournalSnapshot.records(in: snapshot) } ?? []
-        records += contents.records
-        let report = try core.recover(from: records)
+        var contents: JournalContents
+        var damage: JournalDamage?
+        var report: RecoveryReport
+        do {
+            while true {
+                contents = try store.load()
+                damage = damage ?? contents.damage
+                let snapshot = try contents.snapshot.map { bytes throws(JournalError) in
+                    try JournalSnapshot.records(in: bytes)
+                } ?? []
+                do {
+                    report = try core.recover(from: snapshot + contents.records)
+                    break
+                } catch {
+                    let located = locate(error, contents: contents, snapshotRecords: snapshot.count, store: store)
+                    guard settings.damage == .truncate, error.code != .newerRecord, let index = error.record,
+                        index >= snapshot.count
+                    else { throw located }
+                    damage = try store.cutDamagedJournal(
+                        at: contents.recordOffsets[index - snapshot.count], because: located.description)
+                    core = fresh()
+                }
+            }
+        } catch {
+            let journalError = error as? JournalError
+            let recoveryError = error as? RecoveryError
+            logger.critical(
+                "flowd cannot start: its state directory cannot be trusted",
+                metadata: [
+                    "file": "\(journalError?.file ?? recoveryError?.file ?? settings.directory)",
+                    "offset": "\(journalError?.offset ?? recoveryError?.offset ?? -1)",
+                    "code": "\(journalError.map { "\($0.code)" } ?? recoveryError.map { "\($0.code)" } ?? "io")",
+                    "error": "\(error)",
+                    "hint": "the files are left as they are (docs/RELIABILITY.md, \"Torn tail or damage\")",
+                ]
+            )
+            throw error
+        }
+        if damage != nil { core.changeDaemonID(to: newDaemonID) }
         let elapsed = started.duration(to: clock.now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         logger.info(
@@ -22,13 +62,31 @@ extension DaemonServer {
                 "discarded_bytes": "\(contents.discardedBytes)", "seconds": "\(seconds)", "daemon": "\(core.daemonID)",
             ]
         )
-        if contents.discardedBytes > 0 {
+        if let damage {
             logger.warning(
-                "a torn or damaged journal tail was cut off (never acknowledged: a crash mid-write)",
-                metadata: ["bytes": "\(contents.discardedBytes)"]
+                "started from the records before the journal's damage, with a new daemon ID (--journal-damage truncate)",
+                metadata: [
+                    "file": "\(damage.file)", "offset": "\(damage.offset)", "discarded_bytes": "\(damage.discardedBytes)",
+                    "kept_as": "\(damage.keptAs)", "daemon": "\(core.daemonID)",
+                ]
             )
         }
         return (store, report, seconds)
+    }
+
+    /// `error` naming the file and offset of its record: the snapshot's payload, or the live journal's frame.
+    private func locate(
+        _ error: RecoveryError, contents: JournalContents, snapshotRecords: Int, store: JournalStore
+    ) -> RecoveryError {
+        guard let index = error.record else { return error }
+        if index < snapshotRecords, let payload = contents.snapshot {
+            return error.located(
+                file: store.snapshotPath,
+                offset: JournalFormat.snapshotHeaderSize + JournalSnapshot.offset(ofRecord: index, in: payload))
+        }
+        let offsets = contents.recordOffsets
+        let position = index - snapshotRecords
+        return error.located(file: contents.journalPath, offset: position < offsets.count ? offsets[position] : nil)
     }
 
     /// Writes a snapshot of everything the state needs and starts an empty journal.

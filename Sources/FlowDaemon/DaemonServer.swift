@@ -227,15 +227,21 @@ public final class DaemonServer: Service, Sendable {
             return UInt64(elapsed.components.seconds) * 1000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000_000)
         }
         // The state first: the daemon serves nobody before every session is rebuilt.
-        var core = DaemonCore(
-            application: application, configuration: configuration.daemon, daemonID: daemonID, logger: logger,
-            now: now(), accessPolicy: configuration.security?.policy, journaling: configuration.journal != nil
-        )
-        core.publishesEvents = false
+        let fresh = {
+            var core = DaemonCore(
+                application: self.application, configuration: self.configuration.daemon, daemonID: self.daemonID,
+                logger: self.logger, now: now(), accessPolicy: self.configuration.security?.policy,
+                journaling: self.configuration.journal != nil
+            )
+            core.publishesEvents = false
+            return core
+        }
+        var core = fresh()
         var recovery: (report: RecoveryReport, seconds: Double)?
         var journal: JournalStore?
         if let settings = configuration.journal {
-            let (store, report, seconds) = try recoverState(into: &core, from: settings, clock: clock)
+            let (store, report, seconds) = try recoverState(
+                into: &core, fresh: fresh, newDaemonID: daemonID, from: settings, clock: clock)
             journal = store
             recovery = (report, seconds)
         }

@@ -88,6 +88,17 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     )
     package var fsync: String?
 
+    @Option(
+        name: .customLong("journal-damage"),
+        help: ArgumentHelp(
+            "What to do when the journal is damaged before its tail: refuse (the default: flowd does not start and "
+                + "names the file and offset) or truncate (start from the records before the damage, keeping the "
+                + "journal aside, with a new daemon ID; docs/RELIABILITY.md).",
+            valueName: "refuse|truncate"
+        )
+    )
+    package var journalDamage: String?
+
     @Flag(name: .customLong("no-journal"), help: "Keep the state in memory only: a restart starts from nothing.")
     package var noJournal = false
 
@@ -113,6 +124,9 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             throw ValidationError("--metrics must be host:port (e.g. 127.0.0.1:9464) or off")
         }
         if let fsync, FsyncPolicy(fsync) == nil { throw ValidationError("--fsync must be always, interval or never") }
+        if let journalDamage, JournalDamagePolicy(rawValue: journalDamage) == nil {
+            throw ValidationError("--journal-damage must be refuse or truncate")
+        }
         if noJournal, stateDirectory != nil {
             throw ValidationError("--no-journal and --state-dir contradict each other")
         }
@@ -224,6 +238,12 @@ extension FlowdOptions {
             }
             journal.compactBytes = compactBytes
         }
+        if let name = journalDamage ?? file?.damage {
+            guard let policy = JournalDamagePolicy(rawValue: name) else {
+                throw FlowdConfigError(path: config ?? "--journal-damage", reason: "has journal.damage other than refuse, truncate")
+            }
+            journal.damage = policy
+        }
         return journal
     }
 }
@@ -240,7 +260,8 @@ public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 /// ```json
 /// {"control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
 ///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 64, "max_body_bytes": 262144, "outbox_limit": 1024},
-///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608},
+///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608,
+///              "damage": "refuse"},
 ///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}
 /// ```
 package struct FlowdConfigFile: Codable, Sendable, Hashable {
@@ -270,9 +291,11 @@ package struct FlowdConfigFile: Codable, Sendable, Hashable {
         package var fsync: String?
         package var fsyncIntervalMs: Int?
         package var compactBytes: Int?
+        /// `refuse` or `truncate` (``JournalDamagePolicy``).
+        package var damage: String?
 
         private enum CodingKeys: String, CodingKey {
-            case enabled, directory, fsync
+            case enabled, directory, fsync, damage
             case fsyncIntervalMs = "fsync_interval_ms"
             case compactBytes = "compact_bytes"
         }

@@ -28,6 +28,15 @@ public enum FsyncPolicy: Sendable, Hashable {
     }
 }
 
+/// What flowd does when its journal is damaged before its tail (docs/RELIABILITY.md, "Torn tail or damage").
+public enum JournalDamagePolicy: String, Sendable, Hashable, CaseIterable {
+    /// Refuse to start (``JournalError/Code/damaged``), leaving the files as they are: the default.
+    case refuse
+    /// Start from the records before the damage: the journal is copied aside, cut there, and the daemon gets a new
+    /// daemon ID so that clients resync. For an operator who looked and chose to lose what follows.
+    case truncate
+}
+
 /// Where flowd keeps its state and how.
 public struct JournalConfiguration: Sendable, Hashable, Codable {
     /// The state directory (created with mode 0700 when missing).
@@ -36,11 +45,17 @@ public struct JournalConfiguration: Sendable, Hashable, Codable {
     public var fsync: FsyncPolicy = .interval(milliseconds: 100)
     /// When the live journal file grows past this many bytes, the daemon writes a snapshot (compaction).
     public var compactBytes: Int = 8 * 1024 * 1024
+    /// What to do with a journal damaged before its tail.
+    public var damage: JournalDamagePolicy = .refuse
 
-    public init(directory: String, fsync: FsyncPolicy = .interval(milliseconds: 100), compactBytes: Int = 8 << 20) {
+    public init(
+        directory: String, fsync: FsyncPolicy = .interval(milliseconds: 100), compactBytes: Int = 8 << 20,
+        damage: JournalDamagePolicy = .refuse
+    ) {
         self.directory = directory
         self.fsync = fsync
         self.compactBytes = compactBytes
+        self.damage = damage
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -48,10 +63,12 @@ public struct JournalConfiguration: Sendable, Hashable, Codable {
         case fsync
         case fsyncIntervalMs = "fsync_interval_ms"
         case compactBytes = "compact_bytes"
+        case damage
     }
 
     /// Reads a configuration; missing fields keep their defaults (`directory` is required). `fsync` is `always`,
-    /// `interval` or `never`; `fsync_interval_ms` (default 100) is the interval's length.
+    /// `interval` or `never`; `fsync_interval_ms` (default 100) is the interval's length; `damage` is `refuse` (the
+    /// default) or `truncate`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         directory = try container.decode(String.self, forKey: .directory)
@@ -71,6 +88,12 @@ public struct JournalConfiguration: Sendable, Hashable, Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .compactBytes, in: container, debugDescription: "must not be negative")
         }
+        let damageName = try container.decodeIfPresent(String.self, forKey: .damage) ?? "refuse"
+        guard let damage = JournalDamagePolicy(rawValue: damageName) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .damage, in: container, debugDescription: "'\(damageName)' is not refuse or truncate")
+        }
+        self.damage = damage
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -81,5 +104,6 @@ public struct JournalConfiguration: Sendable, Hashable, Codable {
             try container.encode(milliseconds, forKey: .fsyncIntervalMs)
         }
         try container.encode(compactBytes, forKey: .compactBytes)
+        try container.encode(damage.rawValue, forKey: .damage)
     }
 }

@@ -14,6 +14,10 @@ public struct JournalError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The files are damaged beyond a torn tail (a bad snapshot, a journal newer than the snapshot): nothing
         /// was changed; an operator has to look.
         public static let corrupt = Code("corrupt")
+        /// The live journal is damaged before its tail (a frame that does not check, followed by frames that do):
+        /// acknowledged records would be lost by cutting it. Nothing was changed; ``file`` and ``offset`` say where.
+        /// An operator may start from the records before it with ``JournalDamagePolicy/truncate``.
+        public static let damaged = Code("damaged")
         /// The files were written by another format version of flowd.
         public static let incompatible = Code("incompatible")
         /// An appended record was larger than ``JournalStore/maxRecordBytes``.
@@ -31,11 +35,17 @@ public struct JournalError: Error, Hashable, Sendable, CustomStringConvertible {
     public let code: Code
     /// Details for a person (the file and the system's error text).
     public let message: String
+    /// The file at fault, when one is.
+    public let file: String?
+    /// Where in ``file`` the damage starts, when that is known.
+    public let offset: Int?
 
     /// An error with `code` and `message`.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, file: String? = nil, offset: Int? = nil) {
         self.code = code
         self.message = message
+        self.file = file
+        self.offset = offset
     }
 
     public static func == (lhs: JournalError, rhs: JournalError) -> Bool { lhs.code == rhs.code }
@@ -51,12 +61,39 @@ package struct JournalContents: Sendable {
     package var snapshot: [UInt8]?
     /// Records appended after that snapshot, in order.
     package var records: [[UInt8]]
-    /// Bytes of a torn or corrupt tail that were cut off the journal (and logged); 0 normally.
+    /// The offset of each record's frame in the live journal (``journalPath``).
+    package var recordOffsets: [Int]
+    /// Bytes cut off the journal (and logged): a torn tail, or under ``JournalDamagePolicy/truncate`` the damage and
+    /// what follows it; 0 normally.
     package var discardedBytes: Int
+    /// Damage cut off under ``JournalDamagePolicy/truncate``; `nil` when there was none (a torn tail is not damage).
+    package var damage: JournalDamage?
+    /// The live journal's path.
+    package var journalPath: String
 
-    package init(snapshot: [UInt8]?, records: [[UInt8]], discardedBytes: Int) {
+    package init(
+        snapshot: [UInt8]?, records: [[UInt8]], recordOffsets: [Int] = [], discardedBytes: Int,
+        damage: JournalDamage? = nil, journalPath: String = ""
+    ) {
         self.snapshot = snapshot
         self.records = records
+        self.recordOffsets = recordOffsets
         self.discardedBytes = discardedBytes
+        self.damage = damage
+        self.journalPath = journalPath
     }
+}
+
+/// Damage that ``JournalDamagePolicy/truncate`` cut off the live journal.
+package struct JournalDamage: Sendable, Hashable {
+    /// The journal that was cut.
+    package var file: String
+    /// Where it was cut (what was damaged starts here).
+    package var offset: Int
+    /// How many bytes were cut.
+    package var discardedBytes: Int
+    /// Where the whole journal, as it was, is kept.
+    package var keptAs: String
+    /// What was wrong there.
+    package var reason: String
 }

@@ -57,10 +57,18 @@ enum JournalFormat {
     /// The records of a journal file's frames from `offset` on, up to the first frame that is torn or does not check.
     struct FrameScan {
         var records: [[UInt8]] = []
+        /// The file offset of each record's frame.
+        var offsets: [Int] = []
         /// Where the good frames end.
         var validBytes: Int
         /// Why the scan stopped before the end of the file; empty when it did not.
         var reason = ""
+        /// Where a frame that checks starts after the one that did not, if one does: then the bad frame is damage,
+        /// not a torn tail (docs/RELIABILITY.md, "Torn tail or damage").
+        var validFrameAfter: Int?
+
+        /// Whether the scan stopped at a torn tail: what follows the good frames holds no frame that checks.
+        var isTornTail: Bool { validFrameAfter == nil }
     }
 
     static func scanFrames(_ bytes: [UInt8], from offset: Int, maxRecordBytes: Int) -> FrameScan {
@@ -69,30 +77,44 @@ enum JournalFormat {
             var offset = offset
             defer { scan.validBytes = offset }
             while offset < raw.count {
-                guard raw.count - offset >= frameHeaderSize else {
-                    scan.reason = "torn frame header"
+                switch checkFrame(raw, at: offset, maxRecordBytes: maxRecordBytes) {
+                case .valid(let length):
+                    let start = offset + frameHeaderSize
+                    scan.records.append(Array(UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])))
+                    scan.offsets.append(offset)
+                    offset = start + length
+                case .invalid(let reason):
+                    scan.reason = reason
+                    scan.validFrameAfter = ((offset + 1)..<raw.count).first {
+                        if case .valid = checkFrame(raw, at: $0, maxRecordBytes: maxRecordBytes) { return true }
+                        return false
+                    }
                     return
                 }
-                let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
-                let stored = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
-                guard length <= maxRecordBytes, raw.count - offset - frameHeaderSize >= length else {
-                    scan.reason = "frame length \(length) beyond the end of the file"
-                    return
-                }
-                let start = offset + frameHeaderSize
-                let record = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
-                var crc = CRC32C()
-                crc.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 4)]))
-                crc.update(record)
-                guard crc.value == stored else {
-                    scan.reason = "CRC mismatch"
-                    return
-                }
-                scan.records.append(Array(record))
-                offset = start + length
             }
         }
         return scan
+    }
+
+    private enum FrameCheck {
+        case valid(length: Int)
+        case invalid(String)
+    }
+
+    /// Whether a whole frame that checks starts at `offset`. Cheap where none does: a length is rarely small enough
+    /// to fit in the file, and only then is a CRC computed.
+    private static func checkFrame(_ raw: UnsafeRawBufferPointer, at offset: Int, maxRecordBytes: Int) -> FrameCheck {
+        guard raw.count - offset >= frameHeaderSize else { return .invalid("torn frame header") }
+        let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+        let stored = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
+        guard length <= maxRecordBytes, raw.count - offset - frameHeaderSize >= length else {
+            return .invalid("frame length \(length) beyond the end of the file")
+        }
+        let start = offset + frameHeaderSize
+        var crc = CRC32C()
+        crc.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 4)]))
+        crc.update(UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)]))
+        return crc.value == stored ? .valid(length: length) : .invalid("CRC mismatch")
     }
 
     /// What a journal file's first bytes say.

@@ -9,7 +9,6 @@ struct JournalLog {
     private(set) var history: [UInt8] = []
     /// How many records ``history`` holds.
     private(set) var count = 0
-    private let codec = JournalRecordCodec()
 
     init(enabled: Bool) {
         self.enabled = enabled
@@ -21,7 +20,7 @@ struct JournalLog {
     /// Makes a record of a state change (when ``enabled``): kept, and queued for the transport.
     mutating func append(_ record: JournalRecord) {
         guard enabled else { return }
-        let bytes = codec.encode(record)
+        let bytes = record.encoded
         untaken.append(bytes)
         keep(bytes)
     }
@@ -33,7 +32,9 @@ struct JournalLog {
     }
 
     /// Reads one record.
-    func decode(_ bytes: [UInt8]) throws -> JournalRecord { try codec.decode(bytes) }
+    func decode(_ bytes: [UInt8]) throws(JournalRecord.DecodingFailure) -> JournalRecord {
+        try JournalRecord(decoding: bytes)
+    }
 
     /// Takes the records made since the last call, in order.
     mutating func take() -> [[UInt8]] {

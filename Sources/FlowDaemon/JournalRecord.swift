@@ -14,11 +14,13 @@ internal import FlowWire
 /// inputs, and a record is the input itself, not its effect (flows are application objects: flowd cannot serialize
 /// them, it re-runs them). docs/RELIABILITY.md has the list and the argument.
 ///
-/// Stored as one JSON object per record (`kind` first); the ``JournalStore`` frames and checksums it.
+/// Stored as one JSON object per record with sorted keys (``encoded``, ``init(decoding:)``); the ``JournalStore``
+/// frames and checksums it.
 struct JournalRecord: Hashable, Sendable {
     enum Kind: Hashable, Sendable {
         /// The state's daemon ID (the first record): a recovered daemon keeps it, so clients know nothing was lost.
-        case daemon(id: String)
+        /// `replacing`: the daemon ID this one replaces, for a state that lost records (``DaemonCore/changeDaemonID(to:)``).
+        case daemon(id: String, replacing: String?)
         /// A session was created (its root flow coordinated).
         case sessionCreated
         /// An input reached the session's tree. `origin`: the `HELLO.instance` and `STEP.req` of a stepper's STEP.
@@ -29,11 +31,13 @@ struct JournalRecord: Hashable, Sendable {
         case snapshotAdopted
     }
 
-    /// The session the record belongs to; empty for ``Kind/daemon(id:)``.
+    /// The session the record belongs to; empty for ``Kind/daemon(id:replacing:)``.
     var session: String
     var kind: Kind
 
-    static func daemon(_ id: String) -> JournalRecord { JournalRecord(session: "", kind: .daemon(id: id)) }
+    static func daemon(_ id: String, replacing: String? = nil) -> JournalRecord {
+        JournalRecord(session: "", kind: .daemon(id: id, replacing: replacing))
+    }
 }
 
 /// Which STEP of which client an input came from: the key of STEP de-duplication.
@@ -44,125 +48,194 @@ struct StepOrigin: Hashable, Sendable {
     var req: UInt64
 }
 
-extension JournalRecord: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case kind, session, daemon, input, attachment, presentable, presentables, request, step, report, instance, req
-    }
+// MARK: - Record format versions
 
-    private enum KindName: String, Codable {
-        case daemon, session, input, report, adopted
-    }
+extension JournalRecord {
+    /// The newest record format version this flowd reads and writes. A record says its version in `"v"` (absent: 1);
+    /// a record kind added later is written with the version that introduced it, so that an older flowd refuses it
+    /// by name (``DecodingFailure/newerVersion(_:kind:)``) instead of reading a journal it would replay wrong.
+    static let formatVersion = 1
 
-    private enum InputName: String, Codable {
-        case step, visible, hidden, dismissed, lost, adapted, deepLink = "deep_link"
-    }
+    /// Why bytes are not a record this flowd can replay.
+    enum DecodingFailure: Error, Hashable, CustomStringConvertible {
+        /// Written by a newer flowd: a record format version above ``formatVersion``.
+        case newerVersion(Int, kind: String)
+        /// Not a record of a version this flowd reads: bad JSON, an unknown kind, a missing or mistyped field.
+        case malformed(String)
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        switch kind {
-        case .daemon(let id):
-            try container.encode(KindName.daemon, forKey: .kind)
-            try container.encode(id, forKey: .daemon)
-            return
-        case .sessionCreated:
-            try container.encode(KindName.session, forKey: .kind)
-        case .input(let input, let origin):
-            try container.encode(KindName.input, forKey: .kind)
-            switch input {
-            case .stepperEmitted(let attachment, let step):
-                try container.encode(InputName.step, forKey: .input)
-                try container.encode(attachment.rawValue, forKey: .attachment)
-                try container.encode(step, forKey: .step)
-            case .visibilityChanged(let id, let visible):
-                try container.encode(visible ? InputName.visible : InputName.hidden, forKey: .input)
-                try container.encode(id.rawValue, forKey: .presentable)
-            case .dismissed(let id):
-                try container.encode(InputName.dismissed, forKey: .input)
-                try container.encode(id.rawValue, forKey: .presentable)
-            case .presentablesLost(let ids):
-                try container.encode(InputName.lost, forKey: .input)
-                try container.encode(ids.map(\.rawValue), forKey: .presentables)
-            case .adaptCompleted(let request, let step):
-                try container.encode(InputName.adapted, forKey: .input)
-                try container.encode(request.rawValue, forKey: .request)
-                try container.encodeIfPresent(step, forKey: .step)
-            case .deepLink(let step):
-                try container.encode(InputName.deepLink, forKey: .input)
-                try container.encode(step, forKey: .step)
+        var description: String {
+            switch self {
+            case .newerVersion(let version, let kind):
+                "a '\(kind)' record of format version \(version); this flowd reads versions up to \(formatVersion)"
+            case .malformed(let reason): reason
             }
-            if let origin {
-                try container.encode(origin.instance, forKey: .instance)
-                try container.encode(origin.req, forKey: .req)
-            }
-        case .report(let report):
-            try container.encode(KindName.report, forKey: .kind)
-            try container.encode(report, forKey: .report)
-        case .snapshotAdopted:
-            try container.encode(KindName.adopted, forKey: .kind)
         }
-        try container.encode(session, forKey: .session)
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        switch try container.decode(KindName.self, forKey: .kind) {
-        case .daemon:
-            self = .daemon(try container.decode(String.self, forKey: .daemon))
-            return
-        case .session:
-            kind = .sessionCreated
-        case .report:
-            kind = .report(try container.decode(PresentableReport.self, forKey: .report))
-        case .adopted:
-            kind = .snapshotAdopted
-        case .input:
-            let input: CoordinatorInput
-            let name = try container.decode(InputName.self, forKey: .input)
-            switch name {
-            case .step:
-                input = .stepperEmitted(
-                    AttachmentID(try container.decode(Int.self, forKey: .attachment)),
-                    try container.decode(Step.self, forKey: .step)
-                )
-            case .visible, .hidden:
-                input = .visibilityChanged(
-                    PresentableID(try container.decode(String.self, forKey: .presentable)),
-                    visible: name == .visible
-                )
-            case .dismissed:
-                input = .dismissed(PresentableID(try container.decode(String.self, forKey: .presentable)))
-            case .lost:
-                let ids = try container.decode([String].self, forKey: .presentables)
-                input = .presentablesLost(ids.map { PresentableID($0) })
-            case .adapted:
-                input = .adaptCompleted(
-                    AdaptRequestID(try container.decode(Int.self, forKey: .request)),
-                    try container.decodeIfPresent(Step.self, forKey: .step)
-                )
-            case .deepLink:
-                input = .deepLink(try container.decode(Step.self, forKey: .step))
-            }
-            var origin: StepOrigin?
-            if let instance = try container.decodeIfPresent(String.self, forKey: .instance) {
-                origin = StepOrigin(instance: instance, req: try container.decode(UInt64.self, forKey: .req))
-            }
-            kind = .input(input, origin: origin)
-        }
-        session = try container.decode(String.self, forKey: .session)
     }
 }
 
+// MARK: - Encoding
+
 extension JournalRecord {
-    /// The record a JSON value read by the fast path holds, or `nil` to leave it to `Codable` (which is the
-    /// reference, and says what is wrong).
-    init?(_ value: JSONValue) {
-        guard case .object(let fields) = value, let kind = fields["kind"]?.stringValue else { return nil }
-        if kind == "daemon" {
-            guard let id = fields["daemon"]?.stringValue else { return nil }
-            self = .daemon(id)
+    /// The record's bytes: a JSON object with sorted keys, written directly (JSONEncoder cost about 7 µs a step,
+    /// docs/PERFORMANCE.md). The bytes are pinned by JournalRecordTests' golden records.
+    var encoded: [UInt8] {
+        var json = RecordWriter()
+        switch kind {
+        case .daemon(let id, let replacing):
+            json.field("daemon", string: id, first: true)
+            json.field("kind", literal: "\"daemon\"")
+            if let replacing { json.field("replaces", string: replacing) }
+            return json.finish()
+        case .sessionCreated:
+            json.field("kind", literal: "\"session\"", first: true)
+        case .snapshotAdopted:
+            json.field("kind", literal: "\"adopted\"", first: true)
+        case .report(let report):
+            json.field("kind", literal: "\"report\"", first: true)
+            json.writer.raw(",\"report\":{\"presentable\":")
+            json.writer.string(report.presentable)
+            json.writer.raw(",\"state\":")
+            json.writer.string(report.state.rawValue)
+            json.writer.raw("}")
+        case .input(let input, let origin):
+            Self.encode(input, origin: origin, session: session, into: &json)
+            return json.finish()
+        }
+        json.field("session", string: session)
+        return json.finish()
+    }
+
+    /// An input record's fields in key order: attachment, input, instance, kind, presentable(s), req, request, session,
+    /// step.
+    private static func encode(
+        _ input: CoordinatorInput, origin: StepOrigin?, session: String, into json: inout RecordWriter
+    ) {
+        var step: Step?
+        switch input {
+        case .stepperEmitted(let attachment, let emitted):
+            json.field("attachment", int: attachment.rawValue, first: true)
+            json.field("input", literal: "\"step\"")
+            step = emitted
+        case .visibilityChanged(_, let visible):
+            json.field("input", literal: visible ? "\"visible\"" : "\"hidden\"", first: true)
+        case .dismissed:
+            json.field("input", literal: "\"dismissed\"", first: true)
+        case .presentablesLost:
+            json.field("input", literal: "\"lost\"", first: true)
+        case .adaptCompleted(_, let adapted):
+            json.field("input", literal: "\"adapted\"", first: true)
+            step = adapted
+        case .deepLink(let link):
+            json.field("input", literal: "\"deep_link\"", first: true)
+            step = link
+        }
+        if let origin { json.field("instance", string: origin.instance) }
+        json.field("kind", literal: "\"input\"")
+        switch input {
+        case .visibilityChanged(let id, _), .dismissed(let id):
+            json.field("presentable", string: id.rawValue)
+        case .presentablesLost(let ids):
+            json.writer.raw(",\"presentables\":[")
+            for (index, id) in ids.enumerated() {
+                if index > 0 { json.writer.raw(",") }
+                json.writer.string(id.rawValue)
+            }
+            json.writer.raw("]")
+        default:
+            break
+        }
+        if let origin {
+            json.writer.raw(",\"req\":")
+            json.writer.unsigned(origin.req)
+        }
+        if case .adaptCompleted(let request, _) = input { json.field("request", int: request.rawValue) }
+        json.field("session", string: session)
+        if let step { json.step(step) }
+    }
+}
+
+/// A record's JSON object, key by key (the caller keeps them sorted).
+private struct RecordWriter {
+    var writer = FastJSONWriter()
+    /// The bytes of a step whose payload the fast writer leaves to `JSONEncoder` (a double), written last.
+    private var encodedStep: [UInt8]?
+
+    init() { writer.raw("{") }
+
+    mutating func field(_ key: StaticString, literal: StaticString, first: Bool = false) {
+        separator(key, first: first)
+        writer.raw(literal)
+    }
+
+    mutating func field(_ key: StaticString, string: String, first: Bool = false) {
+        separator(key, first: first)
+        writer.string(string)
+    }
+
+    mutating func field(_ key: StaticString, int: Int, first: Bool = false) {
+        separator(key, first: first)
+        writer.int(int)
+    }
+
+    /// The `step` field, which sorts last wherever it appears.
+    mutating func step(_ step: Step) {
+        writer.raw(",\"step\":")
+        guard Self.hasDouble(step.payload) else {
+            try? writer.step(step)  // throws only for a double
             return
         }
-        guard let session = fields["session"]?.stringValue else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // A step's payload came from JSON, so it encodes as JSON.
+        encodedStep = (try? Array(encoder.encode(step))) ?? Array("null".utf8)
+    }
+
+    private static func hasDouble(_ value: StepPayload) -> Bool {
+        switch value {
+        case .double: true
+        case .null, .bool, .int, .string: false
+        case .array(let values): values.contains(where: hasDouble)
+        case .object(let members): members.values.contains(where: hasDouble)
+        }
+    }
+
+    mutating func finish() -> [UInt8] {
+        guard let encodedStep else {
+            writer.raw("}")
+            return writer.bytes
+        }
+        return writer.bytes + encodedStep + [UInt8(ascii: "}")]
+    }
+
+    private mutating func separator(_ key: StaticString, first: Bool) {
+        if !first { writer.raw(",") }
+        writer.raw("\"")
+        writer.raw(key)
+        writer.raw("\":")
+    }
+}
+
+// MARK: - Decoding
+
+extension JournalRecord {
+    /// Reads a record's bytes (any JSON spelling of the fields ``encoded`` writes; unknown fields are ignored).
+    ///
+    /// - Throws: ``DecodingFailure``.
+    init(decoding bytes: [UInt8]) throws(DecodingFailure) {
+        // The fast reader covers what flowd writes but doubles and escaped strings; JSONDecoder reads the rest.
+        guard
+            let value = FastJSONReader.value(bytes)
+                ?? (try? JSONDecoder().decode(StepPayload.self, from: Data(bytes))),
+            case .object(let fields) = value
+        else { throw .malformed("not a JSON object") }
+        let kind = fields["kind"]?.stringValue ?? "?"
+        let version = fields["v"].map { $0.intValue ?? Int.max } ?? 1
+        guard version <= Self.formatVersion else { throw .newerVersion(version, kind: kind) }
+        if kind == "daemon" {
+            self = .daemon(try Self.string("daemon", in: fields), replacing: fields["replaces"]?.stringValue)
+            return
+        }
+        let session = try Self.string("session", in: fields)
         switch kind {
         case "session":
             self.init(session: session, kind: .sessionCreated)
@@ -171,132 +244,68 @@ extension JournalRecord {
         case "report":
             guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,
                 let state = report["state"]?.stringValue.flatMap(PresentableState.init(rawValue:))
-            else { return nil }
+            else { throw .malformed("a report record without a presentable and a state") }
             self.init(session: session, kind: .report(PresentableReport(presentable: presentable, state: state)))
         case "input":
-            guard let input = Self.input(fields) else { return nil }
             var origin: StepOrigin?
             if let instance = fields["instance"] {
-                guard let instance = instance.stringValue, let req = fields["req"]?.intValue, req >= 0 else {
-                    return nil
-                }
-                origin = StepOrigin(instance: instance, req: UInt64(req))
+                guard let instance = instance.stringValue else { throw .malformed("an instance that is not a string") }
+                origin = StepOrigin(instance: instance, req: try Self.req(fields, bytes))
             }
-            self.init(session: session, kind: .input(input, origin: origin))
+            self.init(session: session, kind: .input(try Self.input(fields), origin: origin))
         default:
-            return nil
+            throw .malformed("an unknown record kind '\(kind)' (format version \(version))")
         }
     }
 
-    private static func input(_ fields: [String: JSONValue]) -> CoordinatorInput? {
-        func step(_ value: JSONValue?) -> Step? {
-            guard case .object(let step)? = value, let name = step["name"]?.stringValue else { return nil }
-            return Step(name, payload: step["payload"] ?? .null)
-        }
-        switch fields["input"]?.stringValue {
+    private static func input(_ fields: [String: StepPayload]) throws(DecodingFailure) -> CoordinatorInput {
+        let name = fields["input"]?.stringValue ?? "?"
+        switch name {
         case "step":
-            guard let attachment = fields["attachment"]?.intValue, let step = step(fields["step"]) else { return nil }
-            return .stepperEmitted(AttachmentID(attachment), step)
+            guard let attachment = fields["attachment"]?.intValue else { throw .malformed("a step without attachment") }
+            return .stepperEmitted(AttachmentID(attachment), try step(fields["step"]))
         case "visible", "hidden":
-            guard let id = fields["presentable"]?.stringValue else { return nil }
-            return .visibilityChanged(PresentableID(id), visible: fields["input"]?.stringValue == "visible")
+            return .visibilityChanged(PresentableID(try string("presentable", in: fields)), visible: name == "visible")
         case "dismissed":
-            guard let id = fields["presentable"]?.stringValue else { return nil }
-            return .dismissed(PresentableID(id))
+            return .dismissed(PresentableID(try string("presentable", in: fields)))
         case "lost":
-            guard case .array(let ids)? = fields["presentables"] else { return nil }
+            guard case .array(let ids)? = fields["presentables"] else { throw .malformed("lost without presentables") }
             let names = ids.compactMap(\.stringValue)
-            guard names.count == ids.count else { return nil }
+            guard names.count == ids.count else { throw .malformed("presentables that are not strings") }
             return .presentablesLost(names.map { PresentableID($0) })
         case "adapted":
-            guard let request = fields["request"]?.intValue else { return nil }
-            if let value = fields["step"], value != .null {
-                guard let adapted = step(value) else { return nil }
-                return .adaptCompleted(AdaptRequestID(request), adapted)
-            }
-            return .adaptCompleted(AdaptRequestID(request), nil)
+            guard let request = fields["request"]?.intValue else { throw .malformed("adapted without a request") }
+            let value = fields["step"] ?? .null
+            return .adaptCompleted(AdaptRequestID(request), value == .null ? nil : try step(value))
         case "deep_link":
-            return step(fields["step"]).map { .deepLink($0) }
+            return .deepLink(try step(fields["step"]))
         default:
-            return nil
+            throw .malformed("an unknown input '\(name)'")
         }
     }
-}
 
-/// Turns records into the journal's bytes and back.
-///
-/// Not `Sendable`: it reuses one encoder and decoder; it lives on the daemon's I/O thread with the core.
-struct JournalRecordCodec {
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-    private let decoder = JSONDecoder()
-
-    func encode(_ record: JournalRecord) -> [UInt8] {
-        if let bytes = try? Self.fastEncode(record) { return bytes }
-        // Every field is a string, a number or a JSON value that came from JSON: encoding cannot fail.
-        return (try? Array(encoder.encode(record))) ?? []
-    }
-
-    /// The records of a step's round trip (a stepper's step, a presenter's report) without `JSONEncoder` (it cost
-    /// about 7 µs a step, docs/PERFORMANCE.md); the same bytes as the `Codable` way, which does the rest.
-    static func fastEncode(_ record: JournalRecord) throws(FastPathUnsupported) -> [UInt8] {
-        var writer = FastJSONWriter()
-        switch record.kind {
-        case .input(.stepperEmitted(let attachment, let step), let origin):
-            writer.raw("{\"attachment\":")
-            writer.int(attachment.rawValue)
-            writer.raw(",\"input\":\"step\"")
-            if let origin {
-                writer.raw(",\"instance\":")
-                writer.string(origin.instance)
-            }
-            writer.raw(",\"kind\":\"input\"")
-            if let origin {
-                writer.raw(",\"req\":")
-                writer.unsigned(origin.req)
-            }
-            writer.raw(",\"session\":")
-            writer.string(record.session)
-            writer.raw(",\"step\":")
-            try writer.step(step)
-            writer.raw("}")
-        case .report(let report):
-            writer.raw("{\"kind\":\"report\",\"report\":{\"presentable\":")
-            writer.string(report.presentable)
-            writer.raw(",\"state\":")
-            switch report.state {
-            case .visible: writer.raw("\"visible\"")
-            case .hidden: writer.raw("\"hidden\"")
-            case .dismissed: writer.raw("\"dismissed\"")
-            }
-            writer.raw("},\"session\":")
-            writer.string(record.session)
-            writer.raw("}")
-        default:
-            throw FastPathUnsupported()
+    private static func step(_ value: StepPayload?) throws(DecodingFailure) -> Step {
+        guard case .object(let step)? = value, let name = step["name"]?.stringValue else {
+            throw .malformed("a step without a name")
         }
-        return writer.bytes
+        return Step(name, payload: step["payload"] ?? .null)
     }
 
-    /// The `Codable` way, for tests that hold the fast path to it.
-    func codableEncode(_ record: JournalRecord) throws -> [UInt8] { Array(try encoder.encode(record)) }
-
-    func decode(_ bytes: [UInt8]) throws -> JournalRecord {
-        if let value = FastJSONReader.value(bytes), let record = JournalRecord(value) { return record }
-        return try decoder.decode(JournalRecord.self, from: Data(bytes))
+    private static func string(_ key: String, in fields: [String: StepPayload]) throws(DecodingFailure) -> String {
+        guard let value = fields[key]?.stringValue else { throw .malformed("no string '\(key)'") }
+        return value
     }
 
-    /// The `Codable` way, for tests that hold the fast path to it.
-    func codableDecode(_ bytes: [UInt8]) throws -> JournalRecord {
-        try decoder.decode(JournalRecord.self, from: Data(bytes))
+    /// `req` is a `UInt64`; one above `Int.max` is not an `Int` in a JSON value, so it is read again as what it is.
+    private static func req(_ fields: [String: StepPayload], _ bytes: [UInt8]) throws(DecodingFailure) -> UInt64 {
+        if let req = fields["req"]?.intValue, req >= 0 { return UInt64(req) }
+        struct Unsigned: Decodable { var req: UInt64 }
+        guard let wide = try? JSONDecoder().decode(Unsigned.self, from: Data(bytes)) else {
+            throw .malformed("a req that is not an unsigned integer")
+        }
+        return wide.req
     }
 }
-
-@available(*, unavailable)
-extension JournalRecordCodec: Sendable {}
 
 /// A snapshot's payload: the records the state needs (``DaemonCore/journalHistory``), each as a little-endian
 /// `UInt32` length and its bytes. The ``JournalStore`` checksums the payload as a whole.
@@ -325,9 +334,7 @@ enum JournalSnapshot {
             guard payload.count - offset >= 4 else {
                 throw JournalError(.corrupt, "the snapshot's payload ends inside a record length")
             }
-            let length =
-                Int(payload[offset]) | Int(payload[offset + 1]) << 8 | Int(payload[offset + 2]) << 16
-                | Int(payload[offset + 3]) << 24
+            let length = self.length(at: offset, in: payload)
             offset += 4
             guard payload.count - offset >= length else {
                 throw JournalError(.corrupt, "the snapshot's payload ends inside a record")
@@ -336,5 +343,17 @@ enum JournalSnapshot {
             offset += length
         }
         return records
+    }
+
+    /// Where record `index`'s length starts in a payload ``records(in:)`` read; for error messages.
+    static func offset(ofRecord index: Int, in payload: [UInt8]) -> Int {
+        var offset = 0
+        for _ in 0..<index where payload.count - offset >= 4 { offset += 4 + length(at: offset, in: payload) }
+        return offset
+    }
+
+    private static func length(at offset: Int, in payload: [UInt8]) -> Int {
+        Int(payload[offset]) | Int(payload[offset + 1]) << 8 | Int(payload[offset + 2]) << 16
+            | Int(payload[offset + 3]) << 24
     }
 }

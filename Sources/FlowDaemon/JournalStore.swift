@@ -76,13 +76,14 @@ package final class JournalStore {
 
     // MARK: - Loading
 
-    /// Reads the snapshot and the live journal, validating every frame; at the first torn or corrupt frame the journal
-    /// is truncated there (logged, counted in ``JournalContents/discardedBytes``). Deletes what an interrupted
-    /// compaction left (`snapshot.tmp`, journals older than the snapshot) and creates the live journal if missing.
-    /// Afterwards the store accepts appends. Calling it again reads afresh and drops what is buffered.
+    /// Reads the snapshot and the live journal, validating every frame. A torn tail (after the first frame that does
+    /// not check, no frame that does) is cut off (logged, counted in ``JournalContents/discardedBytes``); damage before
+    /// it is refused, or cut under ``JournalDamagePolicy/truncate`` (``JournalContents/damage``). Deletes what an
+    /// interrupted compaction left (`snapshot.tmp`, journals older than the snapshot) and creates the live journal if
+    /// missing. Afterwards the store accepts appends. Calling it again reads afresh and drops what is buffered.
     ///
-    /// - Throws: ``JournalError`` `.corrupt` or `.incompatible` when the files cannot be trusted (nothing is changed
-    ///   then), `.io` when they cannot be read.
+    /// - Throws: ``JournalError`` `.damaged` (with the file and offset), `.corrupt` or `.incompatible` when the files
+    ///   cannot be trusted (nothing is changed then), `.io` when they cannot be read.
     package func load() throws(JournalError) -> JournalContents {
         guard directory.isOpen else { throw JournalError(.notOpen, "the journal store is closed") }
         closeJournal()
@@ -125,10 +126,11 @@ package final class JournalStore {
         }
 
         self.generation = generation
-        var records: [[UInt8]] = []
+        var scan = JournalFormat.FrameScan(validBytes: JournalFormat.journalHeaderSize)
+        var damage: JournalDamage?
         var discarded = 0
         if journals.contains(generation) {
-            (records, discarded) = try openExistingJournal(generation)
+            (scan, discarded, damage) = try openExistingJournal(generation)
         } else {
             journal = try createJournal(generation)
             journalBytes = JournalFormat.journalHeaderSize
@@ -137,10 +139,29 @@ package final class JournalStore {
             "journal: loaded",
             metadata: [
                 "directory": "\(directory.path)", "generation": "\(generation)", "snapshot_bytes": "\(snapshotBytes)",
-                "records": "\(records.count)", "journal_bytes": "\(journalBytes)", "discarded_bytes": "\(discarded)",
+                "records": "\(scan.records.count)", "journal_bytes": "\(journalBytes)",
+                "discarded_bytes": "\(discarded)",
             ])
-        return JournalContents(snapshot: snapshot, records: records, discardedBytes: discarded)
+        return JournalContents(
+            snapshot: snapshot, records: scan.records, recordOffsets: scan.offsets, discardedBytes: discarded,
+            damage: damage, journalPath: journalPath(generation))
     }
+
+    /// ``JournalDamagePolicy/truncate`` for damage the store cannot see (a record that contradicts the ones before
+    /// it): keeps the live journal aside and cuts it at `offset`. ``load()`` reads it afresh afterwards.
+    package func cutDamagedJournal(at offset: Int, because reason: String) throws(JournalError) -> JournalDamage {
+        try requireUsable()
+        guard let journal else { throw JournalError(.notOpen, "load() has not run") }
+        let path = journalPath(generation)
+        let bytes = try journal.readAll(path: path)
+        let error = JournalError(.damaged, reason, file: path, offset: offset)
+        let damage = try cut(journal, bytes: bytes, at: offset, path: path, because: error)
+        journalBytes = offset
+        return damage
+    }
+
+    /// The snapshot's path.
+    package var snapshotPath: String { directory.filePath("snapshot") }
 
     // MARK: - Appending
 
@@ -235,8 +256,11 @@ package final class JournalStore {
         return file
     }
 
-    /// Opens the live journal, reads its frames and cuts a bad tail.
-    private func openExistingJournal(_ generation: UInt64) throws(JournalError) -> ([[UInt8]], Int) {
+    /// Opens the live journal and reads its frames: drops a torn tail; refuses damage before it, or under
+    /// ``JournalDamagePolicy/truncate`` keeps the file aside and cuts it there.
+    private func openExistingJournal(
+        _ generation: UInt64
+    ) throws(JournalError) -> (JournalFormat.FrameScan, discarded: Int, JournalDamage?) {
         let path = journalPath(generation)
         let file = try FileDescriptor.open(journalFile: path, .readWrite)
         var keep = false
@@ -251,26 +275,67 @@ package final class JournalStore {
             keep = true  // closed here
             journal = try createJournal(generation)
             journalBytes = JournalFormat.journalHeaderSize
-            return ([], 0)
+            return (JournalFormat.FrameScan(validBytes: JournalFormat.journalHeaderSize), 0, nil)
         }
 
         let scan = JournalFormat.scanFrames(
             bytes, from: JournalFormat.journalHeaderSize, maxRecordBytes: Self.maxRecordBytes)
-        let discarded = bytes.count - scan.validBytes
-        if discarded > 0 {
-            logger.error(
-                "journal: cutting a torn or corrupt tail; the records in it are lost",
-                metadata: [
-                    "file": "\(path)", "offset": "\(scan.validBytes)", "discarded_bytes": "\(discarded)",
-                    "reason": "\(scan.reason)", "records_kept": "\(scan.records.count)",
-                ])
-            try file.truncate(to: scan.validBytes, path: path)
-            try file.syncData(path: path)
+        var damage: JournalDamage?
+        if scan.validBytes < bytes.count {
+            if scan.isTornTail {
+                logger.notice(
+                    "journal: dropping a torn tail (an append a crash interrupted; never acknowledged)",
+                    metadata: [
+                        "file": "\(path)", "offset": "\(scan.validBytes)",
+                        "discarded_bytes": "\(bytes.count - scan.validBytes)", "reason": "\(scan.reason)",
+                    ])
+                try file.truncate(to: scan.validBytes, path: path)
+                try file.syncData(path: path)
+            } else {
+                let found = JournalError(
+                    .damaged,
+                    "\(path) is damaged at offset \(scan.validBytes) (\(scan.reason)), and frames that check follow at "
+                        + "offset \(scan.validFrameAfter ?? 0): not a torn tail; nothing was changed (docs/RELIABILITY.md, "
+                        + "\"Torn tail or damage\")",
+                    file: path, offset: scan.validBytes)
+                guard configuration.damage == .truncate else { throw found }
+                damage = try cut(file, bytes: bytes, at: scan.validBytes, path: path, because: found)
+            }
         }
         keep = true
         journal = file
         journalBytes = scan.validBytes
-        return (scan.records, discarded)
+        return (scan, bytes.count - scan.validBytes, damage)
+    }
+
+    /// ``JournalDamagePolicy/truncate``: keeps a copy of the whole journal aside (`journal-<generation>.damaged-at-
+    /// <offset>`, synced), then cuts the journal at `offset`.
+    func cut(
+        _ file: FileDescriptor, bytes: [UInt8], at offset: Int, path: String, because error: JournalError
+    ) throws(JournalError) -> JournalDamage {
+        let name = "\(JournalFormat.journalFileName(generation)).damaged-at-\(offset)"
+        let copyPath = directory.filePath(name)
+        let copy = try FileDescriptor.open(journalFile: copyPath, .writeOnly, options: [.create, .truncate])
+        do throws(JournalError) {
+            try copy.write(bytes, at: 0, path: copyPath)
+            try copy.syncAll(path: copyPath)
+            try? copy.close()
+        } catch {
+            try? copy.close()
+            throw error
+        }
+        try directory.sync()
+        try file.truncate(to: offset, path: path)
+        try file.syncData(path: path)
+        let damage = JournalDamage(
+            file: path, offset: offset, discardedBytes: bytes.count - offset, keptAs: copyPath, reason: error.message)
+        logger.error(
+            "journal: damaged; starting from the records before the damage as asked (--journal-damage truncate)",
+            metadata: [
+                "file": "\(path)", "offset": "\(offset)", "discarded_bytes": "\(damage.discardedBytes)",
+                "kept_as": "\(copyPath)", "error": "\(error)",
+            ])
+        return damage
     }
 
     /// Writes the buffer at the end of the journal with one write; on failure cuts the file back and keeps the buffer.

@@ -6,27 +6,53 @@ package struct RecoveryReport: Sendable, Hashable {
     package var skipped = 0
     /// Sessions the state holds.
     package var sessions = 0
+    /// Whether the records named the state's daemon ID (they do unless the state is new).
+    package var recoveredDaemonID = false
 
     package init() {}
 }
 
-/// Why flowd cannot rebuild its state from the journal.
+/// Why flowd cannot rebuild its state from the journal's records (the files' own checks are ``JournalError``'s).
 public struct RecoveryError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        /// A record that passed its checksum cannot be decoded (written by another flowd version?).
+        /// A record that passed its checksum cannot be decoded.
         public static let unreadableRecord = Code("unreadableRecord")
+        /// A record that reads well contradicts the records before it (a second `session` record for a live
+        /// session, a second `daemon` record that does not replace the first): the journal was tampered with or
+        /// damaged in a way its checksums cannot see.
+        public static let damagedRecord = Code("damagedRecord")
+        /// A record of a record format version newer than this flowd reads (written by a newer flowd).
+        public static let newerRecord = Code("newerRecord")
         public var description: String { rawValue }
     }
 
     public let code: Code
     public let message: String
+    /// The record's position among those recovered (the snapshot's, then the journal's), from 0.
+    public let record: Int?
+    /// The file the record is in, once the daemon located it (``located(file:offset:)``).
+    public private(set) var file: String?
+    /// The offset of the record's frame in ``file`` (or of its length in a snapshot's payload).
+    public private(set) var offset: Int?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, record: Int? = nil) {
         self.code = code
         self.message = message
+        self.record = record
     }
 
-    public var description: String { "\(code): \(message)" }
+    /// The same error, naming the file and offset of its record.
+    func located(file: String, offset: Int?) -> RecoveryError {
+        var located = self
+        located.file = file
+        located.offset = offset
+        return located
+    }
+
+    public var description: String {
+        guard let file else { return "\(code): \(message)" }
+        return "\(code): \(file)\(offset.map { " at offset \($0)" } ?? ""): \(message)"
+    }
 }

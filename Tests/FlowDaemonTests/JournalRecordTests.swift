@@ -3,83 +3,145 @@ import FlowCore
 import FlowWire
 import Testing
 
-/// The journal's records: every kind survives encoding, the fast path writes exactly what `Codable` writes, and the
-/// STEP de-duplication windows stay bounded.
+/// The journal's records: every kind is written as today's journals hold it (golden bytes) and read back, records
+/// carry their format version, and the STEP de-duplication windows stay bounded.
 struct JournalRecordTests {
-    static let records: [JournalRecord] = [
-        .daemon("d-1"),
-        JournalRecord(session: "default", kind: .sessionCreated),
-        JournalRecord(
-            session: "default",
-            kind: .input(
-                .stepperEmitted(AttachmentID(7), Step("pick", payload: ["movie": 23452, "b": [1, "x/y", nil], "a": true])),
-                origin: StepOrigin(instance: "e3b0c442-98fc", req: 1 << 40)
-            )
+    /// Every kind of record with the bytes flowd writes for it: the format of journals already on disk, which every
+    /// later flowd must keep reading.
+    static let golden: [(record: JournalRecord, bytes: String)] = [
+        (.daemon("d-1"), #"{"daemon":"d-1","kind":"daemon"}"#),
+        (.daemon("d-2", replacing: "d-1"), #"{"daemon":"d-2","kind":"daemon","replaces":"d-1"}"#),
+        (JournalRecord(session: "default", kind: .sessionCreated), #"{"kind":"session","session":"default"}"#),
+        (
+            JournalRecord(
+                session: "default",
+                kind: .input(
+                    .stepperEmitted(
+                        AttachmentID(7), Step("pick", payload: ["movie": 23452, "b": [1, "x/y", nil], "a": true])),
+                    origin: StepOrigin(instance: "e3b0c442-98fc", req: 1 << 40)
+                )
+            ),
+            #"{"attachment":7,"input":"step","instance":"e3b0c442-98fc","kind":"input","req":1099511627776,"#
+                + #""session":"default","step":{"name":"pick","payload":{"a":true,"b":[1,"x/y",null],"movie":23452}}}"#
         ),
-        JournalRecord(session: "kiosk 2", kind: .input(.stepperEmitted(AttachmentID(1), Step("home")), origin: nil)),
-        JournalRecord(
-            session: "default",
-            kind: .input(.stepperEmitted(AttachmentID(3), Step("say", payload: "é \"quoted\" \\ tab\t")), origin: nil)
+        (
+            JournalRecord(session: "kiosk 2", kind: .input(.stepperEmitted(AttachmentID(1), Step("home")), origin: nil)),
+            #"{"attachment":1,"input":"step","kind":"input","session":"kiosk 2","step":{"name":"home","payload":null}}"#
         ),
-        JournalRecord(session: "default", kind: .input(.stepperEmitted(AttachmentID(3), Step("pi", payload: 3.25)), origin: nil)),
-        JournalRecord(session: "default", kind: .input(.visibilityChanged("home", visible: true), origin: nil)),
-        JournalRecord(session: "default", kind: .input(.visibilityChanged("home", visible: false), origin: nil)),
-        JournalRecord(session: "default", kind: .input(.dismissed("detail.7"), origin: nil)),
-        JournalRecord(session: "default", kind: .input(.presentablesLost(["a", "b"]), origin: nil)),
-        JournalRecord(session: "default", kind: .input(.adaptCompleted(AdaptRequestID(4), Step("x")), origin: nil)),
-        JournalRecord(session: "default", kind: .input(.adaptCompleted(AdaptRequestID(5), nil), origin: nil)),
-        JournalRecord(session: "default", kind: .input(.deepLink(Step("movieIsPicked", payload: 23452)), origin: nil)),
-        JournalRecord(session: "default", kind: .report(PresentableReport(presentable: "home", state: .visible))),
-        JournalRecord(session: "default", kind: .report(PresentableReport(presentable: "home", state: .hidden))),
-        JournalRecord(session: "default", kind: .report(PresentableReport(presentable: "a/b", state: .dismissed))),
-        JournalRecord(session: "default", kind: .snapshotAdopted),
+        (
+            JournalRecord(
+                session: "default",
+                kind: .input(.stepperEmitted(AttachmentID(3), Step("say", payload: "é \"quoted\" \\ tab\t")), origin: nil)
+            ),
+            #"{"attachment":3,"input":"step","kind":"input","session":"default","step":{"name":"say","payload":"é \"quoted\" \\ tab\t"}}"#
+        ),
+        (
+            JournalRecord(
+                session: "default", kind: .input(.stepperEmitted(AttachmentID(3), Step("pi", payload: 3.25)), origin: nil)),
+            #"{"attachment":3,"input":"step","kind":"input","session":"default","step":{"name":"pi","payload":3.25}}"#
+        ),
+        (
+            JournalRecord(
+                session: "default",
+                kind: .input(.stepperEmitted(AttachmentID(4), Step("max")), origin: StepOrigin(instance: "i", req: .max))
+            ),
+            #"{"attachment":4,"input":"step","instance":"i","kind":"input","req":18446744073709551615,"session":"default","#
+                + #""step":{"name":"max","payload":null}}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .input(.visibilityChanged("home", visible: true), origin: nil)),
+            #"{"input":"visible","kind":"input","presentable":"home","session":"default"}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .input(.visibilityChanged("home", visible: false), origin: nil)),
+            #"{"input":"hidden","kind":"input","presentable":"home","session":"default"}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .input(.dismissed("detail.7"), origin: nil)),
+            #"{"input":"dismissed","kind":"input","presentable":"detail.7","session":"default"}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .input(.presentablesLost(["a", "b"]), origin: nil)),
+            #"{"input":"lost","kind":"input","presentables":["a","b"],"session":"default"}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .input(.adaptCompleted(AdaptRequestID(4), Step("x")), origin: nil)),
+            #"{"input":"adapted","kind":"input","request":4,"session":"default","step":{"name":"x","payload":null}}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .input(.adaptCompleted(AdaptRequestID(5), nil), origin: nil)),
+            #"{"input":"adapted","kind":"input","request":5,"session":"default"}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .input(.deepLink(Step("movieIsPicked", payload: 23452)), origin: nil)),
+            #"{"input":"deep_link","kind":"input","session":"default","step":{"name":"movieIsPicked","payload":23452}}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .report(PresentableReport(presentable: "home", state: .visible))),
+            #"{"kind":"report","report":{"presentable":"home","state":"visible"},"session":"default"}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .report(PresentableReport(presentable: "home", state: .hidden))),
+            #"{"kind":"report","report":{"presentable":"home","state":"hidden"},"session":"default"}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .report(PresentableReport(presentable: "a/b", state: .dismissed))),
+            #"{"kind":"report","report":{"presentable":"a/b","state":"dismissed"},"session":"default"}"#
+        ),
+        (JournalRecord(session: "default", kind: .snapshotAdopted), #"{"kind":"adopted","session":"default"}"#),
     ]
 
-    @Test("Every record kind decodes to what was encoded", arguments: records)
-    func roundTrip(_ record: JournalRecord) throws {
-        let codec = JournalRecordCodec()
-        #expect(try codec.decode(codec.encode(record)) == record)
+    static var records: [JournalRecord] { golden.map(\.record) }
+
+    @Test("Every record kind is written byte for byte as today's journals hold it", arguments: 0..<golden.count)
+    func writesTheGoldenBytes(_ index: Int) {
+        let (record, bytes) = Self.golden[index]
+        #expect(String(decoding: record.encoded, as: UTF8.self) == bytes)
     }
 
-    @Test("The fast path writes exactly the Codable bytes where it applies", arguments: records)
-    func fastPathMatchesCodable(_ record: JournalRecord) throws {
-        let codec = JournalRecordCodec()
-        guard let fast = try? JournalRecordCodec.fastEncode(record) else { return }
-        #expect(fast == (try codec.codableEncode(record)), "\(String(decoding: fast, as: UTF8.self))")
+    @Test("Every record kind is read back from today's bytes", arguments: 0..<golden.count)
+    func readsTheGoldenBytes(_ index: Int) throws {
+        let (record, bytes) = Self.golden[index]
+        #expect(try JournalRecord(decoding: Array(bytes.utf8)) == record)
     }
 
-    @Test("The fast reader reads what the Codable way reads, for every kind", arguments: records)
-    func fastReadMatchesCodable(_ record: JournalRecord) throws {
-        let codec = JournalRecordCodec()
-        let bytes = codec.encode(record)
-        let fast = FastJSONReader.value(bytes).flatMap { JournalRecord($0) }
-        if let fast { #expect(fast == (try codec.codableDecode(bytes))) }
-        // Everything but escaped strings and doubles takes the fast way.
-        let covered = ![4, 5].contains(Self.records.firstIndex(of: record) ?? -1)
-        #expect((fast != nil) == covered, "\(String(decoding: bytes, as: UTF8.self))")
+    @Test("Other spellings of the same JSON read the same; unknown fields are ignored; a missing one is refused")
+    func otherSpellingsAndOddRecords() throws {
+        let spaced = #" { "kind" : "input", "input":"step", "attachment":1, "session":"default", "step":{"name":"x"}, "extra":1 } "#
+        #expect(
+            try JournalRecord(decoding: Array(spaced.utf8))
+                == JournalRecord(session: "default", kind: .input(.stepperEmitted(AttachmentID(1), Step("x")), origin: nil)))
+        let escaped = #"{"kind":"session","session":"kiosk"}"#
+        #expect(try JournalRecord(decoding: Array(escaped.utf8)) == JournalRecord(session: "kiosk", kind: .sessionCreated))
+        for bad in [#"{"kind":"input","session":"default"}"#, #"{"kind":"session"}"#, "[1]", "{", ""] {
+            #expect(throws: JournalRecord.DecodingFailure.self, "\(bad)") { try JournalRecord(decoding: Array(bad.utf8)) }
+        }
     }
 
-    @Test("A record the fast reader does not understand goes the Codable way, which names the problem")
-    func oddRecordsFallBack() throws {
-        let codec = JournalRecordCodec()
-        let odd = Array(#"{"kind":"input","input":"step","attachment":1,"session":"default","step":{"name":"x"},"extra":1}"#.utf8)
-        #expect(try codec.decode(odd) == JournalRecord(session: "default", kind: .input(.stepperEmitted(AttachmentID(1), Step("x")), origin: nil)))
-        #expect(throws: (any Error).self) { try codec.decode(Array(#"{"kind":"input","session":"default"}"#.utf8)) }
-    }
-
-    @Test("The fast path covers a stepper's step and every report")
-    func fastPathCoversTheHotRecords() {
-        #expect((try? JournalRecordCodec.fastEncode(Self.records[2])) != nil)
-        #expect((try? JournalRecordCodec.fastEncode(Self.records[13])) != nil)
-        #expect((try? JournalRecordCodec.fastEncode(Self.records[5])) == nil, "doubles go the Codable way")
+    @Test("A record says its format version: a newer one is refused by name, an unknown kind of this one as malformed")
+    func recordsCarryTheirVersion() throws {
+        #expect(
+            try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":1}"#.utf8))
+                == JournalRecord(session: "s", kind: .sessionCreated), "version 1 said aloud")
+        #expect(JournalRecord.formatVersion == 1)
+        #expect(throws: JournalRecord.DecodingFailure.newerVersion(2, kind: "ended")) {
+            try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":2}"#.utf8))
+        }
+        #expect(throws: JournalRecord.DecodingFailure.newerVersion(2, kind: "session"), "a known kind, newer fields") {
+            try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":2}"#.utf8))
+        }
+        let unknown = #expect(throws: JournalRecord.DecodingFailure.self) {
+            try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s"}"#.utf8))
+        }
+        #expect(unknown.map { if case .malformed = $0 { true } else { false } } == true)
     }
 
     @Test("A snapshot payload gives back its records; a cut one is refused")
     func snapshotPayload() throws {
-        let codec = JournalRecordCodec()
-        let records = Self.records.map { codec.encode($0) } + [[]]
+        let records = Self.records.map(\.encoded) + [[]]
         let payload = JournalSnapshot.payload(records)
         #expect(try JournalSnapshot.records(in: payload) == records)
+        #expect(JournalSnapshot.offset(ofRecord: 2, in: payload) == 8 + records[0].count + records[1].count)
         #expect(throws: JournalError.self) { _ = try JournalSnapshot.records(in: Array(payload.dropLast(3))) }
     }
 

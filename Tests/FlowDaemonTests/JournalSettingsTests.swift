@@ -24,6 +24,21 @@ struct JournalSettingsTests {
         #expect(journal.directory == "/tmp/flowd-journal-settings/state")
         #expect(journal.fsync == .interval(milliseconds: 100))
         #expect(journal.compactBytes == 8 << 20)
+        #expect(journal.damage == .refuse)
+    }
+
+    @Test func damageIsRefusedUnlessTheFlagOrTheFileSaysTruncate() throws {
+        #expect(try journal(["--journal-damage", "truncate"])?.damage == .truncate)
+        #expect(throws: (any Error).self) { try FlowdOptions.parse(["--journal-damage", "ignore"]) }
+        try withConfig(#"{"journal": {"damage": "truncate"}}"#) { path in
+            let fromFile = try journal(["--config", path])
+            let flag = try journal(["--config", path, "--journal-damage", "refuse"])
+            #expect(fromFile?.damage == .truncate)
+            #expect(flag?.damage == .refuse)
+        }
+        try withConfig(#"{"journal": {"damage": "ignore"}}"#) { path in
+            #expect(throws: FlowdConfigError.self) { try journal(["--config", path]) }
+        }
     }
 
     @Test func theEnvironmentThenTheFlagNameTheDirectory() throws {

@@ -194,27 +194,80 @@ struct JournalStoreTests {
         }
     }
 
-    @Test(arguments: [0, 4, 8, 12])  // the length, the CRC, the first and the last record byte of the third frame
-    func flippedByteStopsLoadingThere(offsetInFrame: Int) throws {
-        try withStateDirectory { directory in
-            let store = try open(directory)
-            _ = try store.load()
-            let items = (0..<6).map { record("record-\($0)") }  // 8 bytes each: frames of 16
-            for item in items { store.append(item) }
-            try store.commit(now: 0)
-            store.close()
-            let path = directory + "/journal-1"
-            var bytes = try fileBytes(path)
-            let frameStart = JournalFormat.journalHeaderSize + 2 * 16
-            bytes[frameStart + offsetInFrame] ^= 0x01
-            try writeFile(path, bytes)
+    /// A journal whose third frame of six is damaged (one byte flipped), written and closed.
+    private func journalDamagedInTheMiddle(
+        _ directory: String, offsetInFrame: Int
+    ) throws -> (items: [[UInt8]], frameStart: Int, bytes: [UInt8]) {
+        let store = try open(directory)
+        _ = try store.load()
+        let items = (0..<6).map { record("record-\($0)") }  // 8 bytes each: frames of 16
+        for item in items { store.append(item) }
+        try store.commit(now: 0)
+        store.close()
+        let path = directory + "/journal-1"
+        var bytes = try fileBytes(path)
+        let frameStart = JournalFormat.journalHeaderSize + 2 * 16
+        bytes[frameStart + offsetInFrame] ^= 0x01
+        try writeFile(path, bytes)
+        return (items, frameStart, bytes)
+    }
 
+    @Test(arguments: [0, 4, 8, 12])  // the length, the CRC, the first and the last record byte of the third frame
+    func damageBeforeTheTailIsRefusedAndTheFileKept(offsetInFrame: Int) throws {
+        try withStateDirectory { directory in
+            let (_, frameStart, damaged) = try journalDamagedInTheMiddle(directory, offsetInFrame: offsetInFrame)
             let reopened = try open(directory)
+            defer { reopened.close() }
+            let error = #expect(throws: JournalError.self) { try reopened.load() }
+            #expect(error?.code == .damaged)
+            #expect(error?.file == directory + "/journal-1")
+            #expect(error?.offset == frameStart)
+            #expect(try fileBytes(directory + "/journal-1") == damaged, "nothing changed")
+            #expect(try files(directory) == ["journal-1"])
+        }
+    }
+
+    @Test(arguments: [0, 4, 8, 12])
+    func truncatePolicyStartsFromThePrefixAndKeepsTheJournalAside(offsetInFrame: Int) throws {
+        try withStateDirectory { directory in
+            let (items, frameStart, damaged) = try journalDamagedInTheMiddle(directory, offsetInFrame: offsetInFrame)
+            let reopened = try JournalStore(
+                configuration: JournalConfiguration(directory: directory, fsync: .never, damage: .truncate), logger: quiet)
             defer { reopened.close() }
             let contents = try reopened.load()
             #expect(contents.records == Array(items[0..<2]))
             #expect(contents.discardedBytes == 4 * 16)
-            #expect(fileSize(path) == frameStart)
+            #expect(fileSize(directory + "/journal-1") == frameStart)
+            let keptAs = "journal-1.damaged-at-\(frameStart)"
+            #expect(contents.damage?.offset == frameStart)
+            #expect(contents.damage?.keptAs == directory + "/" + keptAs)
+            #expect(try fileBytes(directory + "/" + keptAs) == damaged, "the whole journal as it was")
+            #expect(try files(directory) == ["journal-1", keptAs])
+            #expect(try reopened.load().damage == nil, "cut once")
+        }
+    }
+
+    @Test func aHoleBeforeTheLastFrameIsDamageNotATornTail() throws {
+        try withStateDirectory { directory in
+            let store = try open(directory)
+            _ = try store.load()
+            for item in ["one", "two", "three"] { store.append(record(item)) }
+            try store.commit(now: 0)
+            store.close()
+            let path = directory + "/journal-1"
+            var bytes = try fileBytes(path)
+            let second = JournalFormat.journalHeaderSize + 8 + 3
+            for index in second..<(second + 8 + 3) { bytes[index] = 0 }  // zeros where "two" was; "three" intact
+            try writeFile(path, bytes)
+            let reopened = try open(directory)
+            defer { reopened.close() }
+            #expect((#expect(throws: JournalError.self) { try reopened.load() })?.code == .damaged)
+
+            // Without the last frame, the zeros are a torn tail.
+            try writeFile(path, Array(bytes.prefix(second + 8 + 3)))
+            let contents = try reopened.load()
+            #expect(contents.records == [record("one")])
+            #expect(contents.damage == nil)
         }
     }
 
@@ -454,6 +507,9 @@ struct JournalStoreTests {
         #expect(minimal == JournalConfiguration(directory: "/var/lib/flowd"))
         #expect(minimal.fsync == .interval(milliseconds: 100))
         #expect(minimal.compactBytes == 8 * 1024 * 1024)
+        #expect(minimal.damage == .refuse)
+        #expect(try decode(#"{"directory": "d", "damage": "truncate"}"#).damage == .truncate)
+        #expect(throws: DecodingError.self) { try decode(#"{"directory": "d", "damage": "ignore"}"#) }
 
         #expect(try decode(#"{"directory": "d", "fsync": "always"}"#).fsync == .always)
         #expect(try decode(#"{"directory": "d", "fsync": "never"}"#).fsync == .never)
@@ -466,7 +522,9 @@ struct JournalStoreTests {
         #expect(throws: DecodingError.self) { try decode(#"{"directory": "d", "fsync_interval_ms": -1}"#) }
         #expect(throws: DecodingError.self) { try decode(#"{"fsync": "always"}"#) }
 
-        for configuration in [minimal, full, JournalConfiguration(directory: "x", fsync: .always, compactBytes: 1)] {
+        for configuration in [
+            minimal, full, JournalConfiguration(directory: "x", fsync: .always, compactBytes: 1, damage: .truncate),
+        ] {
             let encoded = try JSONEncoder().encode(configuration)
             #expect(try JSONDecoder().decode(JournalConfiguration.self, from: encoded) == configuration)
         }
