@@ -10,80 +10,6 @@ import Logging
     import Darwin
 #endif
 
-/// One session as `SESSIONS` lists it.
-public struct SessionSummary: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The session ID.
-    public var id: String
-    /// How many flows (coordinators) its tree has.
-    public var flows: Int
-    /// The name of the presenter hosting it, if one does.
-    public var presenter: String?
-    /// Its last command sequence number.
-    public var seq: UInt64
-    /// How many steppers are attached in its tree.
-    public var steppers: Int
-
-    public init(id: String, flows: Int, presenter: String?, seq: UInt64, steppers: Int) {
-        self.id = id
-        self.flows = flows
-        self.presenter = presenter
-        self.seq = seq
-        self.steppers = steppers
-    }
-
-    /// `default flows=9 presenter=tui seq=57 steppers=4`.
-    public var description: String {
-        "\(id) flows=\(flows) presenter=\(presenter ?? "-") seq=\(seq) steppers=\(steppers)"
-    }
-}
-
-/// A session's flow tree as `TREE` returns it.
-public struct TreeReport: Sendable, Hashable {
-    /// The tree, when its JSON decodes as the `TREE` result's schema (``FlowWire/WireTree``).
-    public var tree: WireTree?
-    /// The daemon's readable rendering, one line per flow and stepper.
-    public var text: String
-    /// The tree's JSON as the daemon sent it.
-    public var json: JSONValue
-
-    public init(tree: WireTree?, text: String, json: JSONValue) {
-        self.tree = tree
-        self.text = text
-        self.json = json
-    }
-}
-
-/// The daemon's health as `HEALTH` returns it.
-public struct HealthReport: Sendable, Hashable {
-    /// `ok` when the daemon serves.
-    public var status: String
-    /// The daemon's run ID.
-    public var daemon: String
-    /// Seconds since the daemon started.
-    public var uptimeSeconds: Double
-    /// How many sessions it holds.
-    public var sessions: Int
-    /// Connected clients by role (`stepper`, `presenter`, `operator`).
-    public var peers: [String: Int]
-    /// The daemon's counters (messages, errors by code, …).
-    public var counters: JSONValue
-    /// The whole result as the daemon sent it.
-    public var json: JSONValue
-
-    public init(
-        status: String, daemon: String, uptimeSeconds: Double, sessions: Int, peers: [String: Int],
-        counters: JSONValue, json: JSONValue
-    ) {
-        self.status = status
-        self.daemon = daemon
-        self.uptimeSeconds = uptimeSeconds
-        self.sessions = sessions
-        self.peers = peers
-        self.counters = counters
-        self.json = json
-    }
-}
-
 /// An operator's side of the protocol (what `flowctl` uses): requests about sessions and trees, deep links, and the
 /// navigation event stream.
 ///
@@ -150,26 +76,12 @@ public final class OperatorClient: Sendable {
 
     /// Every session (`SESSIONS`).
     public func sessions() async throws -> [SessionSummary] {
-        let result = try await connection.request { req in .sessions(PlainRequest(req: req)) }
-        guard case .object(let fields) = result, let list = fields["sessions"] else {
-            throw FlowClientError(.badReply, "the OK to SESSIONS has no 'sessions': \(result)")
-        }
-        do {
-            return try list.decode([SessionSummary].self)
-        } catch {
-            throw FlowClientError(.badReply, "the sessions in the OK to SESSIONS do not decode: \(error)")
-        }
+        try await connection.request(SessionList.self) { req in .sessions(PlainRequest(req: req)) }.sessions
     }
 
     /// A session's flow tree (`TREE`).
     public func tree(session: String = "default") async throws -> TreeReport {
-        let result = try await connection.request { req in .tree(SessionRequest(req: req, session: session)) }
-        guard case .object(let fields) = result, let json = fields["tree"] else {
-            throw FlowClientError(.badReply, "the OK to TREE has no 'tree': \(result)")
-        }
-        let tree = try? json.decode(WireTree.self)
-        let text = fields["text"]?.stringValue ?? ""
-        return TreeReport(tree: tree, text: text, json: json)
+        try await connection.request(TreeReport.self) { req in .tree(SessionRequest(req: req, session: session)) }
     }
 
     /// Offers `step` to every flow of a session's tree, parent first (`DEEPLINK`, RxFlow's `navigate(to:)`).
@@ -177,13 +89,9 @@ public final class OperatorClient: Sendable {
     /// - Returns: how many flows navigated.
     @discardableResult
     public func deepLink(session: String = "default", step: Step) async throws -> Int {
-        let result = try await connection.request { req in
+        try await connection.request(DeepLinkResult.self) { req in
             .deepLink(DeepLinkRequest(req: req, session: session, step: step))
-        }
-        guard case .object(let fields) = result, let navigations = fields["navigations"]?.intValue else {
-            throw FlowClientError(.badReply, "the OK to DEEPLINK has no 'navigations': \(result)")
-        }
-        return navigations
+        }.navigations
     }
 
     /// Creates a session (`CREATE_SESSION`).
@@ -191,44 +99,19 @@ public final class OperatorClient: Sendable {
     /// - Returns: `true` when it was created, `false` when it existed already.
     @discardableResult
     public func createSession(_ session: String) async throws -> Bool {
-        let result = try await connection.request { req in .createSession(SessionRequest(req: req, session: session)) }
-        guard case .object(let fields) = result, case .bool(let created)? = fields["created"] else {
-            throw FlowClientError(.badReply, "the OK to CREATE_SESSION has no 'created': \(result)")
-        }
-        return created
+        try await connection.request(CreateSessionResult.self) { req in
+            .createSession(SessionRequest(req: req, session: session))
+        }.created
     }
 
     /// The daemon's health (`HEALTH`).
     public func health() async throws -> HealthReport {
-        let result = try await connection.request { req in .health(PlainRequest(req: req)) }
-        guard case .object(let fields) = result, let status = fields["status"]?.stringValue else {
-            throw FlowClientError(.badReply, "the OK to HEALTH has no 'status': \(result)")
-        }
-        var peers: [String: Int] = [:]
-        if case .object(let counts)? = fields["peers"] {
-            for (role, count) in counts { peers[role] = count.intValue ?? 0 }
-        }
-        let uptime: Double
-        switch fields["uptime_s"] {
-        case .double(let value)?: uptime = value
-        case .int(let value)?: uptime = Double(value)
-        default: uptime = 0
-        }
-        return HealthReport(
-            status: status, daemon: fields["daemon"]?.stringValue ?? "", uptimeSeconds: uptime,
-            sessions: fields["sessions"]?.intValue ?? 0, peers: peers, counters: fields["counters"] ?? .null,
-            json: result
-        )
+        try await connection.request(HealthReport.self) { req in .health(PlainRequest(req: req)) }
     }
 
     /// What the running application declares it speaks (`DESCRIBE`): steps, stepper kinds, screen types.
     public func describe() async throws -> ApplicationVocabulary {
-        let result = try await connection.request { req in .describe(PlainRequest(req: req)) }
-        do {
-            return try result.decode(ApplicationVocabulary.self)
-        } catch {
-            throw FlowClientError(.badReply, "the OK to DESCRIBE does not decode: \(error)")
-        }
+        try await connection.request(ApplicationVocabulary.self) { req in .describe(PlainRequest(req: req)) }
     }
 
     // MARK: - Events

@@ -156,13 +156,9 @@ public final class PresenterClient: Service, Sendable {
     @discardableResult
     public func userAction(_ action: Step, on presentable: PresentableID) async throws -> Int {
         let session = session
-        let result = try await connection.request(policy: .fail) { req in
+        return try await connection.request(UserActionResult.self, policy: .fail) { req in
             .userAction(UserAction(req: req, session: session, presentable: presentable.rawValue, action: action))
-        }
-        guard case .object(let fields) = result, let delivered = fields["delivered"]?.intValue else {
-            throw FlowClientError(.badReply, "the OK to USER_ACTION has no 'delivered': \(result)")
-        }
-        return delivered
+        }.delivered
     }
 
     private func perform(_ operation: PresenterUserOperation) async throws {

@@ -238,17 +238,15 @@ struct PresenterSyncMachine: Sendable {
             logger.info("SYNC got no answer; the next connection syncs", metadata: ["error": "\(error)"])
             return []
         }
-        guard case .object(let fields) = result, let mode = fields["mode"]?.stringValue,
-            let seq = fields["seq"]?.intValue
-        else {
+        guard let synced = try? SyncResult(json: result) else {
             phase = .idle
             return [.fail(FlowClientError(.badReply, "the OK to SYNC has no 'seq' and 'mode': \(result)"))]
         }
-        if mode == "snapshot" {
+        if synced.mode == .snapshot {
             phase = .awaitingSnapshot(since: now)
             return []
         }
-        let through = UInt64(max(seq, 0))
+        let through = synced.seq
         if through < after {
             // The daemon's stream is behind what was applied here: it is not the same stream. Start over.
             lastSeq = 0

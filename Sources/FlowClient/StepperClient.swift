@@ -204,20 +204,17 @@ public final class StepperClient: Service, Sendable {
     /// Emits `step` for the attachment numbered `attachment` in `session` (see ``emit(_:for:)``).
     public func emit(_ step: Step, session: String, attachment: AttachmentID) async throws -> StepOutcome {
         if step.isNone { return .dropped(.noneStep) }
-        let result = try await connection.request(policy: .resend) { req in
+        let verdict = try await connection.request(StepVerdict.self, policy: .resend) { req in
             .step(StepMessage(req: req, session: session, attachment: attachment.rawValue, step: step))
         }
-        guard case .object(let fields) = result, case .bool(let accepted)? = fields["accepted"] else {
-            throw FlowClientError(.badReply, "the OK to STEP has no 'accepted': \(result)")
-        }
-        if case .bool(true)? = fields["duplicate"] {
+        if verdict.duplicate {
             connection.logger.debug(
                 "flowd had carried this step out already; its verdict is the first one",
                 metadata: ["step": "\(step.name)", "session": "\(session)", "attachment": "\(attachment)"]
             )
         }
-        if accepted { return .accepted }
-        return .dropped(StepDropReason(fields["reason"]?.stringValue ?? "unknown"))
+        if verdict.accepted { return .accepted }
+        return .dropped(StepDropReason(verdict.reason ?? "unknown"))
     }
 
     private func handle(_ batch: [ConnectionEvent]) {

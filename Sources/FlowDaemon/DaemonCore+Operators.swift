@@ -4,20 +4,16 @@ internal import Logging
 
 // Operators: SESSIONS, TREE, DEEP_LINK, CREATE_SESSION and HEALTH.
 extension DaemonCore {
-    func sessionsResult() -> JSONValue {
-        .object([
-            "sessions": .array(
-                sortedSessions().map { session in
-                    .object([
-                        "id": .string(session.id),
-                        "flows": .int(session.machine.coordinatorIDs.count),
-                        "presenter": session.host.flatMap { peers[$0] }.map { .string($0.hello.name) } ?? .null,
-                        "seq": .int(Int(session.seq)),
-                        "steppers": .int(session.machine.liveAttachments.count),
-                    ])
-                }
-            )
-        ])
+    func sessionList() -> SessionList {
+        SessionList(
+            sessions: sortedSessions().map { session in
+                SessionSummary(
+                    id: session.id, flows: session.machine.coordinatorIDs.count,
+                    presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
+                    steppers: session.machine.liveAttachments.count
+                )
+            }
+        )
     }
 
     mutating func tree(_ body: SessionRequest, from peer: Peer) {
@@ -25,8 +21,7 @@ extension DaemonCore {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .tree, to: peer)
         }
         let snapshot = session.machine.snapshot()
-        let tree = (try? StepPayload(encoding: WireTree(snapshot))) ?? .null
-        reply(to: peer.address, req: body.req, result: ["tree": tree, "text": .string(snapshot.description)])
+        reply(to: peer.address, req: body.req, result: TreeReport(tree: WireTree(snapshot), text: snapshot.description))
     }
 
     mutating func deepLink(_ body: DeepLinkRequest, from peer: Peer) {
@@ -38,12 +33,12 @@ extension DaemonCore {
         }
         let actions = change(JournalRecord(session: session.id, kind: .input(.deepLink(body.step), origin: nil)))
         let navigations = actions.filter { if case .didNavigate = $0 { return true } else { return false } }.count
-        reply(to: peer.address, req: body.req, result: ["navigations": .int(navigations)])
+        reply(to: peer.address, req: body.req, result: DeepLinkResult(navigations: navigations))
     }
 
     mutating func createSessionRequest(_ body: SessionRequest, from peer: Peer) {
         if sessions[body.session] != nil {
-            return reply(to: peer.address, req: body.req, result: ["created": false])
+            return reply(to: peer.address, req: body.req, result: CreateSessionResult(created: false))
         }
         guard sessions.count < configuration.maxSessions else {
             return reject(
@@ -52,20 +47,16 @@ extension DaemonCore {
             )
         }
         _ = createSession(body.session)
-        reply(to: peer.address, req: body.req, result: ["created": true])
+        reply(to: peer.address, req: body.req, result: CreateSessionResult(created: true))
     }
 
-    func healthResult(now: UInt64) -> JSONValue {
+    func healthReport(now: UInt64) -> HealthReport {
         let counts = peerCounts
-        return .object([
-            "status": "ok",
-            "daemon": .string(daemonID),
-            "uptime_s": .double(Double(now - startedAt) / 1000),
-            "sessions": .int(sessions.count),
-            "peers": .object(Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
-            "counters": counters.json,
-        ].merging(
-            journaling ? ["journal": ["records": .int(log.count), "recovered_records": .int(recoveredRecords)]] : [:]
-        ) { first, _ in first })
+        return HealthReport(
+            daemon: daemonID, uptimeSeconds: Double(now - startedAt) / 1000, sessions: sessions.count,
+            peers: Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, counts[$0] ?? 0) }),
+            counters: counters.json,
+            journal: journaling ? HealthReport.Journal(records: log.count, recoveredRecords: recoveredRecords) : nil
+        )
     }
 }

@@ -65,7 +65,7 @@ extension DaemonCore {
         case .userAction(let body):
             userAction(body, from: peer)
         case .sessions(let body):
-            reply(to: address, req: body.req, result: sessionsResult())
+            reply(to: address, req: body.req, result: sessionList())
         case .tree(let body):
             tree(body, from: peer)
         case .deepLink(let body):
@@ -73,9 +73,9 @@ extension DaemonCore {
         case .createSession(let body):
             createSessionRequest(body, from: peer)
         case .health(let body):
-            reply(to: address, req: body.req, result: healthResult(now: now))
+            reply(to: address, req: body.req, result: healthReport(now: now))
         case .describe(let body):
-            reply(to: address, req: body.req, result: (try? StepPayload(encoding: application.vocabulary)) ?? [:])
+            reply(to: address, req: body.req, result: application.vocabulary)
         case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event:
             break  // refused by `allowed` above
         }

@@ -51,7 +51,7 @@ extension DaemonCore {
         session.ackedSeq = replay == nil ? session.seq : min(body.lastSeq, session.seq)
         reply(
             to: peer.address, req: body.req,
-            result: ["seq": .int(Int(session.seq)), "mode": .string(replay == nil ? "snapshot" : "replay")]
+            result: SyncResult(seq: session.seq, mode: replay == nil ? .snapshot : .replay)
         )
         if let replay {
             for message in replay { sendCommand(message, to: peer.address) }
@@ -102,7 +102,7 @@ extension DaemonCore {
                 req: body.req, type: .report, to: peer
             )
         }
-        reply(to: peer.address, req: body.req, result: [:])
+        reply(to: peer.address, req: body.req)
     }
 
     /// One entry of a presenter's `REPORT`: the UI model follows what a person did, then the tree hears of it.
@@ -151,7 +151,7 @@ extension DaemonCore {
             }
         }
         counters.userActions += 1
-        reply(to: peer.address, req: body.req, result: ["delivered": .int(delivered)])
+        reply(to: peer.address, req: body.req, result: UserActionResult(delivered: delivered))
     }
 
     mutating func hostedSession(_ id: String, req: UInt64, type: MessageType, peer: Peer) -> Session? {

@@ -12,10 +12,11 @@ extension DaemonCore {
             )
         }
         let origin = StepOrigin(instance: peer.hello.instance, req: body.req)
-        if let verdict = stepResults.verdict(for: origin) {
+        if var verdict = stepResults.verdict(for: origin) {
             // Sent again (the reply was lost with a connection or a daemon): the same answer, nothing applied twice.
             counters.stepsDuplicate += 1
-            return reply(to: peer.address, req: body.req, result: verdict.result(duplicate: true))
+            verdict.duplicate = true
+            return reply(to: peer.address, req: body.req, result: verdict)
         }
         guard let session = sessions[body.session] else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .step, to: peer)
@@ -35,7 +36,7 @@ extension DaemonCore {
         )
         let verdict = Self.verdict(actions, attachment: attachment)
         if verdict.accepted { counters.stepsAccepted += 1 }
-        reply(to: peer.address, req: body.req, result: verdict.result())
+        reply(to: peer.address, req: body.req, result: verdict)
     }
 
     /// Hands unassigned remote attachments to live stepper processes serving their kind.

@@ -165,8 +165,13 @@ package struct DaemonCore {
         send(.command(message), to: address)
     }
 
-    mutating func reply(to address: PeerAddress, req: UInt64, result: JSONValue) {
+    mutating func reply(to address: PeerAddress, req: UInt64, result: some WireResult) {
         send(.ok(OKReply(req: req, result: result)), to: address)
+    }
+
+    /// An `OK` with the result `{}` (`REPORT`).
+    mutating func reply(to address: PeerAddress, req: UInt64) {
+        send(.ok(OKReply(req: req)), to: address)
     }
 
     mutating func reject(

@@ -2,20 +2,6 @@ import DequeModule
 internal import FlowCore
 internal import FlowWire
 
-/// What became of a STEP: accepted, or dropped with a reason (its `OK` result).
-struct StepVerdict: Hashable, Sendable {
-    var accepted: Bool
-    var reason: String?
-
-    /// The `OK` result; `duplicate` when it answers a STEP sent again.
-    func result(duplicate: Bool = false) -> JSONValue {
-        var fields: [String: JSONValue] = ["accepted": .bool(accepted)]
-        if let reason { fields["reason"] = .string(reason) }
-        if duplicate { fields["duplicate"] = true }
-        return .object(fields)
-    }
-}
-
 /// The verdicts of each client instance's recent STEPs, by `req`: how the daemon answers a STEP sent again (after a
 /// lost connection or a daemon restart) without applying it twice.
 ///

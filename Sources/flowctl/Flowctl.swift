@@ -137,7 +137,7 @@ struct Tree: AsyncParsableCommand {
     func run() async throws {
         let report = try await connection.withOperator { client in try await client.tree(session: session.session) }
         if json {
-            printLine(try encodeJSON(report.json))
+            printLine(try encodeJSON(report.tree))
         } else {
             let text = report.text.hasSuffix("\n") ? String(report.text.dropLast()) : report.text
             printLine(text)
@@ -243,7 +243,7 @@ struct Health: AsyncParsableCommand {
     func run() async throws {
         let health = try await connection.withOperator { client in try await client.health() }
         if json {
-            printLine(try encodeJSON(health.json))
+            printLine(try encodeJSON(health))
             return
         }
         let status = "status=\(health.status) daemon=\(health.daemon)"

@@ -30,7 +30,7 @@ struct OperatorClientTests {
                 return try await tree
             }
             #expect(report.tree == WireTree(snapshot))
-            #expect(report.tree?.allNodes.map(\.flow) == ["AppFlow"])
+            #expect(report.tree.allNodes.map(\.flow) == ["AppFlow"])
             #expect(report.text == snapshot.description)
             #expect(report.text.hasPrefix("AppFlow flow#1 root=app"))
         }

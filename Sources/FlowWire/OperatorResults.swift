@@ -1,0 +1,129 @@
+public import FlowCore
+
+// The `OK` results of an operator's requests (`docs/PROTOCOL.md` §7); `DESCRIBE`'s is `ApplicationVocabulary`.
+
+/// One session as `SESSIONS` lists it.
+public struct SessionSummary: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The session ID.
+    public var id: String
+    /// How many flows (coordinators) its tree has.
+    public var flows: Int
+    /// The name of the presenter hosting it, if one does.
+    public var presenter: String?
+    /// Its last command sequence number.
+    public var seq: UInt64
+    /// How many steppers are attached in its tree.
+    public var steppers: Int
+
+    public init(id: String, flows: Int, presenter: String?, seq: UInt64, steppers: Int) {
+        self.id = id
+        self.flows = flows
+        self.presenter = presenter
+        self.seq = seq
+        self.steppers = steppers
+    }
+
+    /// `default flows=9 presenter=tui seq=57 steppers=4`.
+    public var description: String {
+        "\(id) flows=\(flows) presenter=\(presenter ?? "-") seq=\(seq) steppers=\(steppers)"
+    }
+
+    /// Writes `presenter` as `null` when no presenter hosts the session (§7).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(flows, forKey: .flows)
+        try container.encode(presenter, forKey: .presenter)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(steppers, forKey: .steppers)
+    }
+}
+
+/// `SESSIONS`' result: every session, sorted by ID.
+public struct SessionList: WireResult, Hashable {
+    public var sessions: [SessionSummary]
+
+    public init(sessions: [SessionSummary]) { self.sessions = sessions }
+}
+
+/// `TREE`'s result: a session's flow tree.
+public struct TreeReport: WireResult, Hashable {
+    /// The tree (§7.1).
+    public var tree: WireTree
+    /// The daemon's readable rendering, one line per flow and stepper; its format may change.
+    public var text: String
+
+    public init(tree: WireTree, text: String) {
+        self.tree = tree
+        self.text = text
+    }
+}
+
+/// `DEEPLINK`'s result.
+public struct DeepLinkResult: WireResult, Hashable {
+    /// How many flows navigated, the first navigation of a flow the deep link started included.
+    public var navigations: Int
+
+    public init(navigations: Int) { self.navigations = navigations }
+}
+
+/// `CREATE_SESSION`'s result.
+public struct CreateSessionResult: WireResult, Hashable {
+    /// `false` when the session existed already.
+    public var created: Bool
+
+    public init(created: Bool) { self.created = created }
+}
+
+/// `HEALTH`'s result: the daemon's health.
+public struct HealthReport: WireResult, Hashable {
+    /// What the daemon's journal holds; only for a daemon with a state directory.
+    public struct Journal: Sendable, Hashable, Codable {
+        /// Records in the journal.
+        public var records: Int
+        /// Records replayed when the daemon started.
+        public var recoveredRecords: Int
+
+        public init(records: Int, recoveredRecords: Int) {
+            self.records = records
+            self.recoveredRecords = recoveredRecords
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case records
+            case recoveredRecords = "recovered_records"
+        }
+    }
+
+    /// `ok` when the daemon serves.
+    public var status: String
+    /// The daemon's run ID.
+    public var daemon: String
+    /// Seconds since the daemon started.
+    public var uptimeSeconds: Double
+    /// How many sessions it holds.
+    public var sessions: Int
+    /// Connected clients by role (`stepper`, `presenter`, `operator`).
+    public var peers: [String: Int]
+    /// The daemon's counters by name (messages, errors by code, …; §7): an open set, new ones may be added.
+    public var counters: JSONValue
+    public var journal: Journal?
+
+    public init(
+        status: String = "ok", daemon: String, uptimeSeconds: Double, sessions: Int, peers: [String: Int],
+        counters: JSONValue, journal: Journal? = nil
+    ) {
+        self.status = status
+        self.daemon = daemon
+        self.uptimeSeconds = uptimeSeconds
+        self.sessions = sessions
+        self.peers = peers
+        self.counters = counters
+        self.journal = journal
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status, daemon, sessions, peers, counters, journal
+        case uptimeSeconds = "uptime_s"
+    }
+}
