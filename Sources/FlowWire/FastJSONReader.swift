@@ -1,6 +1,6 @@
 import FlowCore
 
-/// Reads the JSON bodies of the messages a step's round trip brings in (`STEP`, `ACK`, `HEARTBEAT`), accepting only
+/// Reads the JSON bodies of the messages a step's round trip brings in (`STEP`, `ACK`), accepting only
 /// what it is sure `JSONDecoder` reads the same way; anything else (an escape in a string, a number that is not a
 /// plain integer, a duplicate key, any error) is left to `JSONDecoder`, which also words the errors.
 package struct FastJSONReader {
@@ -12,76 +12,27 @@ package struct FastJSONReader {
     /// A whole JSON text as a value (duplicate keys, doubles, escapes and nesting past 64 are not covered), or `nil`
     /// to use `JSONDecoder`. `package`: the daemon reads its journal's records with it.
     package static func value(_ text: [UInt8]) -> StepPayload? {
-        text.withUnsafeBufferPointer { buffer in
-            var reader = FastJSONReader(buffer)
-            guard let value = try? reader.value(depth: 0) else { return nil }
-            reader.skipWhitespace()
-            return reader.index == buffer.count ? value : nil
-        }
+        read(text) { reader throws(FastPathUnsupported) in try reader.value(depth: 0) }
     }
 
-    /// The message `body` holds for `type`, or `nil` to use `JSONDecoder`.
-    static func message(_ type: MessageType, body: [UInt8]) -> WireMessage? {
-        switch type {
-        case .step, .ack, .heartbeat: break
-        default: return nil
-        }
-        return body.withUnsafeBufferPointer { buffer in
+    /// `body` read whole by `read`, or `nil` to use `JSONDecoder`.
+    static func read<Value>(
+        _ body: [UInt8], _ read: (inout FastJSONReader) throws(FastPathUnsupported) -> Value
+    ) -> Value? {
+        body.withUnsafeBufferPointer { buffer in
             var reader = FastJSONReader(buffer)
-            return try? reader.message(type)
-        }
-    }
-
-    /// Reads the body's fields straight into the message (unknown fields are read and ignored, a known field seen
-    /// twice gives up).
-    private mutating func message(_ type: MessageType) throws(FastPathUnsupported) -> WireMessage {
-        var req: UInt64?
-        var session: String?
-        var attachment: Int?
-        var step: Step?
-        var seq: UInt64?
-        var sessions: [String: UInt64]?
-        var sessionsSeen = false
-        try object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "req") {
-                guard req == nil else { throw FastPathUnsupported() }
-                req = try reader.unsigned()
-            } else if reader.key(key, is: "session") {
-                guard session == nil else { throw FastPathUnsupported() }
-                session = try reader.string()
-            } else if reader.key(key, is: "attachment") {
-                guard attachment == nil else { throw FastPathUnsupported() }
-                attachment = try reader.integer()
-            } else if reader.key(key, is: "step") {
-                guard step == nil else { throw FastPathUnsupported() }
-                step = try reader.step()
-            } else if reader.key(key, is: "seq") {
-                guard seq == nil else { throw FastPathUnsupported() }
-                seq = try reader.unsigned()
-            } else if reader.key(key, is: "sessions") {
-                guard !sessionsSeen else { throw FastPathUnsupported() }
-                sessionsSeen = true
-                sessions = try reader.sessionSeqs()
-            } else {
-                _ = try reader.value(depth: 1)
+            do throws(FastPathUnsupported) {
+                let value = try read(&reader)
+                reader.skipWhitespace()
+                return reader.index == buffer.count ? value : nil
+            } catch {
+                return nil
             }
-        }
-        skipWhitespace()
-        guard index == bytes.count else { throw FastPathUnsupported() }
-        switch type {
-        case .step:
-            guard let req, let session, let attachment, let step else { throw FastPathUnsupported() }
-            return .step(StepMessage(req: req, session: session, attachment: attachment, step: step))
-        case .ack:
-            guard let session, let seq else { throw FastPathUnsupported() }
-            return .ack(Ack(session: session, seq: seq))
-        default:
-            return .heartbeat(Heartbeat(sessions: sessions ?? [:]))
         }
     }
 
     /// `{"name": …, "payload": …}`; a missing payload is `null`.
-    private mutating func step() throws(FastPathUnsupported) -> Step {
+    mutating func step() throws(FastPathUnsupported) -> Step {
         var name: String?
         var payload: StepPayload?
         try object { reader, key throws(FastPathUnsupported) in
@@ -99,25 +50,8 @@ package struct FastJSONReader {
         return Step(name, payload: payload ?? .null)
     }
 
-    /// `HEARTBEAT`'s `sessions`: `null` or an object of sequence numbers.
-    private mutating func sessionSeqs() throws(FastPathUnsupported) -> [String: UInt64]? {
-        switch try value(depth: 1) {
-        case .null:
-            return nil
-        case .object(let entries):
-            var sessions: [String: UInt64] = [:]
-            for (key, value) in entries {
-                guard case .int(let seq) = value, seq >= 0 else { throw FastPathUnsupported() }
-                sessions[key] = UInt64(seq)
-            }
-            return sessions
-        default:
-            throw FastPathUnsupported()
-        }
-    }
-
     /// Reads an object, calling `member` with the reader on each member's value and the key's bytes.
-    private mutating func object(
+    mutating func object(
         _ member: (inout FastJSONReader, Range<Int>) throws(FastPathUnsupported) -> Void
     ) throws(FastPathUnsupported) {
         skipWhitespace()
@@ -152,7 +86,7 @@ package struct FastJSONReader {
         }
     }
 
-    private func key(_ range: Range<Int>, is name: StaticString) -> Bool {
+    func key(_ range: Range<Int>, is name: StaticString) -> Bool {
         guard range.count == name.utf8CodeUnitCount else { return false }
         return name.withUTF8Buffer { expected in
             var offset = 0
@@ -164,14 +98,14 @@ package struct FastJSONReader {
         }
     }
 
-    private mutating func unsigned() throws(FastPathUnsupported) -> UInt64 {
+    mutating func unsigned() throws(FastPathUnsupported) -> UInt64 {
         skipWhitespace()
         let value = try integer()
         guard value >= 0 else { throw FastPathUnsupported() }
         return UInt64(value)
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -180,7 +114,7 @@ package struct FastJSONReader {
         }
     }
 
-    private mutating func value(depth: Int) throws(FastPathUnsupported) -> StepPayload {
+    mutating func value(depth: Int) throws(FastPathUnsupported) -> StepPayload {
         guard depth < 64 else { throw FastPathUnsupported() }
         skipWhitespace()
         guard index < bytes.count else { throw FastPathUnsupported() }
@@ -260,7 +194,7 @@ package struct FastJSONReader {
     }
 
     /// A string with no escapes and no control characters, valid UTF-8.
-    private mutating func string() throws(FastPathUnsupported) -> String {
+    mutating func string() throws(FastPathUnsupported) -> String {
         try expect(0x22)
         let start = index
         while index < bytes.count {
@@ -278,7 +212,7 @@ package struct FastJSONReader {
     }
 
     /// `-?(0|[1-9][0-9]*)` that fits in an `Int`, not followed by a fraction or an exponent.
-    private mutating func integer() throws(FastPathUnsupported) -> Int {
+    mutating func integer() throws(FastPathUnsupported) -> Int {
         var negative = false
         if index < bytes.count, bytes[index] == 0x2D {
             negative = true

@@ -34,50 +34,87 @@ public struct WireCommand: Sendable, Hashable, Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        switch command {
-        case .setRoot(let screen):
-            try container.encode("setRoot", forKey: .op)
-            try container.encode(screen, forKey: .screen)
-        case .push(let screen, let stack):
-            try container.encode("push", forKey: .op)
-            try container.encode(screen, forKey: .screen)
-            try container.encode(stack, forKey: .target)
-        case .pop(let stack):
-            try container.encode("pop", forKey: .op)
-            try container.encode(stack, forKey: .target)
-        case .popToRoot(let stack):
-            try container.encode("popToRoot", forKey: .op)
-            try container.encode(stack, forKey: .target)
-        case .setStack(let stack, let screens):
-            try container.encode("setStack", forKey: .op)
-            try container.encode(stack, forKey: .target)
-            try container.encode(screens, forKey: .screens)
-        case .present(let screen, let presenter):
-            try container.encode("present", forKey: .op)
-            try container.encode(screen, forKey: .screen)
-            try container.encode(presenter, forKey: .target)
-        case .dismiss(let presenter):
-            try container.encode("dismiss", forKey: .op)
-            try container.encode(presenter, forKey: .target)
-        case .setTabs(let tabs, let screens, let selected):
-            try container.encode("setTabs", forKey: .op)
-            try container.encode(tabs, forKey: .target)
-            try container.encode(screens, forKey: .screens)
-            try container.encode(selected, forKey: .selected)
-        case .selectTab(let tabs, let index):
-            try container.encode("selectTab", forKey: .op)
-            try container.encode(tabs, forKey: .target)
-            try container.encode(index, forKey: .index)
-        case .showMaster(let split, let screen):
-            try container.encode("showMaster", forKey: .op)
-            try container.encode(split, forKey: .target)
-            try container.encode(screen, forKey: .screen)
-        case .showDetail(let split, let screen):
-            try container.encode("showDetail", forKey: .op)
-            try container.encode(split, forKey: .target)
-            try container.encode(screen, forKey: .screen)
+    /// The command's wire fields: the one mapping from a command to its form that both encoders write
+    /// (`Codable` below, ``FastJSONWriter/command(_:)`` on every `COMMAND`).
+    struct Fields {
+        var op: StaticString
+        var screen: Screen?
+        var screens: [Screen]?
+        var selected: Int?
+        var index: Int?
+        var target: PresentableID?
+
+        init(
+            _ op: StaticString, screen: Screen? = nil, screens: [Screen]? = nil, selected: Int? = nil,
+            index: Int? = nil, target: PresentableID? = nil
+        ) {
+            self.op = op
+            self.screen = screen
+            self.screens = screens
+            self.selected = selected
+            self.index = index
+            self.target = target
         }
+
+        init(_ command: NavigationCommand) {
+            switch command {
+            case .setRoot(let screen): self.init("setRoot", screen: screen)
+            case .push(let screen, let stack): self.init("push", screen: screen, target: stack)
+            case .pop(let stack): self.init("pop", target: stack)
+            case .popToRoot(let stack): self.init("popToRoot", target: stack)
+            case .setStack(let stack, let screens): self.init("setStack", screens: screens, target: stack)
+            case .present(let screen, let presenter): self.init("present", screen: screen, target: presenter)
+            case .dismiss(let presenter): self.init("dismiss", target: presenter)
+            case .setTabs(let tabs, let screens, let selected):
+                self.init("setTabs", screens: screens, selected: selected, target: tabs)
+            case .selectTab(let tabs, let index): self.init("selectTab", index: index, target: tabs)
+            case .showMaster(let split, let screen): self.init("showMaster", screen: screen, target: split)
+            case .showDetail(let split, let screen): self.init("showDetail", screen: screen, target: split)
+            }
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        let fields = Fields(command)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fields.op.description, forKey: .op)
+        try container.encodeIfPresent(fields.screen, forKey: .screen)
+        try container.encodeIfPresent(fields.screens, forKey: .screens)
+        try container.encodeIfPresent(fields.target, forKey: .target)
+        try container.encodeIfPresent(fields.selected, forKey: .selected)
+        try container.encodeIfPresent(fields.index, forKey: .index)
+    }
+}
+
+extension FastJSONWriter {
+    /// `WireCommand`'s form, as `JSONEncoder` writes it: its fields with keys in sorted order.
+    mutating func command(_ command: NavigationCommand) throws(FastPathUnsupported) {
+        let fields = WireCommand.Fields(command)
+        raw("{")
+        if let index = fields.index {
+            raw("\"index\":")
+            int(index)
+            raw(",")
+        }
+        raw("\"op\":\"")
+        raw(fields.op)
+        raw("\"")
+        if let screen = fields.screen {
+            raw(",\"screen\":")
+            try self.screen(screen)
+        }
+        if let screens = fields.screens {
+            raw(",\"screens\":")
+            try self.screens(screens)
+        }
+        if let selected = fields.selected {
+            raw(",\"selected\":")
+            int(selected)
+        }
+        if let target = fields.target {
+            raw(",\"target\":")
+            string(target.rawValue)
+        }
+        raw("}")
     }
 }

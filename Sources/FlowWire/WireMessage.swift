@@ -104,8 +104,8 @@ public struct WireCodec: Sendable {
 
     /// The JSON body of a message.
     public func encodeBody(_ message: WireMessage) -> [UInt8] {
-        // A step's round trip (COMMAND, OK, EVENT, …) is written without JSONEncoder, to the same bytes.
-        if let body = FastJSONWriter.body(message) { return body }
+        // A step's round trip (STEP, COMMAND, OK, ACK, EVENT) is written without JSONEncoder, to the same bytes.
+        if let body = message.fastBody { return body }
         do {
             switch message {
             case .hello(let body): return try json(body)
@@ -177,9 +177,9 @@ public struct WireCodec: Sendable {
                 req: Self.peekReq(body), type: type
             )
         }
-        // A step's round trip (STEP, ACK, HEARTBEAT) is read without JSONDecoder when the body is plain enough;
-        // anything else, errors included, goes the Codable way below.
-        if let message = FastJSONReader.message(type, body: body) {
+        // A step's round trip (STEP, ACK) is read without JSONDecoder when the body is plain enough; anything else,
+        // errors included, goes the Codable way below.
+        if let message = WireMessage.fastMessage(type, body: body) {
             try validate(message, req: message.req)
             return message
         }

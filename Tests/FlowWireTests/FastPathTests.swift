@@ -3,9 +3,9 @@ import FlowWire
 import Foundation
 import Testing
 
-/// The codec writes a step's round trip (COMMAND, OK, EVENT, ACK, STEP, HEARTBEAT) and reads STEP, ACK and
-/// HEARTBEAT without `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md): these tests hold those fast paths to the
-/// `Codable` reference, byte for byte when writing and value for value when reading.
+/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT) and reads STEP and ACK without
+/// `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md): these tests hold those fast paths to the `Codable` reference,
+/// byte for byte when writing and value for value when reading (HEARTBEAT, which goes the `Codable` way, too).
 struct FastPathTests {
     private static let trickyPayload: JSONValue = [
         "null": nil, "bool": true, "int": -42, "min": .int(Int.min), "max": .int(Int.max),
