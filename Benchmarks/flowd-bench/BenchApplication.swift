@@ -20,10 +20,10 @@ final class BenchFlow: Flow {
 
     let root = Screen.stack(BenchFlow.stackID)
 
-    static func screen(payload: StepPayload) -> Screen { .view(screenID, type: "Bench", data: payload) }
+    static func screen(payload: JSONValue) -> Screen { .view(screenID, type: "Bench", data: payload) }
 
     /// The command a `tick` makes.
-    static func tickCommand(payload: StepPayload) -> NavigationCommand { .setStack(stackID, [screen(payload: payload)]) }
+    static func tickCommand(payload: JSONValue) -> NavigationCommand { .setStack(stackID, [screen(payload: payload)]) }
 
     func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch step.name {

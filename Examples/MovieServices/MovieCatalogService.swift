@@ -25,7 +25,7 @@ public struct MovieCatalogService: Sendable {
     }
 
     /// The movie a `movies.detail` attachment is about: its context `{"movie": <id>}` (or a bare id).
-    public func movieId(inContext context: StepPayload) -> Int? {
+    public func movieId(inContext context: JSONValue) -> Int? {
         context[member: "movie"]?.intValue ?? context.intValue
     }
 
@@ -41,7 +41,7 @@ public struct MovieCatalogService: Sendable {
     /// An id is a JSON integer (`23452`) or an object with `id` (`{"id": 23452}`; `movie` or `cast` work too).
     ///
     /// - Throws: a ``ServiceError``: unknown kind or action, bad payload, unknown or unlisted movie or cast.
-    public func step(for kind: String, action: Step, context: StepPayload = .null) throws(ServiceError) -> Step {
+    public func step(for kind: String, action: Step, context: JSONValue = .null) throws(ServiceError) -> Step {
         switch (kind, action.name) {
         case (DemoStepperKind.moviesWishlist, DemoAction.pick), (DemoStepperKind.moviesWatched, DemoAction.pick),
             (DemoStepperKind.moviesTrending, DemoAction.pick):

@@ -30,14 +30,14 @@ public struct ServiceAttachment: Hashable, Sendable {
     /// The screen the attachment is about (`wishlist.movie.23452`).
     public var presentable: String
     /// What the stepper is about (`{"movie": 23452}`), `null` when nothing.
-    public var context: StepPayload
+    public var context: JSONValue
     /// Whether a step of this attachment's was carried out before (`ATTACH.resumed`: this service restarted, or
     /// another took over): what it would emit on attaching was emitted already.
     public var resumed: Bool
 
     /// An attachment of `kind` on `presentable`.
     public init(
-        key: AttachmentKey, kind: String, presentable: String, context: StepPayload = .null, resumed: Bool = false
+        key: AttachmentKey, kind: String, presentable: String, context: JSONValue = .null, resumed: Bool = false
     ) {
         self.key = key
         self.kind = kind
@@ -106,9 +106,9 @@ public enum ServiceError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-extension StepPayload {
+extension JSONValue {
     /// The member `key` of an object payload.
-    subscript(member key: String) -> StepPayload? {
+    subscript(member key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil
     }

@@ -309,7 +309,7 @@ struct TerminalUILoop {
     }
 
     private mutating func logIn(on form: PresentableID, user: String, password: String) async {
-        let payload: StepPayload = ["user": .string(user), "password": .string(password)]
+        let payload: JSONValue = ["user": .string(user), "password": .string(password)]
         await send(Step(DemoAction.proceed, payload: payload), on: form, what: "log in as \(user)")
     }
 

@@ -231,10 +231,10 @@ struct CommandReader: Sendable {
     private func execute(_ verb: String, _ arguments: [String]) async throws -> String? {
         switch (verb, arguments.count) {
         case ("action", 2), ("action", 3):
-            var payload = StepPayload.null
+            var payload = JSONValue.null
             if arguments.count == 3 {
                 do {
-                    payload = try JSONDecoder().decode(StepPayload.self, from: Data(arguments[2].utf8))
+                    payload = try JSONDecoder().decode(JSONValue.self, from: Data(arguments[2].utf8))
                 } catch {
                     throw InputError("the payload is not JSON: \(arguments[2])")
                 }

@@ -12,10 +12,10 @@ public final class RemoteStepper: Stepper, CustomStringConvertible {
     public let kind: String
     public let initialStep: Step
     /// What the stepper is about, sent with the attachment (the movie's ID, say); the screen's data when `nil`.
-    public let context: StepPayload?
+    public let context: JSONValue?
 
     /// A stepper served by a process serving `kind`.
-    public init(kind: String, initialStep: Step = .none, context: StepPayload? = nil) {
+    public init(kind: String, initialStep: Step = .none, context: JSONValue? = nil) {
         self.kind = kind
         self.initialStep = initialStep
         self.context = context

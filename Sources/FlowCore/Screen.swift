@@ -39,10 +39,10 @@ public struct Screen: Presentable, Hashable, Sendable, Codable {
     /// What to draw, as the presenter knows it (`"WishlistList"`); defaults to the kind.
     public var type: String
     /// What the presenter needs to draw it.
-    public var data: StepPayload
+    public var data: JSONValue
 
     /// Describes a screen.
-    public init(id: PresentableID, kind: Kind = .view, type: String? = nil, data: StepPayload = .null) {
+    public init(id: PresentableID, kind: Kind = .view, type: String? = nil, data: JSONValue = .null) {
         self.id = id
         self.kind = kind
         self.type = type ?? kind.rawValue
@@ -60,7 +60,7 @@ public struct Screen: Presentable, Hashable, Sendable, Codable {
         let kind = try container.decodeIfPresent(Kind.self, forKey: .kind) ?? .view
         self.init(
             id: id, kind: kind, type: try container.decodeIfPresent(String.self, forKey: .type),
-            data: try container.decodeIfPresent(StepPayload.self, forKey: .data) ?? .null
+            data: try container.decodeIfPresent(JSONValue.self, forKey: .data) ?? .null
         )
     }
 
@@ -73,7 +73,7 @@ public struct Screen: Presentable, Hashable, Sendable, Codable {
     }
 
     /// A content view.
-    public static func view(_ id: PresentableID, type: String, data: StepPayload = .null) -> Screen {
+    public static func view(_ id: PresentableID, type: String, data: JSONValue = .null) -> Screen {
         Screen(id: id, kind: .view, type: type, data: data)
     }
 

@@ -9,20 +9,20 @@
 public struct Step: Hashable, Sendable, Codable {
     /// The step's name. The empty name is reserved for ``Step/none``.
     public var name: String
-    /// The step's data; ``StepPayload/null`` when the step carries none.
-    public var payload: StepPayload
+    /// The step's data; ``JSONValue/null`` when the step carries none.
+    public var payload: JSONValue
 
     /// Makes a step.
-    public init(_ name: String, payload: StepPayload = .null) {
+    public init(_ name: String, payload: JSONValue = .null) {
         self.name = name
         self.payload = payload
     }
 
     /// Makes a step whose payload is any encodable value.
     ///
-    /// - Throws: when `value` cannot be encoded as a ``StepPayload``.
+    /// - Throws: when `value` cannot be encoded as a ``JSONValue``.
     public init(_ name: String, encoding value: some Encodable) throws {
-        self.init(name, payload: try StepPayload(encoding: value))
+        self.init(name, payload: try JSONValue(encoding: value))
     }
 
     /// RxFlow's `NoneStep`: no step at all.
@@ -35,11 +35,11 @@ public struct Step: Hashable, Sendable, Codable {
 extension Step {
     private enum CodingKeys: String, CodingKey { case name, payload }
 
-    /// Decodes `{"name": …, "payload": …}`; a missing payload is ``StepPayload/null``.
+    /// Decodes `{"name": …, "payload": …}`; a missing payload is ``JSONValue/null``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
-        payload = try container.decodeIfPresent(StepPayload.self, forKey: .payload) ?? .null
+        payload = try container.decodeIfPresent(JSONValue.self, forKey: .payload) ?? .null
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,3 +1,4 @@
+package import FlowCore
 package import FlowWire
 
 /// What the daemon counted since it started (`flowctl health`).

@@ -190,7 +190,7 @@ private struct RecordWriter {
         encodedStep = (try? Array(encoder.encode(step))) ?? Array("null".utf8)
     }
 
-    private static func hasDouble(_ value: StepPayload) -> Bool {
+    private static func hasDouble(_ value: JSONValue) -> Bool {
         switch value {
         case .double: true
         case .null, .bool, .int, .string: false
@@ -225,7 +225,7 @@ extension JournalRecord {
         // The fast reader covers what flowd writes but doubles and escaped strings; JSONDecoder reads the rest.
         guard
             let value = FastJSONReader.value(bytes)
-                ?? (try? JSONDecoder().decode(StepPayload.self, from: Data(bytes))),
+                ?? (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))),
             case .object(let fields) = value
         else { throw .malformed("not a JSON object") }
         let kind = fields["kind"]?.stringValue ?? "?"
@@ -258,7 +258,7 @@ extension JournalRecord {
         }
     }
 
-    private static func input(_ fields: [String: StepPayload]) throws(DecodingFailure) -> CoordinatorInput {
+    private static func input(_ fields: [String: JSONValue]) throws(DecodingFailure) -> CoordinatorInput {
         let name = fields["input"]?.stringValue ?? "?"
         switch name {
         case "step":
@@ -284,20 +284,20 @@ extension JournalRecord {
         }
     }
 
-    private static func step(_ value: StepPayload?) throws(DecodingFailure) -> Step {
+    private static func step(_ value: JSONValue?) throws(DecodingFailure) -> Step {
         guard case .object(let step)? = value, let name = step["name"]?.stringValue else {
             throw .malformed("a step without a name")
         }
         return Step(name, payload: step["payload"] ?? .null)
     }
 
-    private static func string(_ key: String, in fields: [String: StepPayload]) throws(DecodingFailure) -> String {
+    private static func string(_ key: String, in fields: [String: JSONValue]) throws(DecodingFailure) -> String {
         guard let value = fields[key]?.stringValue else { throw .malformed("no string '\(key)'") }
         return value
     }
 
     /// `req` is a `UInt64`; one above `Int.max` is not an `Int` in a JSON value, so it is read again as what it is.
-    private static func req(_ fields: [String: StepPayload], _ bytes: [UInt8]) throws(DecodingFailure) -> UInt64 {
+    private static func req(_ fields: [String: JSONValue], _ bytes: [UInt8]) throws(DecodingFailure) -> UInt64 {
         if let req = fields["req"]?.intValue, req >= 0 { return UInt64(req) }
         struct Unsigned: Decodable { var req: UInt64 }
         guard let wide = try? JSONDecoder().decode(Unsigned.self, from: Data(bytes)) else {

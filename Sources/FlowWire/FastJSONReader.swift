@@ -11,7 +11,7 @@ package struct FastJSONReader {
 
     /// A whole JSON text as a value (duplicate keys, doubles, escapes and nesting past 64 are not covered), or `nil`
     /// to use `JSONDecoder`. `package`: the daemon reads its journal's records with it.
-    package static func value(_ text: [UInt8]) -> StepPayload? {
+    package static func value(_ text: [UInt8]) -> JSONValue? {
         read(text) { reader throws(FastPathUnsupported) in try reader.value(depth: 0) }
     }
 
@@ -34,7 +34,7 @@ package struct FastJSONReader {
     /// `{"name": …, "payload": …}`; a missing payload is `null`.
     mutating func step() throws(FastPathUnsupported) -> Step {
         var name: String?
-        var payload: StepPayload?
+        var payload: JSONValue?
         try object { reader, key throws(FastPathUnsupported) in
             if reader.key(key, is: "name") {
                 guard name == nil else { throw FastPathUnsupported() }
@@ -114,14 +114,14 @@ package struct FastJSONReader {
         }
     }
 
-    mutating func value(depth: Int) throws(FastPathUnsupported) -> StepPayload {
+    mutating func value(depth: Int) throws(FastPathUnsupported) -> JSONValue {
         guard depth < 64 else { throw FastPathUnsupported() }
         skipWhitespace()
         guard index < bytes.count else { throw FastPathUnsupported() }
         switch bytes[index] {
         case 0x7B:  // {
             index += 1
-            var members: [String: StepPayload] = [:]
+            var members: [String: JSONValue] = [:]
             skipWhitespace()
             if index < bytes.count, bytes[index] == 0x7D {
                 index += 1
@@ -145,7 +145,7 @@ package struct FastJSONReader {
             }
         case 0x5B:  // [
             index += 1
-            var elements: [StepPayload] = []
+            var elements: [JSONValue] = []
             skipWhitespace()
             if index < bytes.count, bytes[index] == 0x5D {
                 index += 1

@@ -82,7 +82,7 @@ package struct FastJSONWriter {
     }
 
     /// A JSON value; doubles are left to `JSONEncoder`, whose number formatting is its own.
-    package mutating func value(_ value: StepPayload) throws(FastPathUnsupported) {
+    package mutating func value(_ value: JSONValue) throws(FastPathUnsupported) {
         switch value {
         case .null: raw("null")
         case .bool(let flag): flag ? raw("true") : raw("false")

@@ -1,8 +1,5 @@
 public import FlowCore
 
-/// Any JSON value, as bodies carry them (`result`, `payload`, `data`).
-public typealias JSONValue = StepPayload
-
 /// A client's role (`docs/PROTOCOL.md` §3).
 public enum PeerRole: String, Sendable, Hashable, Codable, CaseIterable {
     case stepper

@@ -58,7 +58,7 @@ public final class FakePresenter: EmbeddedPeer {
 
     /// A person acts on a screen (`USER_ACTION`); returns the `OK`'s result (`delivered`), if one came.
     @discardableResult
-    public func act(_ name: String, on presentable: PresentableID, payload: StepPayload = .null) -> JSONValue? {
+    public func act(_ name: String, on presentable: PresentableID, payload: JSONValue = .null) -> JSONValue? {
         let req = record.nextReq()
         let action = UserAction(
             req: req, session: session, presentable: presentable.rawValue, action: Step(name, payload: payload)

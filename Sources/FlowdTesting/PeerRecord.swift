@@ -1,3 +1,4 @@
+public import FlowCore
 public import FlowWire
 
 /// What a fake peer heard from the daemon: every message, the replies by `req`, the errors, the `WELCOME`s.

@@ -216,10 +216,10 @@ struct StepCommand: AsyncParsableCommand {
         _ = try parsedPayload()
     }
 
-    private func parsedPayload() throws -> StepPayload {
+    private func parsedPayload() throws -> JSONValue {
         guard let payload else { return .null }
         do {
-            return try JSONDecoder().decode(StepPayload.self, from: Data(payload.utf8))
+            return try JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8))
         } catch {
             throw ValidationError("the payload is not JSON (quote a string: '\"text\"'): \(payload)")
         }

@@ -22,7 +22,7 @@ struct OperatorClientTests {
                 let (_, request) = try await daemon.expect("TREE", from: peer) { message -> SessionRequest? in
                     if case .tree(let body) = message { body } else { nil }
                 }
-                let json = try StepPayload(encoding: WireTree(snapshot))
+                let json = try JSONValue(encoding: WireTree(snapshot))
                 try await daemon.send(
                     .ok(OKReply(req: request.req, result: ["tree": json, "text": .string(snapshot.description)])),
                     to: peer
@@ -49,7 +49,7 @@ struct OperatorClientTests {
                 let (_, request) = try await daemon.expect("DESCRIBE", from: peer) { message -> PlainRequest? in
                     if case .describe(let body) = message { body } else { nil }
                 }
-                try await daemon.send(.ok(OKReply(req: request.req, result: try StepPayload(encoding: declared))), to: peer)
+                try await daemon.send(.ok(OKReply(req: request.req, result: try JSONValue(encoding: declared))), to: peer)
                 return try await vocabulary
             }
             #expect(vocabulary == declared)

@@ -304,7 +304,7 @@ struct PresenterClientTests {
     /// starves the other tests' clients of their heartbeats.)
     @Test func aSnapshotOverOneMebibyteIsAdopted() async throws {
         var large = PresentationModel()
-        let poster = StepPayload.string(String(repeating: "0123456789abcdef", count: 4096))  // 64 KiB
+        let poster = JSONValue.string(String(repeating: "0123456789abcdef", count: 4096))  // 64 KiB
         _ = large.apply(
             [.setRoot(.stack("app"))]
                 + (0..<24).map { .push(.view(PresentableID("screen-\($0)"), type: "Poster", data: poster), onto: "app") }

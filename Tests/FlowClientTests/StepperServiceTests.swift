@@ -40,7 +40,7 @@ struct StepperServiceTests {
         }
     }
 
-    static func action(_ name: String, payload: StepPayload = .null) -> WireMessage {
+    static func action(_ name: String, payload: JSONValue = .null) -> WireMessage {
         let step = Step(name, payload: payload)
         return .action(ActionMessage(session: "default", attachment: 12, presentable: "wishlist.movie.7", action: step))
     }

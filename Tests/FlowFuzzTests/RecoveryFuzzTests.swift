@@ -469,7 +469,7 @@ struct RecoveryFuzz {
 
     private mutating func randomStep() -> Step {
         let name = rng.perMille(30) ? "bogus" : rng.pick(RecoveryFuzzApplication.stepNames)
-        let payload: StepPayload = rng.perMille(200) ? .null : .int(rng.below(6))
+        let payload: JSONValue = rng.perMille(200) ? .null : .int(rng.below(6))
         return Step(name, payload: payload)
     }
 
@@ -573,7 +573,7 @@ struct RecoveryFuzz {
         let shown = reference.ui(of: session)?.visiblePresentables.map(\.rawValue) ?? []
         let presentable =
             !shown.isEmpty && rng.perMille(700) ? rng.pick(shown) : rng.pick(RecoveryFuzzApplication.presentables)
-        let payload: StepPayload = rng.perMille(200) ? .null : .int(rng.below(6))
+        let payload: JSONValue = rng.perMille(200) ? .null : .int(rng.below(6))
         let action = Step(rng.pick(Self.actions), payload: payload)
         send(
             .userAction(UserAction(req: req(), session: session, presentable: presentable, action: action)),

@@ -352,11 +352,11 @@ struct ProtocolExampleTests {
             }
             let written: JSONValue
             if let tree = result["tree"] {
-                written = try StepPayload(encoding: try tree.decode(WireTree.self))
+                written = try JSONValue(encoding: try tree.decode(WireTree.self))
                 #expect(written == tree, "\(place)")
                 #expect(result["text"]?.stringValue?.isEmpty == false, "\(place)")
             } else {
-                written = try StepPayload(encoding: try reply.result.decode(ApplicationVocabulary.self))
+                written = try JSONValue(encoding: try reply.result.decode(ApplicationVocabulary.self))
                 #expect(written == reply.result, "\(place)")
             }
         }

@@ -24,7 +24,7 @@ struct DemoRecoveryTests {
         }
     }
 
-    static let demoUser: StepPayload = ["user": "demo", "password": "demo"]
+    static let demoUser: JSONValue = ["user": "demo", "password": "demo"]
 
     /// The whole journey, one operation of a peer at a time.
     static let journey: [Operation] = [

@@ -21,7 +21,7 @@ struct RemoteDemoTests {
 
     static let wishlistShown: [PresentableID] = ["app.stack", "dashboard.tabs", "wishlist.stack", "wishlist.list"]
 
-    static let demoUser: StepPayload = ["user": "demo", "password": "demo"]
+    static let demoUser: JSONValue = ["user": "demo", "password": "demo"]
 
     /// Every peer connected, the onboarding presented.
     func connectedSystem(tokenLifetime: Duration = .seconds(3600)) -> InMemoryDemoSystem {
@@ -82,7 +82,7 @@ struct RemoteDemoTests {
     @Test func aWrongPasswordIsAnsweredWithAnAlertAndNothingElseNavigates() throws {
         let system = connectedSystem()
         let start = system.didNavigate.count
-        let wrongPassword: StepPayload = ["user": "demo", "password": "x"]
+        let wrongPassword: JSONValue = ["user": "demo", "password": "x"]
         #expect(system.act(DemoAction.proceed, on: "onboarding.login", payload: wrongPassword) == 1)
         #expect(
             log(of: system, after: start) == [

@@ -7,7 +7,7 @@ import Testing
 struct MovieCatalogServiceTests {
     let service = MovieCatalogService()
 
-    func step(_ kind: String, _ action: String, _ payload: StepPayload = .null, context: StepPayload = .null)
+    func step(_ kind: String, _ action: String, _ payload: JSONValue = .null, context: JSONValue = .null)
         throws(ServiceError) -> Step
     {
         try service.step(for: kind, action: Step(action, payload: payload), context: context)
@@ -40,7 +40,7 @@ struct MovieCatalogServiceTests {
     }
 
     @Test func aMovieDetailPicksOnlyItsOwnCastsFromItsContext() throws {
-        let context: StepPayload = ["movie": 21212]
+        let context: JSONValue = ["movie": 21212]
         let picked = try step(DemoStepperKind.moviesDetail, "pickCast", 4, context: context)
         #expect(picked == DemoStep.castIsPicked(withId: 4).step)
         #expect(throws: ServiceError.castNotInMovie(cast: 5, movie: 21212)) {

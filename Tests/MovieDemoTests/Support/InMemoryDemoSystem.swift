@@ -155,7 +155,7 @@ final class InMemoryDemoSystem {
 
     /// A person acts on a screen (`USER_ACTION`); returns how many attachments got the action.
     @discardableResult
-    func act(_ name: String, on presentable: PresentableID, payload: StepPayload = .null) -> Int? {
+    func act(_ name: String, on presentable: PresentableID, payload: JSONValue = .null) -> Int? {
         guard case .object(let result)? = presenter?.act(name, on: presentable, payload: payload) else { return nil }
         return result["delivered"]?.intValue
     }

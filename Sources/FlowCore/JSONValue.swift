@@ -4,48 +4,49 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The data a ``Step`` carries: a JSON-shaped value, so that it encodes the same way in every language.
+/// A JSON value: a ``Step``'s payload, a ``Screen``'s data, a remote stepper's context, an `OK`'s result. JSON, so
+/// that it encodes the same way in every language.
 ///
-/// Objects encode with their keys sorted, so the same payload always gives the same bytes.
-public enum StepPayload: Hashable, Sendable {
+/// Objects encode with their keys sorted, so the same value always gives the same bytes.
+public enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case int(Int)
     case double(Double)
     case string(String)
-    case array([StepPayload])
-    case object([String: StepPayload])
+    case array([JSONValue])
+    case object([String: JSONValue])
 
-    /// Encodes any `Encodable` value as a payload.
+    /// Encodes any `Encodable` value as a JSON value.
     ///
     /// - Throws: the encoder's error when `value` cannot be represented as JSON.
     public init(encoding value: some Encodable) throws {
         let data = try JSONEncoder().encode(value)
-        self = try JSONDecoder().decode(StepPayload.self, from: data)
+        self = try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
-    /// Decodes the payload as a value of type `T`.
+    /// Decodes the value as a value of type `T`.
     ///
-    /// - Throws: a `DecodingError` when the payload does not have the shape of `T`.
+    /// - Throws: a `DecodingError` when the value does not have the shape of `T`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         let data = try JSONEncoder().encode(self)
         return try JSONDecoder().decode(T.self, from: data)
     }
 
-    /// The integer this payload holds, if it is one.
+    /// The integer this value holds, if it is one.
     public var intValue: Int? {
         if case .int(let value) = self { return value }
         return nil
     }
 
-    /// The string this payload holds, if it is one.
+    /// The string this value holds, if it is one.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 }
 
-extension StepPayload: Codable {
+extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -58,9 +59,9 @@ extension StepPayload: Codable {
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([StepPayload].self) {
+        } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
-        } else if let value = try? container.decode([String: StepPayload].self) {
+        } else if let value = try? container.decode([String: JSONValue].self) {
             self = .object(value)
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
@@ -103,7 +104,7 @@ extension StepPayload: Codable {
     }
 }
 
-extension StepPayload: CustomStringConvertible {
+extension JSONValue: CustomStringConvertible {
     /// A compact, JSON-like rendering: `23452`, `"text"`, `[1,2]`, `{"a":1}`.
     public var description: String {
         switch self {
@@ -120,7 +121,7 @@ extension StepPayload: CustomStringConvertible {
     }
 }
 
-extension StepPayload: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(nilLiteral: ()) { self = .null }
@@ -128,8 +129,8 @@ extension StepPayload: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Exp
     public init(integerLiteral value: Int) { self = .int(value) }
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(stringLiteral value: String) { self = .string(value) }
-    public init(arrayLiteral elements: StepPayload...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, StepPayload)...) {
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
