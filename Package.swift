@@ -160,12 +160,14 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        // The application the daemon's tests and fuzzers run.
+        .target(name: "TestFlows", dependencies: ["FlowCore"], path: "Tests/TestFlows", swiftSettings: swiftSettings),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", swiftLog], swiftSettings: swiftSettings),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowClient", "FlowWire", "FlowCore", "FlowdTesting", swiftLog] + metrics
-                + [serviceLifecycle[0]],
+            dependencies: ["FlowDaemon", "FlowClient", "FlowWire", "FlowCore", "FlowdTesting", "TestFlows", swiftLog]
+                + metrics + [serviceLifecycle[0]],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -177,7 +179,7 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", swiftLog], swiftSettings: swiftSettings),
         .testTarget(
-            name: "FlowFuzzTests", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", "ZeroMQ", swiftLog],
+            name: "FlowFuzzTests", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", "ZeroMQ", "TestFlows", swiftLog],
             // Optimized even in debug builds: its generators and checks would otherwise take most of the run.
             swiftSettings: swiftSettings + [.unsafeFlags(["-O"])]
         ),

@@ -25,8 +25,8 @@ import Testing
 public final class EmbeddedDaemon {
     /// The daemon's clock; ``advance(by:)`` moves it and ticks the daemon.
     public let clock: ManualClock
-    /// The daemon's state machine.
-    package private(set) var core: DaemonCore
+    /// The daemon's state machine (settable in the package: a test may call what a transport calls on it).
+    package var core: DaemonCore
     /// What the daemon did when it (last) started: the default session's creation, the recovered attachments.
     public private(set) var started = DaemonOutcome()
     /// Everything each peer received, in order (across restarts).
@@ -61,17 +61,20 @@ public final class EmbeddedDaemon {
     ///   - daemonID: `WELCOME.daemon`; a daemon recovered from the journal keeps it.
     ///   - journaling: whether it journals its state, for ``restart(journal:daemonID:)`` and
     ///     ``recovered(journal:daemonID:)``.
+    ///   - accessPolicy: the allow-list every peer is held to (`nil`: none); peers then send with
+    ///     ``receive(_:from:userID:)``.
     public convenience init(
         application: any FlowApplication,
         configuration: DaemonConfiguration = DaemonConfiguration(),
         daemonID: String = "embedded",
         clock: ManualClock = ManualClock(),
         journaling: Bool = false,
+        accessPolicy: AccessPolicy? = nil,
         logger: Logger = Logger(label: "FlowdTesting", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         let core = DaemonCore(
             application: application, configuration: configuration, daemonID: daemonID, logger: logger,
-            now: clock.milliseconds, journaling: journaling
+            now: clock.milliseconds, accessPolicy: accessPolicy, journaling: journaling
         )
         self.init(
             core: core, application: application, configuration: configuration, clock: clock, journaling: journaling,
@@ -127,7 +130,15 @@ public final class EmbeddedDaemon {
         handle(.message(from: peer, frames: codec.encode(message)))
     }
 
-    /// `peer` sends raw frames and the daemon handles them now.
+    /// `peer` sends `message` on a connection the ZAP handler admitted as `userID` (its public key, Z85; `nil`: none),
+    /// and the daemon handles it now: for a daemon with an `AccessPolicy`.
+    @discardableResult
+    public func receive(_ message: WireMessage, from peer: PeerAddress, userID: String?) -> DaemonOutcome {
+        handle(.authenticatedMessage(from: peer, userID: userID, frames: codec.encode(message)))
+    }
+
+    /// `peer` sends raw frames and the daemon handles them now (as a transport without authentication hands them
+    /// over).
     @discardableResult
     public func receive(frames: [[UInt8]], from peer: PeerAddress) -> DaemonOutcome {
         handle(.message(from: peer, frames: frames))
@@ -198,11 +209,12 @@ public final class EmbeddedDaemon {
         started = perform(core.start(now: clock.milliseconds))
     }
 
-    /// A new core, journaling, that recovered the state from `journal` (this daemon's by default).
+    /// A new core, journaling, with this one's allow-list, that recovered the state from `journal` (this daemon's by
+    /// default).
     private func recoveredCore(journal: [[UInt8]]?, daemonID: String) throws -> DaemonCore {
         var recovered = DaemonCore(
             application: application, configuration: configuration, daemonID: daemonID, logger: logger,
-            now: clock.milliseconds, journaling: true
+            now: clock.milliseconds, accessPolicy: core.accessPolicy, journaling: true
         )
         _ = try recovered.recover(from: journal ?? core.journalHistory)
         return recovered

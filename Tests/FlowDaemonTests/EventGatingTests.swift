@@ -2,6 +2,7 @@ import FlowCore
 import FlowDaemon
 import FlowWire
 import Logging
+import TestFlows
 import Testing
 
 /// `DaemonCore.publishesEvents`: the server turns events off while nobody subscribes to its XPUB, so no event is built

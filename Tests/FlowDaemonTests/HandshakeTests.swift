@@ -2,6 +2,7 @@ import FlowCore
 import FlowDaemon
 import FlowWire
 import FlowdTesting
+import TestFlows
 import Testing
 
 /// §3: HELLO / WELCOME, roles, heartbeats and liveness.

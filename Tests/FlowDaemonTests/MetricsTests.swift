@@ -3,6 +3,7 @@ import FlowDaemon
 import FlowWire
 import FlowdTesting
 import Prometheus
+import TestFlows
 import Testing
 
 /// The Prometheus text of `registry` as `series → value` (`name{labels}` → the value as printed), and the `# TYPE`

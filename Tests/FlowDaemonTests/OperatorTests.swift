@@ -3,6 +3,7 @@ import FlowDaemon
 import FlowWire
 import FlowdTesting
 import Foundation
+import TestFlows
 import Testing
 
 /// The result of the one `OK` in `outcome` for `peer`.

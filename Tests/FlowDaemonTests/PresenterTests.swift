@@ -2,6 +2,7 @@ import FlowCore
 import FlowDaemon
 import FlowWire
 import FlowdTesting
+import TestFlows
 import Testing
 
 private func syncReply(_ req: UInt64 = 2, seq: Int, _ mode: String) -> WireMessage {

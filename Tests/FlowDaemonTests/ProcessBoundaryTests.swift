@@ -2,6 +2,7 @@ import FlowCore
 import FlowDaemon
 import FlowWire
 import FlowdTesting
+import TestFlows
 import Testing
 
 private let homeAttach = attach(2, kind: "home", on: "home", context: ["greeting": "hi"])

@@ -2,6 +2,7 @@ import FlowCore
 import FlowDaemon
 import FlowWire
 import FlowdTesting
+import TestFlows
 import Testing
 
 /// A daemon that journals its changes and is restarted from the journal (``DaemonHarness/restarted(journal:)``)

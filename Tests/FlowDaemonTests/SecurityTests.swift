@@ -3,7 +3,6 @@ import FlowDaemon
 import FlowWire
 import FlowdTesting
 import Foundation
-import Logging
 import Testing
 import ZeroMQ
 
@@ -40,68 +39,46 @@ private func testPolicy() throws -> AccessPolicy {
     ])
 }
 
-/// ``DaemonCore`` with an ``AccessPolicy``: every message arrives as the transport gives it, with its connection's
-/// `User-Id` (the public key, Z85, the ZAP handler returned), or none.
+/// A ``DaemonHarness`` whose daemon holds an ``AccessPolicy``: every message arrives as the transport gives it, with
+/// its connection's `User-Id` (the public key, Z85, the ZAP handler returned), or none; each call returns what the
+/// daemon sent (error texts blanked).
 private struct SecureDaemon {
-    var core: DaemonCore
-    private let codec = WireCodec()
-
-    init(policy: AccessPolicy) {
-        core = DaemonCore(
-            application: TestApplication(), daemonID: "test-daemon",
-            logger: Logger(label: "SecurityTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: 0,
-            accessPolicy: policy
-        )
-        _ = core.start(now: 0)
+    let harness: DaemonHarness
+    var core: DaemonCore {
+        get { harness.core }
+        nonmutating set { harness.core = newValue }
     }
 
-    /// `message` from `peer` whose connection is `key`'s; returns what the daemon sent (error texts blanked).
+    init(policy: AccessPolicy) { harness = DaemonHarness(accessPolicy: policy) }
+
+    /// `message` from `peer` whose connection is `key`'s.
     @discardableResult
-    mutating func send(_ message: WireMessage, from peer: PeerAddress, key: String?) -> [Delivery] {
-        let frames = codec.encode(message)
-        return deliveries(core.handle(.authenticatedMessage(from: peer, userID: key, frames: frames), now: 0))
+    func send(_ message: WireMessage, from peer: PeerAddress, key: String?) -> [Delivery] {
+        harness.receive(message, from: peer, userID: key).sent
     }
 
-    /// A new allow-list, as `flowd` hands it over on SIGHUP; returns what the daemon sent.
+    /// A new allow-list, as `flowd` hands it over on SIGHUP.
     @discardableResult
-    mutating func replacePolicy(with policy: AccessPolicy) -> [Delivery] {
-        deliveries(core.handle(.accessPolicyChanged(policy), now: 0))
-    }
+    func replacePolicy(with policy: AccessPolicy) -> [Delivery] { harness.handle(.accessPolicyChanged(policy)).sent }
 
     /// `message` from `peer` as a transport without authentication gives it.
     @discardableResult
-    mutating func sendUnauthenticated(_ message: WireMessage, from peer: PeerAddress) -> [Delivery] {
-        deliveries(core.handle(.message(from: peer, frames: codec.encode(message)), now: 0))
+    func sendUnauthenticated(_ message: WireMessage, from peer: PeerAddress) -> [Delivery] {
+        harness.receive(message, from: peer).sent
     }
 
     @discardableResult
-    mutating func hello(
-        _ peer: PeerAddress, _ role: PeerRole, name: String, key: String?, serves: [String] = []
-    ) -> [Delivery] {
+    func hello(_ peer: PeerAddress, _ role: PeerRole, name: String, key: String?, serves: [String] = []) -> [Delivery] {
         send(
             .hello(Hello(req: 1, role: role, name: name, instance: "run", heartbeatMs: 1000, serves: serves)),
             from: peer, key: key
         )
     }
-
-    /// What one peer received, decoded.
-    private func deliveries(_ outputs: [DaemonOutput]) -> [Delivery] {
-        outputs.compactMap { output in
-            guard case .send(let peer, let message) = output else { return nil }
-            guard var decoded = try? codec.decode(codec.encode(message)) else { return nil }
-            if case .error(var reply) = decoded {
-                #expect(!reply.message.isEmpty, "an ERROR without text")
-                reply.message = ""
-                decoded = .error(reply)
-            }
-            return Delivery(peer, decoded)
-        }
-    }
 }
 
 /// The daemon with `movies` (serving `home` and `detail`) and `tui` (hosting `default`, showing `home`) in.
 private func homeShown() throws -> SecureDaemon {
-    var daemon = SecureDaemon(policy: try testPolicy())
+    let daemon = SecureDaemon(policy: try testPolicy())
     daemon.hello(Peers.movies, .stepper, name: "movies", key: Keys.movies.z85, serves: ["home", "detail"])
     daemon.hello(Peers.tui, .presenter, name: "tui", key: Keys.tui.z85)
     daemon.send(.sync(Sync(req: 2, session: "default", lastSeq: 0, create: false)), from: Peers.tui, key: Keys.tui.z85)
@@ -141,7 +118,7 @@ struct SecurityTests {
     /// has no host), its next message gets `notWelcome` and its `HELLO` again `forbidden`; `movies`, unchanged, keeps
     /// its connection and attachments.
     @Test func aKeyTakenOffTheAllowListIsForgottenAndCannotSayHelloAgain() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         let revoked = try testPolicy { $0.removeAll { $0.name == "tui" } }
         #expect(daemon.replacePolicy(with: revoked) == [])
         #expect(daemon.core.peerCounts == [.stepper: 1])
@@ -170,7 +147,7 @@ struct SecurityTests {
     /// A key replaced under the same name (the old one leaked): the connection admitted with the old key is forgotten
     /// and its `HELLO` is `forbidden` (the daemon knows a connection by its key, not by the name); the new key gets in.
     @Test func aKeyReplacedUnderTheSameNameLocksOutTheOldConnection() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         let rotated = try testPolicy { clients in
             let index = clients.firstIndex { $0.name == "tui" }!
             clients[index].publicKey = Keys.stranger.z85
@@ -188,7 +165,7 @@ struct SecurityTests {
     /// `movies` may no longer emit `openDetail`: its peer is forgotten (its attachments wait for a stepper), says
     /// `HELLO` again, is welcomed under the new entry, gets its attachments back, and `openDetail` is now `forbidden`.
     @Test func aKeyWhoseRightsChangedSaysHelloAgainUnderItsNewEntry() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         let narrowed = try testPolicy { clients in
             let index = clients.firstIndex { $0.name == "movies" }!
             clients[index].steps = ["back"]
@@ -210,25 +187,22 @@ struct SecurityTests {
 
     /// The same allow-list read again forgets nobody, and without CURVE there is no allow-list to replace.
     @Test func anUnchangedAllowListForgetsNobodyAndADaemonWithoutKeysIgnoresOne() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         #expect(daemon.replacePolicy(with: try testPolicy()) == [])
         #expect(daemon.core.peerCounts == [.stepper: 1, .presenter: 1])
         #expect(daemon.core.counters.peersRevoked == 0)
         let step = daemon.send(stepMessage("openDetail"), from: Peers.movies, key: Keys.movies.z85)
         #expect(step.last == Delivery(Peers.movies, ok(31, accepted)))
 
-        var plain = DaemonCore(
-            application: TestApplication(), daemonID: "plain",
-            logger: Logger(label: "SecurityTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: 0
-        )
-        _ = plain.start(now: 0)
-        #expect(plain.handle(.accessPolicyChanged(try testPolicy()), now: 0).isEmpty)
-        #expect(plain.accessPolicy == nil)
-        #expect(plain.counters.peersRevoked == nil)
+        let plain = DaemonHarness()
+        let changed = plain.handle(.accessPolicyChanged(try testPolicy()))
+        #expect(changed.sent.isEmpty && changed.events.isEmpty && changed.local.isEmpty)
+        #expect(plain.core.accessPolicy == nil)
+        #expect(plain.core.counters.peersRevoked == nil)
     }
 
     @Test func aConnectionWithoutAnAllowedKeyGetsNoWelcomeAndNothingIn() throws {
-        var daemon = SecureDaemon(policy: try testPolicy())
+        let daemon = SecureDaemon(policy: try testPolicy())
         let hello = WireMessage.hello(Hello(req: 1, role: .operator, name: "x", instance: "i", heartbeatMs: 1000))
         #expect(
             daemon.sendUnauthenticated(hello, from: Peers.stranger) == [
@@ -248,7 +222,7 @@ struct SecurityTests {
     }
 
     @Test func aHelloMustClaimTheRoleOfItsKey() throws {
-        var daemon = SecureDaemon(policy: try testPolicy())
+        let daemon = SecureDaemon(policy: try testPolicy())
         #expect(
             daemon.hello(Peers.movies, .presenter, name: "movies", key: Keys.movies.z85) == [
                 Delivery(Peers.movies, refused(1, .forbidden, .hello))
@@ -269,7 +243,7 @@ struct SecurityTests {
     }
 
     @Test func aStepperKeyServesOnlyItsDeclaredKinds() throws {
-        var daemon = SecureDaemon(policy: try testPolicy())
+        let daemon = SecureDaemon(policy: try testPolicy())
         #expect(
             daemon.hello(Peers.movies, .stepper, name: "movies", key: Keys.movies.z85, serves: ["home", "settings"]) == [
                 Delivery(Peers.movies, refused(1, .forbidden, .hello))
@@ -281,7 +255,7 @@ struct SecurityTests {
     }
 
     @Test func aStepperKeyCannotReportVisibilityNorSync() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         let report = WireMessage.report(
             Report(req: 5, session: "default", reports: [PresentableReport(presentable: "home", state: .dismissed)])
         )
@@ -299,7 +273,7 @@ struct SecurityTests {
     }
 
     @Test func aPresenterKeyCannotEmitAServicesSteps() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         #expect(
             daemon.send(stepMessage("openDetail"), from: Peers.tui, key: Keys.tui.z85) == [
                 Delivery(Peers.tui, refused(31, .forbidden, .step))
@@ -309,7 +283,7 @@ struct SecurityTests {
     }
 
     @Test func aStepperKeyEmitsOnlyTheStepsDeclaredForIt() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         // `openSettings` is a step the application knows, on an attachment `movies` holds, but not one of its key's.
         #expect(
             daemon.send(stepMessage("openSettings"), from: Peers.movies, key: Keys.movies.z85) == [
@@ -323,7 +297,7 @@ struct SecurityTests {
     }
 
     @Test func aPresenterKeyHostsOnlyItsSessions() throws {
-        var daemon = SecureDaemon(policy: try testPolicy())
+        let daemon = SecureDaemon(policy: try testPolicy())
         daemon.hello(Peers.tui, .presenter, name: "tui", key: Keys.tui.z85)
         #expect(
             daemon.send(
@@ -343,7 +317,7 @@ struct SecurityTests {
     }
 
     @Test func operatorActionsNeedTheOperatorKey() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         let deepLink = WireMessage.deepLink(DeepLinkRequest(req: 7, session: "default", step: Step("back")))
         #expect(
             daemon.send(deepLink, from: Peers.movies, key: Keys.movies.z85) == [
@@ -363,7 +337,7 @@ struct SecurityTests {
     }
 
     @Test func anotherKeyCannotTakeOverAPresentersNameOrSession() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         // `kiosk-tui` says HELLO with the name `tui`: it does not replace the real `tui`, nor take its session.
         #expect(
             daemon.hello(Peers.kiosk, .presenter, name: "tui", key: Keys.kioskTUI.z85) == [
@@ -384,7 +358,7 @@ struct SecurityTests {
     }
 
     @Test func aRoutingIDTakenByAnotherKeyDoesNotInheritThePeer() throws {
-        var daemon = try homeShown()
+        let daemon = try homeShown()
         daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: Keys.admin.z85)
         // The operator's connection is gone and a stepper key's connection got the same routing ID.
         let deepLink = WireMessage.deepLink(DeepLinkRequest(req: 9, session: "default", step: Step("back")))
@@ -397,7 +371,7 @@ struct SecurityTests {
     }
 
     @Test func refusedConnectionsAreCountedInHealth() throws {
-        var daemon = SecureDaemon(policy: try testPolicy())
+        let daemon = SecureDaemon(policy: try testPolicy())
         #expect(daemon.core.counters.authDenied == 0)
         daemon.core.countAuthenticationDenied()
         daemon.core.countAuthenticationDenied()

@@ -2,6 +2,7 @@ import FlowCore
 import FlowDaemon
 import FlowWire
 import Logging
+import TestFlows
 import Testing
 
 /// Part 2 of the fuzzing of issue 5: a million mutated frames fed straight to a `DaemonCore` (the in-memory
@@ -115,7 +116,7 @@ struct CoreFuzz {
     init(seed: UInt64) {
         self.seed = seed
         core = DaemonCore(
-            application: FuzzApplication(), daemonID: "fuzz-daemon",
+            application: TestApplication(stepNames: ["start", "openDetail", "back"]), daemonID: "fuzz-daemon",
             logger: Logger(label: "FlowFuzzTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: 0
         )
     }
@@ -248,7 +249,7 @@ struct CoreFuzz {
         report.cycles += 1
         if !showingDetail {
             detailNumber += 1
-            let detail = FuzzApplication.detail(detailNumber)
+            let detail = Screens.detail(detailNumber)
             let outputs = acceptedStep(
                 Step("openDetail", payload: .int(detailNumber)), attachment: homeAttachment,
                 expected: .push(detail, onto: "app")
@@ -262,7 +263,7 @@ struct CoreFuzz {
             showingDetail = true
             return
         }
-        let detail = FuzzApplication.detail(detailNumber)
+        let detail = Screens.detail(detailNumber)
         _ = acceptedStep(Step("back"), attachment: detailAttachment, expected: .pop(stack: "app"))
         let dismissal = reportShown([detail.id.rawValue: .dismissed, "home": .visible])
         let detach = WireMessage.detach(
@@ -291,7 +292,7 @@ struct CoreFuzz {
         detailNumber += 1
         _ = acceptedStep(
             Step("openDetail", payload: .int(detailNumber)), attachment: homeAttachment,
-            expected: .push(FuzzApplication.detail(detailNumber), onto: "app")
+            expected: .push(Screens.detail(detailNumber), onto: "app")
         )
         report.finalStepAccepted = report.failureCount == before
         let healthReq = req()

@@ -4,6 +4,7 @@ import FlowWire
 import Foundation
 import Logging
 import Synchronization
+import TestFlows
 import Testing
 import ZeroMQ
 
@@ -28,7 +29,7 @@ struct LiveDaemonFuzzTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = DaemonServer(
-            application: FuzzApplication(),
+            application: TestApplication(stepNames: ["start", "openDetail", "back"]),
             configuration: DaemonServer.Configuration(
                 controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock"
             ),
@@ -532,7 +533,7 @@ struct LiveFuzz {
             return fail("the STEP was not accepted")
         }
         let expected = CommandMessage(
-            session: "default", seq: UInt64(seq) + 1, command: .push(FuzzApplication.detail(1), onto: "app")
+            session: "default", seq: UInt64(seq) + 1, command: .push(Screens.detail(1), onto: "app")
         )
         guard case .command(let command) = try receive(presenter.socket), command == expected else {
             return fail("the presenter did not get \(expected)")

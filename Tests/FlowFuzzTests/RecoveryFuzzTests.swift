@@ -3,6 +3,7 @@ import FlowDaemon
 import FlowWire
 import Logging
 import Synchronization
+import TestFlows
 import Testing
 
 /// Issue 5's durability, fuzzed: a journaling `DaemonCore` fed a long random session (presenters syncing, reporting
@@ -121,6 +122,10 @@ struct RecoveryFuzz {
     static let strangers = [PeerAddress([0xF1]), PeerAddress([0xF2])]
     static let sessionNames = ["default", "s1", "s2", "s3", "s4"]
     static let actions = ["open", "settings", "later", "tabs", "done", "deep", "nothing"]
+    /// Every presentable ``TestApplication`` shows, and one it never does: what fuzzed reports and actions name.
+    static let presentables: [String] =
+        ["app", "home", "tabs", "tab.a", "tab.b", "tab.a.view", "tab.b.view", "settings", "settings.list",
+         "settings.buttons", "nowhere"] + (0..<6).map { "detail.\($0)" }
 
     let seed: UInt64
     let codec = WireCodec()
@@ -158,7 +163,7 @@ struct RecoveryFuzz {
 
     static func makeCore(daemonID: String, now: UInt64) -> DaemonCore {
         DaemonCore(
-            application: RecoveryFuzzApplication(), daemonID: daemonID,
+            application: TestApplication(stepNames: Set(TestApplication.allStepNames)), daemonID: daemonID,
             logger: Logger(label: "FlowFuzzTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: now,
             journaling: true
         )
@@ -468,7 +473,7 @@ struct RecoveryFuzz {
     }
 
     private mutating func randomStep() -> Step {
-        let name = rng.perMille(30) ? "bogus" : rng.pick(RecoveryFuzzApplication.stepNames)
+        let name = rng.perMille(30) ? "bogus" : rng.pick(TestApplication.allStepNames)
         let payload: JSONValue = rng.perMille(200) ? .null : .int(rng.below(6))
         return Step(name, payload: payload)
     }
@@ -545,12 +550,12 @@ struct RecoveryFuzz {
             entries = shown.map { PresentableReport(presentable: $0, state: .visible) }
         } else if rng.perMille(300), let ui = reference.ui(of: session) {
             // Truthful: the details the UI no longer has are dismissed (their steppers go).
-            let gone = RecoveryFuzzApplication.presentables.filter { $0 != "nowhere" && !ui.contains(PresentableID($0)) }
+            let gone = Self.presentables.filter { $0 != "nowhere" && !ui.contains(PresentableID($0)) }
             if !gone.isEmpty { entries = [PresentableReport(presentable: rng.pick(gone), state: .dismissed)] }
         } else {
             for _ in 0..<(1 + rng.below(3)) {
                 let presentable =
-                    !shown.isEmpty && rng.perMille(500) ? rng.pick(shown) : rng.pick(RecoveryFuzzApplication.presentables)
+                    !shown.isEmpty && rng.perMille(500) ? rng.pick(shown) : rng.pick(Self.presentables)
                 var state: PresentableState =
                     switch rng.below(40) {
                     case 0..<24: .visible
@@ -572,7 +577,7 @@ struct RecoveryFuzz {
         let session = hostedSession(of: client)
         let shown = reference.ui(of: session)?.visiblePresentables.map(\.rawValue) ?? []
         let presentable =
-            !shown.isEmpty && rng.perMille(700) ? rng.pick(shown) : rng.pick(RecoveryFuzzApplication.presentables)
+            !shown.isEmpty && rng.perMille(700) ? rng.pick(shown) : rng.pick(Self.presentables)
         let payload: JSONValue = rng.perMille(200) ? .null : .int(rng.below(6))
         let action = Step(rng.pick(Self.actions), payload: payload)
         send(

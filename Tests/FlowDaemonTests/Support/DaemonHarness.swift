@@ -2,6 +2,7 @@ import FlowCore
 import FlowDaemon
 import FlowWire
 import FlowdTesting
+import TestFlows
 import Testing
 
 // MARK: - Fake peers
@@ -31,15 +32,17 @@ struct DaemonHarness {
     /// - Parameters:
     ///   - now: the clock's time at the start, in milliseconds.
     ///   - journaling: whether the core journals its changes (see ``restarted(journal:)``).
+    ///   - accessPolicy: the allow-list peers are held to; they send with ``receive(_:from:userID:)``.
     init(
         application: any FlowApplication = TestApplication(),
         configuration: DaemonConfiguration = DaemonConfiguration(),
         now: UInt64 = 0,
-        journaling: Bool = false
+        journaling: Bool = false,
+        accessPolicy: AccessPolicy? = nil
     ) {
         daemon = EmbeddedDaemon(
             application: application, configuration: configuration, daemonID: "test-daemon",
-            clock: ManualClock(milliseconds: now), journaling: journaling
+            clock: ManualClock(milliseconds: now), journaling: journaling, accessPolicy: accessPolicy
         )
     }
 
@@ -51,8 +54,11 @@ struct DaemonHarness {
         DaemonHarness(daemon: try daemon.recovered(journal: journal, daemonID: "restarted-daemon"))
     }
 
-    /// The daemon's state machine.
-    var core: DaemonCore { daemon.core }
+    /// The daemon's state machine (settable: a test may call what a transport calls on it).
+    var core: DaemonCore {
+        get { daemon.core }
+        nonmutating set { daemon.core = newValue }
+    }
     /// What the daemon did when it started (the default session's creation, the recovered attachments).
     var started: DaemonOutcome { blanked(daemon.started) }
     /// Everything each peer received, in order.
@@ -70,6 +76,12 @@ struct DaemonHarness {
     func receive(_ message: WireMessage, from peer: PeerAddress, at time: UInt64? = nil) -> DaemonOutcome {
         advance(to: time)
         return blanked(daemon.receive(message, from: peer))
+    }
+
+    /// A peer sends a message on a connection admitted as `userID` (its public key, Z85; `nil`: none).
+    @discardableResult
+    func receive(_ message: WireMessage, from peer: PeerAddress, userID: String?) -> DaemonOutcome {
+        blanked(daemon.receive(message, from: peer, userID: userID))
     }
 
     /// A peer sends raw frames.

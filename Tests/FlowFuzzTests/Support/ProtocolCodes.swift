@@ -75,3 +75,14 @@ func threadCPUSeconds() -> Double {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
+
+/// The rule of `docs/PROTOCOL.md` on who may send what (§3, §5, §6, §7): a message type, a role.
+func roleMaySend(_ type: String, _ role: String) -> Bool {
+    switch type {
+    case "HEARTBEAT", "BYE": return true
+    case "STEP": return role == "stepper"
+    case "SYNC", "ACK", "REPORT", "USER_ACTION": return role == "presenter"
+    case "SESSIONS", "TREE", "DEEPLINK", "CREATE_SESSION", "HEALTH", "DESCRIBE": return role == "operator"
+    default: return false
+    }
+}
