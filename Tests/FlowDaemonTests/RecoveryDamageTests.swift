@@ -4,6 +4,7 @@ import FlowDaemon
 import FlowWire
 import Foundation
 import Logging
+import TestFlows
 import Testing
 
 /// Records that read well but contradict the ones before them are damage, not state: recovery refuses them rather
@@ -13,7 +14,7 @@ struct RecoveryDamageTests {
 
     /// A journal with a session `kiosk` that has moved on (its root flow is not where a new one starts).
     private func journal() -> (DaemonHarness, [[UInt8]]) {
-        var harness = DaemonHarness(journaling: true)
+        let harness = DaemonHarness(journaling: true)
         harness.hello(Peers.flowctl, .operator, name: "ops")
         harness.receive(.createSession(SessionRequest(req: 5, session: "kiosk")), from: Peers.flowctl)
         harness.deepLink(Peers.flowctl, Step("openDetail", payload: 3), session: "kiosk", req: 6)
