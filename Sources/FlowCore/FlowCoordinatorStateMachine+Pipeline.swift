@@ -75,12 +75,11 @@ extension FlowCoordinatorStateMachine {
         actions.append(.willNavigate(event))
         let navigator = Navigator()
         let contributors = node.flow.navigate(to: step, with: navigator)
-        for command in navigator.commands {
-            actions.append(.command(command, from: coordinator))
-        }
+        for command in navigator.commands { output(command, from: coordinator) }
         pendingReadiness += navigator.readinessWaiters.map { PendingReadiness(registrant: coordinator, waiter: $0) }
         actions.append(.didNavigate(event))
         takeEmissions()
+        dismissRemoved()
         if !navigator.readinessWaiters.isEmpty {
             // Readiness is latched: flows that are ready already run the block now.
             runReadyWaiters()
@@ -98,11 +97,28 @@ extension FlowCoordinatorStateMachine {
             list = [contributor]
         case .multiple(let contributors):
             list = contributors
+        case .end(let step) where nodes[coordinator] == nil:
+            drop(step, .flowEnded, coordinator: coordinator, attachment: nil)
+            return
         case .end(let step):
             // A navigation that ends the flow is still a navigation: a parent waiting for this child's readiness
             // is not left waiting (RxFlow sets readiness after `.end` too; `docs/SEMANTICS.md` D6).
             markReady(coordinator)
             end(coordinator, forwarding: step)
+            return
+        }
+        guard nodes[coordinator] != nil else {
+            // The navigation's own commands took its flow's root out of the UI (D18): its flow has ended.
+            for contributor in list {
+                switch contributor {
+                case .forwardToCurrentFlow(let step), .forwardToParentFlow(let step):
+                    drop(step, .flowEnded, coordinator: coordinator, attachment: nil)
+                case .contribute(_, let stepper, _, _):
+                    if !stepper.initialStep.isNone {
+                        drop(stepper.initialStep, .flowEnded, coordinator: coordinator, attachment: nil)
+                    }
+                }
+            }
             return
         }
 
@@ -335,9 +351,8 @@ extension FlowCoordinatorStateMachine {
             let navigator = Navigator()
             pending.waiter.block(navigator)
             takeEmissions()
-            for command in navigator.commands {
-                actions.append(.command(command, from: pending.registrant))
-            }
+            for command in navigator.commands { output(command, from: pending.registrant) }
+            dismissRemoved()
             pendingReadiness += navigator.readinessWaiters.map {
                 PendingReadiness(registrant: pending.registrant, waiter: $0)
             }
@@ -345,6 +360,20 @@ extension FlowCoordinatorStateMachine {
     }
 
     // MARK: - Output
+
+    /// Outputs a command; a driver keeping the UI model says what it took out of the UI (``commandObserver``).
+    mutating func output(_ command: NavigationCommand, from coordinator: FlowCoordinatorID) {
+        actions.append(.command(command, from: coordinator))
+        if let commandObserver { removedByCommands += commandObserver(command) }
+    }
+
+    /// Handles what the commands output since the last call took out of the UI as dismissed, in order (D18).
+    mutating func dismissRemoved() {
+        guard !removedByCommands.isEmpty else { return }
+        let removed = removedByCommands
+        removedByCommands = []
+        for id in removed { dismissed(id) }
+    }
 
     mutating func drop(
         _ step: Step,

@@ -102,6 +102,14 @@ public struct FlowCoordinatorStateMachine {
     /// in the returned actions.
     public var attachmentObserver: ((StepperAttachment) -> Void)?
 
+    /// Called with each command as the tree outputs it, by a driver that keeps the UI model the commands build (the
+    /// daemon): it applies the command and returns the presentables the command took out of that model. The machine
+    /// handles them as dismissed in the same call, before the navigation's contributors (`docs/SEMANTICS.md` D18), so
+    /// what the UI no longer holds lets go of its steppers whether or not a presenter reports it.
+    public var commandObserver: ((NavigationCommand) -> [PresentableID])?
+    /// What the commands output since the last ``dismissRemoved()`` took out of the driver's UI model.
+    var removedByCommands: [PresentableID] = []
+
     /// Makes an empty machine; ``coordinate(flow:with:allowStepWhenDismissed:)`` starts the tree.
     public init() {}
 
@@ -121,7 +129,10 @@ public struct FlowCoordinatorStateMachine {
         return SynchronousEmissions.$running.withValue(emissions) {
             rootCoordinator = startCoordinator(
                 flow: flow, parent: nil, stepper: stepper, allowStepWhenDismissed: allowStepWhenDismissed,
-                beforeStepper: { machine, id in machine.actions.append(.command(.setRoot(flow.root), from: id)) }
+                beforeStepper: { machine, id in
+                    machine.output(.setRoot(flow.root), from: id)
+                    machine.dismissRemoved()
+                }
             )
             drain()
             return takeActions()
@@ -269,7 +280,7 @@ public struct FlowCoordinatorStateMachine {
         }
     }
 
-    private mutating func dismissed(_ id: PresentableID) {
+    mutating func dismissed(_ id: PresentableID) {
         var state = presentables[id, default: PresentableState()]
         guard !state.isDismissed else { return }
         state.isDismissed = true

@@ -180,6 +180,9 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     /// Whether `id` is on screen.
     public func isVisible(_ id: PresentableID) -> Bool { visibleSet().contains(id) }
 
+    /// How many presentables the UI holds.
+    public var count: Int { nodes.count }
+
     /// Whether `id` is in the UI, visible or not.
     public func contains(_ id: PresentableID) -> Bool { nodes[id] != nil }
 

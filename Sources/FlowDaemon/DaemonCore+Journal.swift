@@ -167,7 +167,7 @@ extension DaemonCore {
         case .snapshotAdopted:
             guard let session = sessions[record.session] else { return [] }
             journal(record)
-            for id in session.takeUnreportedDismissals() { run(session, .dismissed(id)) }
+            session.snapshotAdopted()
             return []
         }
     }

@@ -42,9 +42,8 @@ extension DaemonCore {
         if let commands = replay, commands.count > configuration.maxReplayCommands {
             replay = nil  // one SNAPSHOT rather than more COMMANDs than the presenter's queue may take
         }
-        if replay == nil, session.hasUnreportedDismissals {
-            // The presenter adopts the snapshot: what the session's commands removed and no presenter reported is
-            // gone (a presenter killed right after a dismiss never reports it), so tell the tree now.
+        if replay == nil, session.awaitsDismissalReports {
+            // The presenter adopts the snapshot: it will not report the dismissals of the commands before it.
             change(JournalRecord(session: session.id, kind: .snapshotAdopted))
         }
         // The snapshot's seq counts as applied (§6.1): only commands sent from here on are acknowledged.
@@ -108,10 +107,15 @@ extension DaemonCore {
     /// One entry of a presenter's `REPORT`: the UI model follows what a person did, then the tree hears of it.
     mutating func applyReport(_ entry: PresentableReport, in session: Session) {
         let id = PresentableID(entry.presentable)
-        if entry.state == .dismissed { session.dismissalReported(id) }
-        if entry.state == .dismissed, session.ui.contains(id) {
-            // The presenter removed it on its own (a person went back): the snapshot must not bring it back.
-            session.ui.remove(id)
+        if entry.state == .dismissed {
+            // The tree heard of what the session's own commands removed as they were sequenced (D18).
+            guard session.dismissalReported(id) else { return }
+            // The presenter removed it on its own (a person went back): the snapshot must not bring it back, and
+            // what left with it is dismissed too.
+            let removed = session.ui.remove(id)
+            session.awaitReports(ofRemoved: removed, under: id)
+            for removedID in removed { run(session, .dismissed(removedID)) }
+            return
         }
         if entry.state == .visible, case .child(let parent)? = session.ui.placement(of: id),
             session.ui.screen(parent)?.kind == .tabs,

@@ -27,7 +27,7 @@ struct JournalRecord: Hashable, Sendable {
         case input(CoordinatorInput, origin: StepOrigin?)
         /// One entry of a presenter's `REPORT` (it may change the UI model as well as the tree).
         case report(PresentableReport)
-        /// A presenter adopted the session's snapshot: dismissals nobody reported are reported to the tree.
+        /// A presenter adopted the session's snapshot: it will not report the dismissals of the commands before it.
         case snapshotAdopted
     }
 

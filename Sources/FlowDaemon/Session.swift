@@ -1,3 +1,4 @@
+import DequeModule
 internal import FlowCore
 internal import FlowWire
 
@@ -40,27 +41,25 @@ final class Session {
     init(id: String, outboxLimit: Int) {
         self.id = id
         self.outboxLimit = max(1, outboxLimit)
+        // The tree hears at once what a command took out of the UI (docs/SEMANTICS.md D18).
+        machine.commandObserver = { [unowned self] command in self.sequence(command) }
     }
 
-    /// Sequences a command: applies it to the UI model and keeps it for replay.
-    func sequence(_ command: NavigationCommand) -> (message: CommandMessage, rejection: PresentationError?) {
+    /// Sequences a command as the tree outputs it: applies it to the UI model and keeps it for replay; returns the
+    /// presentables it took out of the UI. ``takeSequenced()`` hands the message over when its action is carried out.
+    private func sequence(_ command: NavigationCommand) -> [PresentableID] {
         seq += 1
         var rejection: PresentationError?
+        var removed: [PresentableID] = []
         do {
-            for case .dismissed(let removed) in try ui.apply(command) where !unreportedSet.contains(removed) {
-                unreportedSet.insert(removed)
-                unreportedDismissals.append(removed)
-            }
-            if !unreportedSet.isEmpty, command.addsScreens {
-                // Shown again since: its old dismissal no longer stands.
-                unreportedDismissals.removeAll { id in
-                    guard ui.contains(id) else { return false }
-                    unreportedSet.remove(id)
-                    return true
-                }
-            }
+            for case .dismissed(let id) in try ui.apply(command) { removed.append(id) }
         } catch {
             rejection = error
+        }
+        for id in removed { awaitedDismissalReports[id, default: 0] += 1 }
+        if awaitedDismissalReports.count > 64 + 2 * ui.count {
+            // Only what is back in the UI needs its report told apart from a person's dismissal.
+            awaitedDismissalReports = awaitedDismissalReports.filter { ui.contains($0.key) }
         }
         let message = CommandMessage(session: id, seq: seq, command: command)
         storedOutbox.append(message)
@@ -70,32 +69,43 @@ final class Session {
             storedOutbox.removeFirst(outboxStart)
             outboxStart = 0
         }
-        return (message, rejection)
+        sequenced.append((message, rejection))
+        return removed
     }
 
-    /// Presentables the session's own commands took out of the UI whose dismissal the presenter has not reported
-    /// yet, in order. A presenter that dies before reporting never will; a new one adopting the snapshot does not
-    /// have them, so the sync reports them to the tree itself.
-    private(set) var unreportedDismissals: [PresentableID] = []
-    private var unreportedSet: Set<PresentableID> = []
+    /// The commands the tree output and the session sequenced, not yet carried out, oldest first.
+    private var sequenced: Deque<(message: CommandMessage, rejection: PresentationError?)> = []
 
-    /// The presenter reported `id` dismissed.
-    func dismissalReported(_ id: PresentableID) {
-        guard unreportedSet.remove(id) != nil else { return }
-        unreportedDismissals.removeAll { $0 == id }
+    /// The oldest command sequenced and not yet carried out, with why the UI model refused it if it did.
+    func takeSequenced() -> (message: CommandMessage, rejection: PresentationError?) {
+        sequenced.removeFirst()
     }
 
-    /// Whether the session's commands removed presentables that no presenter reported dismissed yet.
-    var hasUnreportedDismissals: Bool { !unreportedDismissals.isEmpty }
+    /// How many dismissals the presenter will report for presentables the session's own commands took out of the UI
+    /// (the tree heard of them already): a presenter reports every dismissal, and one of these must not end a
+    /// presentable shown again since under the same ID.
+    private var awaitedDismissalReports: [PresentableID: Int] = [:]
 
-    /// Takes the dismissals nobody reported.
-    func takeUnreportedDismissals() -> [PresentableID] {
-        defer {
-            unreportedDismissals = []
-            unreportedSet = []
+    /// The presenter reported `id` dismissed: whether that is news for the tree (a person removed it) rather than
+    /// the report of a dismissal the session's own command made.
+    func dismissalReported(_ id: PresentableID) -> Bool {
+        if let awaited = awaitedDismissalReports[id] {
+            awaitedDismissalReports[id] = awaited > 1 ? awaited - 1 : nil
+            return false
         }
-        return unreportedDismissals
+        return ui.contains(id)
     }
+
+    /// A person's dismissal took these out of the UI, parent first: the presenter reports the ones under `id` too.
+    func awaitReports(ofRemoved removed: [PresentableID], under id: PresentableID) {
+        for removedID in removed where removedID != id { awaitedDismissalReports[removedID, default: 0] += 1 }
+    }
+
+    /// Whether the presenter is still to report dismissals the session's commands made.
+    var awaitsDismissalReports: Bool { !awaitedDismissalReports.isEmpty }
+
+    /// A presenter adopted a snapshot: it reports nothing about commands before it.
+    func snapshotAdopted() { awaitedDismissalReports = [:] }
 
     /// The commands after `lastSeq`, if the outbox still holds all of them.
     func replay(after lastSeq: UInt64) -> [CommandMessage]? {
@@ -103,15 +113,5 @@ final class Session {
         if lastSeq == seq { return [] }
         guard let first = outbox.first, first.seq <= lastSeq + 1 else { return nil }
         return outbox.filter { $0.seq > lastSeq }
-    }
-}
-
-extension NavigationCommand {
-    /// Whether the command may put screens (back) into the UI.
-    fileprivate var addsScreens: Bool {
-        switch self {
-        case .setRoot, .push, .setStack, .present, .setTabs, .showMaster, .showDetail: return true
-        case .pop, .popToRoot, .dismiss, .selectTab: return false
-        }
     }
 }

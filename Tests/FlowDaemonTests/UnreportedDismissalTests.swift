@@ -4,9 +4,10 @@ import FlowWire
 import FlowdTesting
 import Testing
 
-/// A presenter killed right after the daemon told it to dismiss something never reports the dismissal. The next
-/// presenter adopts a snapshot without it, so the sync must end what depended on it (RxFlow: a flow whose root is
-/// dismissed tears down its subtree).
+/// A presenter killed right after the daemon told it to dismiss something never reports the dismissal, and a session
+/// without a presenter has nobody to report it: what the session's own command removed is dismissed in the tree at
+/// once (docs/SEMANTICS.md D18; RxFlow: a flow whose root is dismissed tears down its subtree), and the presenter's
+/// own report of it later is not news.
 struct UnreportedDismissalTests {
     let presenter = PeerAddress([1])
     let nextPresenter = PeerAddress([2])
@@ -16,8 +17,8 @@ struct UnreportedDismissalTests {
         harness.core.tree(of: "default")?.allNodes.map(\.flow) ?? []
     }
 
-    @Test("A snapshot sync dismisses in the tree what the session's commands removed and nobody reported")
-    func snapshotSyncDismissesUnreportedRemovals() {
+    @Test("What the session's commands removed is dismissed in the tree at once, before any presenter reports it")
+    func commandRemovalsAreDismissedAtOnce() {
         let harness = DaemonHarness()
         harness.presenter(presenter, name: "tui")
         harness.hello(operatorPeer, .operator, name: "ops")
@@ -27,7 +28,7 @@ struct UnreportedDismissalTests {
         // AppFlow dismisses the settings modal; the presenter dies before it reports the dismissal.
         harness.deepLink(operatorPeer, Step("settingsClosed"), req: 3)
         #expect(harness.core.ui(of: "default")?.contains("settings") == false)
-        #expect(flowNames(harness) == ["AppFlow", "SettingsFlow"])
+        #expect(flowNames(harness) == ["AppFlow"])
         harness.receive(.bye, from: presenter)
 
         harness.presenter(nextPresenter, name: "tui")

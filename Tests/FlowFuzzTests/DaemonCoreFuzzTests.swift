@@ -264,12 +264,14 @@ struct CoreFuzz {
             return
         }
         let detail = Screens.detail(detailNumber)
-        _ = acceptedStep(Step("back"), attachment: detailAttachment, expected: .pop(stack: "app"))
-        let dismissal = reportShown([detail.id.rawValue: .dismissed, "home": .visible])
+        let back = acceptedStep(Step("back"), attachment: detailAttachment, expected: .pop(stack: "app"))
         let detach = WireMessage.detach(
             Detach(session: "default", attachment: detailAttachment, reason: "presentableDismissed")
         )
-        check(Self.sent(dismissal, to: Self.stepper) == [detach], "dismissal sent \(dismissal)")
+        // The pop ends the detail's attachment as it is sequenced (docs/SEMANTICS.md D18); the report is no news.
+        check(Self.sent(back, to: Self.stepper).first == detach, "back sent \(back)")
+        let dismissal = reportShown([detail.id.rawValue: .dismissed, "home": .visible])
+        check(Self.sent(dismissal, to: Self.stepper) == [], "dismissal sent \(dismissal)")
         showingDetail = false
         guard report.cycles % 20 == 0 else { return }
         check(send(.heartbeat(Heartbeat()), from: Self.presenter).isEmpty, "HEARTBEAT answered")

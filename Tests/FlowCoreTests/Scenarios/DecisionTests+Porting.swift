@@ -2,7 +2,8 @@ import FlowCore
 import Testing
 
 /// Decisions about what an app ported from RxFlow meets: a page that comes back after its dismissal (D11), a child
-/// flow that ends on its first navigation (D16), two instances of a flow on one root (D17).
+/// flow that ends on its first navigation (D16), two instances of a flow on one root (D17), a screen that a command
+/// removed with no presenter to report it (D18).
 extension DecisionTests {
     @Test("D11: a stepper that survives its screen's dismissal (allowStepWhenDismissed) is heard once it is visible again")
     func d11SurvivingStepperIsHeardAgainAfterTheReturn() throws {
@@ -105,6 +106,113 @@ extension DecisionTests {
                 "did navigate flow=P step=again",
                 "start Detail flow#3 parent=flow#1",
                 "did navigate flow=Detail step=c",
+            ]
+        )
+    }
+
+    /// P presents `about` (with a stepper) on `open` and dismisses it on `close`; `reopen` does both in one navigation.
+    private func aboutFlow(_ steppers: @escaping () -> any Stepper, dismissed: Bool = false) -> ScenarioFlow {
+        let about = Screen.view("about", type: "About")
+        let flow = ScenarioFlow("P")
+        flow.on("open") { _, navigator in
+            navigator.present(about, over: "P.root")
+            return .one(flowContributor: Contribute.screen("about", steppers(), dismissed: dismissed))
+        }
+        flow.on("close") { _, navigator in
+            navigator.dismiss(presentedOver: "P.root")
+            return .none
+        }
+        flow.on("reopen") { _, navigator in
+            navigator.dismiss(presentedOver: "P.root")
+            navigator.present(about, over: "P.root")
+            return .one(flowContributor: Contribute.screen("about", steppers(), dismissed: dismissed))
+        }
+        return flow
+    }
+
+    @Test("D18: a screen a command took out of the UI is dismissed at once, with no presenter to report it")
+    func d18CommandRemovalDismissesAtOnce() throws {
+        let harness = ScenarioHarness()
+        let model = harness.keepUIModel()
+        try harness.coordinate(aboutFlow { ScenarioStepper("about") })
+        for _ in 0..<3 {
+            harness.deepLink("open")
+            harness.deepLink("close")
+        }
+        harness.deepLink("open")
+        harness.deepLink("reopen")
+
+        #expect(
+            harness.takeLog().only("command", "attach", "detach") == [
+                "command setRoot P.root (flow#1)",
+                "attach att#1 DefaultStepper on P.root (flow)",
+                "command present about over P.root (flow#1)",
+                "attach att#2 about on about (contributor)",
+                "command dismiss over P.root (flow#1)",
+                "detach att#2 (presentableDismissed)",
+                "command present about over P.root (flow#1)",
+                "attach att#3 about on about (contributor)",
+                "command dismiss over P.root (flow#1)",
+                "detach att#3 (presentableDismissed)",
+                "command present about over P.root (flow#1)",
+                "attach att#4 about on about (contributor)",
+                "command dismiss over P.root (flow#1)",
+                "detach att#4 (presentableDismissed)",
+                "command present about over P.root (flow#1)",
+                "attach att#5 about on about (contributor)",
+                "command dismiss over P.root (flow#1)",
+                "command present about over P.root (flow#1)",
+                "detach att#5 (presentableDismissed)",
+                "attach att#6 about on about (contributor)",
+            ]
+        )
+        // The screen shown again under the same ID starts a new life (D11) with only its new stepper.
+        #expect(harness.machine.liveAttachments.map(\.id) == [AttachmentID(1), AttachmentID(6)])
+        #expect(harness.machine.attachments(on: "about").map(\.id) == [AttachmentID(6)])
+        #expect(!harness.machine.isDismissed("about"))
+        #expect(model.ui.contains("about"))
+    }
+
+    @Test("D18: a stepper contributed with allowStepWhenDismissed survives a command's removal, as a reported one")
+    func d18AllowStepWhenDismissedSurvivesACommandsRemoval() throws {
+        let harness = ScenarioHarness()
+        _ = harness.keepUIModel()
+        let page = ScenarioStepper("page")
+        try harness.coordinate(aboutFlow({ page }, dismissed: true))
+        harness.deepLink("open")
+        harness.deepLink("close")
+
+        #expect(harness.takeLog().only("detach") == [])
+        #expect(harness.machine.isDismissed("about"))
+        #expect(harness.machine.attachments(on: "about").map(\.id) == [AttachmentID(2)])
+    }
+
+    @Test("D18: a flow whose root a command took out of the UI ends then, its subtree first")
+    func d18CommandRemovingAFlowsRootEndsIt() throws {
+        let child = ScenarioFlow("C", root: .stack("C.root"))
+        let parent = ScenarioFlow("P")
+        parent.on("open") { _, navigator in
+            navigator.present(child.root, over: "P.root")
+            return .one(flowContributor: Contribute.flow(child, ScenarioStepper("c")))
+        }
+        parent.on("close") { _, navigator in
+            navigator.dismiss(presentedOver: "P.root")
+            return .none
+        }
+        let harness = ScenarioHarness()
+        _ = harness.keepUIModel()
+        try harness.coordinate(parent)
+        harness.deepLink("open")
+        _ = harness.takeLog()
+        harness.deepLink("close")
+
+        #expect(
+            harness.takeLog() == [
+                "will navigate flow=P step=close",
+                "command dismiss over P.root (flow#1)",
+                "did navigate flow=P step=close",
+                "detach att#2 (flowEnded)",
+                "end flow#2 (rootDismissed)",
             ]
         )
     }

@@ -145,6 +145,14 @@ final class ScenarioHarness {
         }
     }
 
+    /// Keeps the UI model the commands build, as the daemon does, so that the machine hears at once what a command
+    /// takes out of the UI (`docs/SEMANTICS.md` D18). Call it before ``coordinate(_:with:allowStepWhenDismissed:)``.
+    func keepUIModel() -> ScenarioUIModel {
+        let model = ScenarioUIModel()
+        machine.commandObserver = { command in model.apply(command) }
+        return model
+    }
+
     // MARK: Inputs
 
     func coordinate(
@@ -265,5 +273,19 @@ enum Contribute {
     /// A child flow with its flow stepper.
     static func flow(_ flow: any Flow, _ stepper: any Stepper, dismissed: Bool = false) -> FlowContributor {
         .contribute(withNextPresentable: flow, withNextStepper: stepper, allowStepWhenDismissed: dismissed)
+    }
+}
+
+/// The UI model a ``ScenarioHarness`` keeps (``ScenarioHarness/keepUIModel()``): a box, filled during the machine's
+/// calls.
+final class ScenarioUIModel {
+    private(set) var ui = PresentationModel()
+
+    /// Applies a command; returns what it took out of the UI.
+    func apply(_ command: NavigationCommand) -> [PresentableID] {
+        ((try? ui.apply(command)) ?? []).compactMap { report in
+            if case .dismissed(let id) = report { return id }
+            return nil
+        }
     }
 }
