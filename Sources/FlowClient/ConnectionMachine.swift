@@ -184,10 +184,11 @@ struct ConnectionMachine: Sendable {
 
     /// The timer of connection `generation` fired at `now`: heartbeats once welcomed, and the daemon's liveness.
     ///
-    /// Silence counts only while the client can listen: a timer that fires more than half a listening interval (the
+    /// Silence counts only while the client can listen. A timer that fires more than half a listening interval (the
     /// daemon's heartbeat interval, or the client's before `WELCOME`) after it was due shows that the process did not
-    /// run, and what the daemon sent meanwhile may be waiting unread. Then the daemon is judged no earlier than one
-    /// listening interval later.
+    /// run meanwhile: that lateness is not counted as silence, and as what the daemon sent may be waiting unread, the
+    /// daemon is judged only after one more listening interval (at that late firing itself, only when its silence
+    /// exceeds the window by a listening interval too).
     ///
     /// - Returns: what to do, and when to call again (`nil`: this connection needs no timer any more).
     mutating func timerFired(
@@ -196,16 +197,19 @@ struct ConnectionMachine: Sendable {
         guard var current = link, current.generation == generation else { return ([], nil) }
         let interval = timing.heartbeat
         let limit = current.welcome.map { livenessWindow(daemonHeartbeatMs: $0.heartbeatMs) } ?? timing.handshakeTimeout
-        let listening = current.welcome.map { .milliseconds(max($0.heartbeatMs, 1)) } ?? interval
+        let listening = listeningInterval
+        var stalled = false
         if let due = current.due, now - due > listening / 2 {
             logger.debug(
                 "the client did not run for a while; listening before judging flowd's silence",
                 metadata: ["late": "\(now - due)"])
+            current.lastHeard = min(current.lastHeard + (now - due), now)
             current.listenUntil = now + listening
+            stalled = true
         }
         var verdict = current.lastHeard + limit
         if let listenUntil = current.listenUntil, listenUntil > verdict { verdict = listenUntil }
-        if now >= verdict {
+        if stalled ? now - current.lastHeard >= limit + listening : now >= verdict {
             let reason = current.welcome == nil ? "no WELCOME within \(limit)" : "flowd silent for \(limit)"
             return ([.end(.lost(reason, welcomed: current.welcome != nil, retryFrom: nil))], nil)
         }
@@ -335,6 +339,27 @@ struct ConnectionMachine: Sendable {
     /// A message that gets no reply (`ACK`, `HEARTBEAT`): sent when a connection is welcomed, else dropped.
     func send(_ message: WireMessage) -> [ConnectionAction]? {
         link?.welcome == nil ? nil : [.send(message)]
+    }
+
+    /// How long the client listens after a stall before it judges: the daemon's heartbeat interval, or the client's
+    /// before `WELCOME`.
+    var listeningInterval: Duration {
+        link?.welcome.map { .milliseconds(max($0.heartbeatMs, 1)) } ?? timing.heartbeat
+    }
+
+    /// The timeout of `req`, due at `due`, fired at `now`. As for liveness, a first firing more than half a listening
+    /// interval late shows that the process did not run and the reply may be waiting unread: the timeout then runs
+    /// out one listening interval later (once: `extended`); else it runs out now (``expire(_:after:)``).
+    ///
+    /// - Returns: what to do, and when to call again (`nil`: never).
+    mutating func timeoutFired(
+        _ req: UInt64, after timeout: Duration, due: ContinuousClock.Instant, at now: ContinuousClock.Instant,
+        extended: Bool
+    ) -> (actions: [ConnectionAction], wake: ContinuousClock.Instant?) {
+        guard requests[req] != nil else { return ([], nil) }
+        let listening = listeningInterval
+        if !extended, now - due > listening / 2 { return ([], now + listening) }
+        return (expire(req, after: timeout), nil)
     }
 
     /// The timeout of `req` ran out before its reply: ``FlowClientError/Code/notDelivered`` for a

@@ -33,7 +33,8 @@ public struct FlowClientConfiguration: Sendable {
     /// How long a request waits for its reply (including waiting for a connection); `nil` waits as long as it takes.
     /// Default 30 s: a reply the daemon dropped (this client's queue was full) does not hold a caller forever, and a
     /// daemon restarted by systemd or docker has time to come back. A presenter's own `SYNC` and `REPORT` wait at most
-    /// the daemon's liveness window (``livenessIntervals`` of its heartbeat) whatever this says.
+    /// the daemon's liveness window (``livenessIntervals`` of its heartbeat) whatever this says. A timeout that fires
+    /// late because the process did not run waits one more of the daemon's heartbeat intervals (`docs/PROTOCOL.md` §3).
     public var requestTimeout: Duration?
     /// The options of the client's sockets: bounded linger, `ZMQ_IMMEDIATE` on the control DEALER, and inbound
     /// messages up to ``defaultMaxMessageSize`` (a `SNAPSHOT` is as large as the application's screens make it).

@@ -382,7 +382,8 @@ final class FlowConnection: Sendable {
 
     /// Waits for the reply to a submitted request.
     ///
-    /// When the timeout runs out the request is given up: taken out of the queue if it waits for a connection (it is
+    /// When the timeout runs out (time this process did not run counts as in ``ConnectionMachine/timeoutFired``) the
+    /// request is given up: taken out of the queue if it waits for a connection (it is
     /// never sent afterwards), and a reply that comes later is ignored.
     ///
     /// - Parameter timeout: how long to wait; `nil` uses ``FlowClientConfiguration/requestTimeout``.
@@ -396,10 +397,22 @@ final class FlowConnection: Sendable {
         return try await withThrowingTaskGroup(of: JSONValue?.self) { group in
             group.addTask { try await self.waitForReply(ticket.req) }
             group.addTask {
-                try await Task.sleep(for: timeout)
-                // The waiting task now ends with the reply or the expiry (both under the lock: never both).
-                self.finish(self.drive { machine in machine.expire(ticket.req, after: timeout) })
-                return nil
+                let clock = ContinuousClock()
+                var due = clock.now + timeout
+                var extended = false
+                while true {
+                    try await Task.sleep(until: due, clock: clock)
+                    let now = clock.now
+                    // The waiting task ends with the reply or the expiry (both under the lock: never both).
+                    let (wake, followUp) = self.state.withLock { [due, extended] state in
+                        let (actions, wake) = state.machine.timeoutFired(
+                            ticket.req, after: timeout, due: due, at: now, extended: extended)
+                        return (wake, self.perform(actions, on: &state))
+                    }
+                    self.finish(followUp)
+                    guard let wake else { return nil }
+                    (due, extended) = (wake, true)
+                }
             }
             defer { group.cancelAll() }
             while let next = try await group.next() {

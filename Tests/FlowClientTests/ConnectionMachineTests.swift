@@ -142,6 +142,37 @@ import Testing
         #expect(reason == "flowd silent for 1.5 seconds" && silent.wake == nil)
     }
 
+    /// The client runs 300 ms of every 2.3 s (a heavily loaded machine): a daemon heard in every run keeps the
+    /// connection, one that is really gone is still found silent.
+    @Test func underRepeatedStallsSilenceCountsOnlyTheTimeTheClientRuns() {
+        for alive in [true, false] {
+            var machine = machine()
+            let (generation, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
+            _ = machine.received(Self.welcome(heartbeatMs: 500), on: generation, at: start)
+            var wake = machine.timerFired(on: generation, at: start).wake
+            var runs = 0
+            var runStart = start
+            while let due = wake, runs < 20 {
+                // Stopped for 2 s past the timer's due instant, then running for 300 ms.
+                runStart = due + .seconds(2)
+                runs += 1
+                if alive { _ = machine.received(.heartbeat(Heartbeat()), on: generation, at: runStart) }
+                var fired = machine.timerFired(on: generation, at: runStart)
+                while !Self.ends(fired.actions), let next = fired.wake, next < runStart + .milliseconds(300) {
+                    fired = machine.timerFired(on: generation, at: next)
+                }
+                if Self.ends(fired.actions) { break }
+                wake = fired.wake
+            }
+            if alive {
+                #expect(runs == 20)
+            } else {
+                // Not at the first late firing (the stall is no silence), but after a few runs, not never.
+                #expect(runs > 1 && runs < 20, "ended after \(runs) runs")
+            }
+        }
+    }
+
     /// A stall before `WELCOME`: the client listens for one of its own heartbeat intervals before giving up on the
     /// handshake, and takes a `WELCOME` that waited unread.
     @Test func aStallBeforeWelcomeListensForTheWelcomeFirst() {
@@ -245,6 +276,33 @@ import Testing
         #expect(Self.sent(machine.received(Self.welcome(), on: generation, at: start)).isEmpty)
         #expect(machine.received(.ok(OKReply(req: 11)), on: generation, at: start).isEmpty)
         #expect(machine.expire(11, after: .seconds(1)).isEmpty)
+    }
+
+    /// A request's timeout that fires late after a stall waits one more listening interval (the daemon's heartbeat
+    /// interval, once) for a reply that may be waiting unread; a timeout firing on time runs out.
+    @Test func aRequestTimeoutFiringLateAfterAStallWaitsForTheReplyOneMoreListeningInterval() throws {
+        var machine = machine()
+        let (generation, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
+        _ = machine.received(Self.welcome(heartbeatMs: 500), on: generation, at: start)
+        let due = start + .seconds(2)
+        let resumed = start + .seconds(30)
+        _ = try machine.submit(.health(PlainRequest(req: 10)), req: 10, policy: .wait)
+        let late = machine.timeoutFired(10, after: .seconds(2), due: due, at: resumed, extended: false)
+        #expect(late.actions.isEmpty && late.wake == resumed + .milliseconds(500))
+        let replied = machine.received(.ok(OKReply(req: 10)), on: generation, at: resumed + .milliseconds(1))
+        #expect(try Self.completed(replied)[10]?.get() == [:])
+        let after = machine.timeoutFired(
+            10, after: .seconds(2), due: resumed + .milliseconds(500), at: resumed + .seconds(1), extended: true)
+        #expect(after.actions.isEmpty && after.wake == nil)
+
+        _ = try machine.submit(.health(PlainRequest(req: 11)), req: 11, policy: .wait)
+        _ = machine.timeoutFired(11, after: .seconds(2), due: due, at: resumed, extended: false)
+        // Extended once: it runs out at the next firing, late or not.
+        let expired = machine.timeoutFired(
+            11, after: .seconds(2), due: resumed + .milliseconds(500), at: resumed + .seconds(5), extended: true)
+        #expect(Self.code(Self.completed(expired.actions)[11]) == .timedOut)
+        #expect(expired.wake == nil)
+        #expect(machine.timeoutFired(12, after: .seconds(2), due: due, at: due, extended: false).wake == nil)
     }
 
     @Test func aRefusedHelloOrAReplacedConnectionStopsTheClient() {
