@@ -22,11 +22,11 @@ public struct BoundEndpoints: Sendable, Hashable {
 /// `flowd` over ZeroMQ: a ``DaemonCore`` driven by one I/O thread that owns the sockets.
 ///
 /// ## Threading model
-/// One dedicated OS thread (not a task) owns the control ROUTER, the events PUB and a wake-up PAIR, and runs the
-/// ``DaemonCore`` itself: it sleeps in `zmq_poll` until a message arrives, a wake-up comes or the next heartbeat is
-/// due, hands each message to the core and sends what the core returns, all on that thread. A step therefore goes
+/// One dedicated OS thread (not a task) owns the control ROUTER and the events PUB, and runs the ``DaemonCore``
+/// itself on a ``ZMQReactor``: it sleeps in `zmq_poll` until a message arrives, a wake-up comes or the next heartbeat
+/// is due, hands each message to the core and sends what the core returns, all on that thread. A step therefore goes
 /// from the stepper's message to the presenter's command with no thread hop. Other threads reach the core only
-/// through a `Mutex`-protected input queue plus a wake-up: steppers inside the daemon (their relays call back on any
+/// through a ``ZMQMailbox`` of inputs that wakes the reactor: steppers inside the daemon (their relays call back on any
 /// thread) and asynchronous adaptations, which ``run()`` executes in its task group.
 ///
 /// ## Lifecycle
@@ -68,9 +68,6 @@ public final class DaemonServer: Service, Sendable {
     }
 
     private struct Shared {
-        var inputs: [DaemonInput] = []
-        var stopRequested = false
-        var signal: ZMQWakeSignal?
         var bound: BoundEndpoints?
         var readyWaiters: [CheckedContinuation<BoundEndpoints, any Error>] = []
         var failure: (any Error)?
@@ -82,6 +79,8 @@ public final class DaemonServer: Service, Sendable {
     let logger: Logger
     private let daemonID: String
     private let shared = Mutex(Shared())
+    /// Inputs from other threads for the I/O thread; closing it stops the daemon.
+    private let inputs = ZMQMailbox<DaemonInput>()
     private let adaptRequests: AsyncStream<(session: String, request: AdaptRequest)>
     let adaptContinuation: AsyncStream<(session: String, request: AdaptRequest)>.Continuation
     private let metricsFactory: (any MetricsFactory)?
@@ -140,11 +139,7 @@ public final class DaemonServer: Service, Sendable {
 
     /// Asks the I/O thread to stop.
     public func stop() {
-        let signal = shared.withLock { shared in
-            shared.stopRequested = true
-            return shared.signal
-        }
-        signal?.signal()
+        inputs.close()
         adaptContinuation.finish()
     }
 
@@ -201,20 +196,13 @@ public final class DaemonServer: Service, Sendable {
 
     /// Takes the inputs other threads queued (none once a stop is requested: the loop's top sees it).
     func takeQueuedInputs() -> [DaemonInput] {
-        shared.withLock { shared in
-            if shared.stopRequested { return [] }
-            defer { shared.inputs = [] }
-            return shared.inputs
-        }
+        let (queued, closed) = inputs.take()
+        return closed ? [] : queued
     }
 
     /// Queues an input for the core from any thread and wakes the I/O thread.
     func enqueue(_ input: DaemonInput) {
-        let signal = shared.withLock { shared in
-            shared.inputs.append(input)
-            return shared.signal
-        }
-        signal?.signal()
+        inputs.post(input)
     }
 
     // MARK: - The I/O thread
@@ -272,8 +260,8 @@ public final class DaemonServer: Service, Sendable {
     /// Hands the wake-up signal to other threads, resumes ``waitUntilReady()``'s callers and logs the daemon ready.
     private func announceReady(_ sockets: DaemonSockets, daemonID: String) {
         let bound = sockets.bound
+        inputs.connect(wakeUp: sockets.reactor.wakeSignal)
         let waiters = shared.withLock { shared in
-            shared.signal = sockets.signal
             shared.bound = bound
             defer { shared.readyWaiters = [] }
             return shared.readyWaiters
@@ -299,27 +287,22 @@ public final class DaemonServer: Service, Sendable {
         core: inout DaemonCore, sockets: DaemonSockets, driver: inout Driver, journal: JournalStore?,
         clock: ContinuousClock, now: () -> UInt64, metrics: inout DaemonMetrics?, journalMetrics: inout JournalMetrics?
     ) throws {
-        let poller = ZMQPoller()
-        let routerIndex = poller.register(sockets.router, for: .pollIn)
-        let wakeIndex = poller.register(sockets.wakeReceiver, for: .pollIn)
-        let eventsIndex = poller.register(sockets.publisher, for: .pollIn)
+        let reactor = sockets.reactor
+        let control = reactor.watch(sockets.router, for: .pollIn)
+        let events = reactor.watch(sockets.publisher, for: .pollIn)
         var zap = sockets.zap.map {
-            (responder: ZAPResponder(socket: $0, logger: logger), index: poller.register($0, for: .pollIn))
+            (responder: ZAPResponder(socket: $0, logger: logger), watch: reactor.watch($0, for: .pollIn))
         }
         var subscriptions = EventSubscriptions()
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
         var nextGauges: UInt64 = 0
 
         while true {
-            let inputs: [DaemonInput]? = shared.withLock { shared in
-                if shared.stopRequested { return nil }
-                defer { shared.inputs = [] }
-                return shared.inputs
-            }
-            guard let inputs else { return }
+            let (queued, stopping) = inputs.take()
+            if stopping { return }
             // Group commit: the outputs of a batch of inputs go out together, after their journal records.
             var batch: [DaemonOutput] = []
-            for input in inputs { batch += core.handle(input, now: now()) }
+            for input in queued { batch += core.handle(input, now: now()) }
             try driver.perform(batch, on: &core, now: now())
 
             var current = now()
@@ -329,18 +312,17 @@ public final class DaemonServer: Service, Sendable {
                 if let due = journal.nextSyncDue { nextTick = min(nextTick, max(due, current + 1)) }
             }
             let wait = nextTick > current ? nextTick - current : 0
-            let ready = try poller.poll(timeout: .milliseconds(Int64(min(wait, 1000))))
-            if ready[wakeIndex].contains(.pollIn) { ZMQWakeUp.drain(sockets.wakeReceiver) }
-            if ready[eventsIndex].contains(.pollIn) {
+            try reactor.wait(timeout: .milliseconds(Int64(min(wait, 1000))))
+            if reactor.events(of: events).contains(.pollIn) {
                 try subscriptions.read(from: sockets.publisher)
                 core.publishesEvents = subscriptions.isWatched
             }
             // The core's allow-list: the one it was started with, or the last one ``reloadAccessPolicy`` gave (the
             // core took it in at the top of this loop, before any handshake it must judge).
-            if let index = zap?.index, let policy = core.accessPolicy, ready[index].contains(.pollIn) {
+            if let watch = zap?.watch, let policy = core.accessPolicy, reactor.events(of: watch).contains(.pollIn) {
                 try zap!.responder.answerPending(policy: policy, core: &core)
             }
-            if ready[routerIndex].contains(.pollIn) {
+            if reactor.events(of: control).contains(.pollIn) {
                 let batch = try receiveControl(from: sockets.router, into: &core, now: now)
                 try driver.perform(batch, on: &core, now: now())
             }

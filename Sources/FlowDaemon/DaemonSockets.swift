@@ -9,7 +9,7 @@ internal import Logging
 import ZeroMQ
 
 /// The daemon's ZeroMQ context and sockets, bound: the control ROUTER, the events XPUB, the ZAP handler's socket
-/// (with CURVE) and the wake-up pair other threads signal. Owned by the I/O thread.
+/// (with CURVE) and the reactor that polls them. Owned by the I/O thread.
 struct DaemonSockets {
     let context: ZMQContext
     let router: ZMQSocket
@@ -18,8 +18,8 @@ struct DaemonSockets {
     let publisher: ZMQSocket
     /// The ZAP handler's socket, with CURVE.
     let zap: ZMQSocket?
-    let wakeReceiver: ZMQSocket
-    let signal: ZMQWakeSignal
+    /// The I/O thread's poll loop; other threads wake it through its signal.
+    let reactor: ZMQReactor
     let bound: BoundEndpoints
     /// The `ipc://` socket files this daemon bound: libzmq leaves them behind, ``close()`` removes them.
     private let ipcPaths: [String]
@@ -64,7 +64,7 @@ struct DaemonSockets {
             bound = BoundEndpoints(
                 control: try router.option(.lastEndpoint), events: try publisher.option(.lastEndpoint)
             )
-            (wakeReceiver, signal) = try ZMQWakeUp.make(context: context, name: "flowd-\(daemonID)")
+            reactor = try ZMQReactor(context: context, name: "flowd-\(daemonID)")
             self.router = router
             self.publisher = publisher
         } catch {
@@ -79,8 +79,7 @@ struct DaemonSockets {
 
     /// Closes the sockets and the context, then removes the `ipc://` socket files.
     func close() {
-        signal.close()
-        wakeReceiver.close()
+        reactor.close()
         publisher.close()
         router.close()
         zap?.close()

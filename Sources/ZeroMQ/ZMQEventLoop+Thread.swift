@@ -2,7 +2,7 @@ import DequeModule
 import Logging
 import Synchronization
 
-/// The state only the loop's thread touches: its sockets, their send queues and the poller.
+/// The state only the loop's thread touches: its sockets, their send queues and the reactor.
 ///
 /// Created on the loop thread and never shared; every method runs there.
 final class LoopThread {
@@ -10,28 +10,29 @@ final class LoopThread {
     private final class Entry {
         let socket: ZMQSocket
         let handle: ZMQSocketHandle
+        let watch: ZMQReactor.Watch
         /// Sends waiting for the socket to become writable, oldest first.
         var outbox = Deque<PendingSend>()
         /// Whether reading stopped because the inbox is full.
         var paused = false
 
-        init(socket: ZMQSocket, handle: ZMQSocketHandle) {
+        init(socket: ZMQSocket, handle: ZMQSocketHandle, watch: ZMQReactor.Watch) {
             self.socket = socket
             self.handle = handle
+            self.watch = watch
         }
     }
 
     private let core: LoopCore
-    private let wake: ZMQSocket
+    private let reactor: ZMQReactor
     private var entries: [UInt64: Entry] = [:]
     /// Socket ids in creation order, so polling and reading go round in a stable order.
     private var order: [UInt64] = []
-    private let poller = ZMQPoller()
     private var logger: Logger { core.logger }
 
-    init(core: LoopCore, wake: ZMQSocket) {
+    init(core: LoopCore, reactor: ZMQReactor) {
         self.core = core
-        self.wake = wake
+        self.reactor = reactor
     }
 
     // MARK: - Running
@@ -40,13 +41,10 @@ final class LoopThread {
     func run() {
         var polled: [Entry] = []
         while true {
-            drainWakeUps()
-            let (commands, stopping) = core.takeCommands()
+            let (commands, stopping) = core.mailbox.take()
             for command in commands { command(self) }
             if stopping { break }
 
-            poller.removeAll()
-            poller.register(wake, for: .pollIn)
             polled.removeAll(keepingCapacity: true)
             var nearestDeadline: ContinuousClock.Instant?
             for id in order {
@@ -65,34 +63,27 @@ final class LoopThread {
                         nearestDeadline = nearestDeadline.map { min($0, deadline) } ?? deadline
                     }
                 }
-                guard !events.isEmpty else { continue }
-                poller.register(entry.socket, for: events)
-                polled.append(entry)
+                reactor.setEvents(events, of: entry.watch)
+                if !events.isEmpty { polled.append(entry) }
             }
 
-            let ready: [ZMQEvents]
             do {
-                let timeout = nearestDeadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) }
-                ready = try poller.poll(timeout: timeout)
+                try reactor.wait(timeout: nearestDeadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) })
             } catch {
                 if error.code != .terminated {
                     logger.error("zmq_poll failed, shutting the event loop down", metadata: ["zmq.error": "\(error)"])
                 }
-                core.stopFromLoop()
+                core.requestShutdown()
                 continue  // The next turn takes the remaining commands and stops.
             }
-            for (index, entry) in polled.enumerated() where entries[entry.handle.id] === entry {
-                let events = ready[index + 1]
+            for entry in polled where entries[entry.handle.id] === entry {
+                let events = reactor.events(of: entry.watch)
                 if events.contains(.pollIn) { receive(from: entry) }
                 if events.contains(.pollOut) { flush(entry) }
             }
             if nearestDeadline != nil { expireSends() }
         }
         tearDown()
-    }
-
-    private func drainWakeUps() {
-        ZMQWakeUp.drain(wake)
     }
 
     /// Reads up to a batch of messages from `entry` into its inbox.
@@ -123,7 +114,7 @@ final class LoopThread {
             _ = core.enqueue { loop in loop.resumeReading(id) }
         }
         let handle = ZMQSocketHandle(id: id, type: type, messages: inbox)
-        entries[id] = Entry(socket: socket, handle: handle)
+        entries[id] = Entry(socket: socket, handle: handle, watch: reactor.watch(socket, for: []))
         order.append(id)
         logger.trace("socket made", metadata: ["zmq.socket": "\(handle)"])
         return handle
@@ -139,6 +130,7 @@ final class LoopThread {
     func closeSocket(_ id: UInt64) {
         guard let entry = entries.removeValue(forKey: id) else { return }
         order.removeAll { $0 == id }
+        reactor.unwatch(entry.watch)
         close(entry, failingSendsWith: .notSocket)
     }
 
@@ -244,9 +236,7 @@ final class LoopThread {
         }
         entries.removeAll()
         order.removeAll()
-        poller.removeAll()
-        wake.close()
-        core.closeWaker()
+        reactor.close()
         if core.ownsContext {
             do throws(ZMQError) {
                 try core.context.terminate()

@@ -9,13 +9,12 @@ import Synchronization
 /// cooperative pool (two threads on a two-core machine) would stall every task. So each loop starts one OS thread
 /// (not a `Task`) that is the only code ever touching its sockets:
 ///
-/// - The thread sleeps in `zmq_poll` over its sockets plus an `inproc://` PAIR wake-up socket. The poll's timeout is
-///   the nearest pending-send deadline, or none.
+/// - The thread runs a ``ZMQReactor``: it sleeps in `zmq_poll` over its sockets plus the reactor's wake-up socket.
+///   The poll's timeout is the nearest pending-send deadline, or none.
 /// - Async callers never touch a socket. Each call (``makeSocket(_:options:)``, ``bind(_:to:)``,
-///   ``setOption(_:to:on:)``, ``send(_:on:timeout:)``, …) appends a command to a `Mutex`-protected queue and, unless
-///   a wake-up is already pending, signals the thread through the wake-up PAIR (a ``ZMQWakeSignal``, whose socket is
-///   only used under its own mutex). The thread drains the wake-up socket, takes the queue, runs the commands in order
-///   and resumes each caller's continuation with the result. Callers therefore see their own calls carried out in the
+///   ``setOption(_:to:on:)``, ``send(_:on:timeout:)``, …) posts a command to the thread's ``ZMQMailbox``, which
+///   wakes the reactor. The thread takes the commands, runs them in order and resumes each caller's continuation with
+///   the result. Callers therefore see their own calls carried out in the
 ///   order they made them.
 /// - What a socket receives is read on the thread and handed to that socket's ``ZMQSocketHandle/messages``
 ///   (a bounded ``ZMQInbox``; when it is full the thread stops reading that socket, so libzmq's high-water marks
@@ -91,7 +90,7 @@ public final class ZMQEventLoop: Sendable {
         self.context = context
         self.configuration = configuration
         let loopID = nextLoopID.add(1, ordering: .relaxed).newValue
-        let (receiver, signal) = try ZMQWakeUp.make(context: context, name: "flowd.zmq-loop.\(loopID)")
+        let reactor = try ZMQReactor(context: context, name: "flowd.zmq-loop.\(loopID)")
         var logger = logger
         logger[metadataKey: "zmq.loop"] = "\(loopID)"
         let core = LoopCore(
@@ -99,16 +98,16 @@ public final class ZMQEventLoop: Sendable {
             ownsContext: ownsContext,
             configuration: configuration,
             logger: logger,
-            signal: signal
+            wakeUp: reactor.wakeSignal
         )
         self.core = core
-        let transferred = TransferredSocket(receiver)
+        let transferred = TransferredReactor(reactor)
         do throws(ZMQError) {
             try ZMQThread.start(name: configuration.threadName) {
-                LoopThread(core: core, wake: transferred.socket).run()
+                LoopThread(core: core, reactor: transferred.reactor).run()
             }
         } catch {
-            signal.close()
+            reactor.close()
             throw error
         }
         logger.debug("zmq event loop started", metadata: ["zmq.thread": "\(configuration.threadName)"])
@@ -283,69 +282,52 @@ public final class ZMQEventLoop: Sendable {
 /// Ids for loops, so each loop's wake-up endpoint is unique in the process.
 private let nextLoopID = Atomic<UInt64>(0)
 
-/// Moves the receiving end of the wake-up pair to the loop thread, which is its only user from then on.
+/// Moves the reactor (and its wake-up socket) to the loop thread, which is its only user from then on.
 ///
 /// - Note: `@unchecked Sendable` because thread creation is the full memory barrier libzmq asks for when a socket
-///   changes threads, and the creating thread never touches the socket again.
-private struct TransferredSocket: @unchecked Sendable {
-    let socket: ZMQSocket
+///   changes threads, and the creating thread never touches the reactor again.
+private struct TransferredReactor: @unchecked Sendable {
+    let reactor: ZMQReactor
 
-    init(_ socket: ZMQSocket) { self.socket = socket }
+    init(_ reactor: ZMQReactor) { self.reactor = reactor }
 }
 
 // MARK: - Shared state
 
-/// What callers and the loop thread share: the command queue and the lifecycle phase behind one mutex, and the
-/// wake-up signal.
+/// What callers and the loop thread share: the command mailbox (whose closing begins shutdown) and the waiters for
+/// the end of shutdown.
 final class LoopCore: Sendable {
     typealias Command = @Sendable (LoopThread) -> Void
-
-    private enum Phase {
-        case running
-        case shuttingDown
-        case terminated
-    }
-
-    private struct Shared {
-        var commands: [Command] = []
-        var wakePending = false
-        var phase = Phase.running
-        var terminationWaiters: [CheckedContinuation<Void, Never>] = []
-    }
 
     let context: ZMQContext
     let ownsContext: Bool
     let configuration: ZMQEventLoop.Configuration
     let logger: Logger
-    private let shared = Mutex(Shared())
-    private let signal: ZMQWakeSignal
+    let mailbox: ZMQMailbox<Command>
+    /// `nil` once the loop has terminated.
+    private let terminationWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
     init(
         context: ZMQContext,
         ownsContext: Bool,
         configuration: ZMQEventLoop.Configuration,
         logger: Logger,
-        signal: ZMQWakeSignal
+        wakeUp: ZMQWakeSignal
     ) {
         self.context = context
         self.ownsContext = ownsContext
         self.configuration = configuration
         self.logger = logger
-        self.signal = signal
+        self.mailbox = ZMQMailbox(wakeUp: wakeUp)
     }
 
-    var isShuttingDown: Bool { shared.withLock { $0.phase != .running } }
+    var isShuttingDown: Bool { mailbox.isClosed }
 
     /// Queues `command` for the loop thread and wakes it.
     ///
     /// - Returns: `false` when shutdown has begun (the command is dropped).
     func enqueue(_ command: @escaping Command) -> Bool {
-        shared.withLock { shared in
-            guard case .running = shared.phase else { return false }
-            shared.commands.append(command)
-            wakeIfNeeded(&shared)
-            return true
-        }
+        mailbox.post(command)
     }
 
     /// Runs `body` on the loop thread and returns its result.
@@ -363,73 +345,29 @@ final class LoopCore: Sendable {
         return try result.get()
     }
 
-    /// Begins shutdown; the loop thread finishes it.
+    /// Begins shutdown; the loop thread finishes it (also used by the loop thread itself after a fatal poll error).
     func requestShutdown() {
-        shared.withLock { shared in
-            guard case .running = shared.phase else { return }
-            shared.phase = .shuttingDown
-            wakeIfNeeded(&shared)
-        }
+        mailbox.close()
     }
 
     /// Waits until the loop thread has finished.
     func waitUntilTerminated() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let terminated = shared.withLock { shared in
-                if case .terminated = shared.phase { return true }
-                shared.terminationWaiters.append(continuation)
+            let terminated = terminationWaiters.withLock { waiters in
+                guard waiters != nil else { return true }
+                waiters!.append(continuation)
                 return false
             }
             if terminated { continuation.resume() }
         }
     }
 
-    // MARK: Loop thread side
-
-    /// Takes the queued commands; called by the loop thread after draining the wake-up socket.
-    ///
-    /// - Returns: the commands, and whether shutdown was requested (the last batch then holds every command that was
-    ///   accepted).
-    func takeCommands() -> (commands: [Command], stopping: Bool) {
-        shared.withLock { shared in
-            let commands = shared.commands
-            shared.commands.removeAll(keepingCapacity: true)
-            shared.wakePending = false
-            if case .running = shared.phase { return (commands, false) }
-            return (commands, true)
-        }
-    }
-
-    /// Begins shutdown from the loop thread (after a fatal poll error).
-    func stopFromLoop() {
-        shared.withLock { shared in
-            if case .running = shared.phase { shared.phase = .shuttingDown }
-        }
-    }
-
-    /// Closes the sending end of the wake-up pair; nothing can wake the loop afterwards.
-    func closeWaker() {
-        signal.close()
-    }
-
     /// Marks the loop terminated and resumes everyone waiting for it.
     func markTerminated() {
-        let waiters = shared.withLock { shared in
-            shared.phase = .terminated
-            defer { shared.terminationWaiters.removeAll() }
-            return shared.terminationWaiters
+        let waiters = terminationWaiters.withLock { waiters in
+            defer { waiters = nil }
+            return waiters ?? []
         }
         for waiter in waiters { waiter.resume() }
-    }
-
-    /// Signals the loop unless a signal is pending since it last took the commands.
-    ///
-    /// Called with the mutex held, so the signal cannot be overtaken by the loop taking the commands: the loop drains
-    /// its wake-up socket before it takes them (and clears `wakePending`), so every command queued after that comes
-    /// with a new signal.
-    private func wakeIfNeeded(_ shared: inout Shared) {
-        guard !shared.wakePending else { return }
-        shared.wakePending = true
-        signal.signal()
     }
 }

@@ -55,6 +55,12 @@ public final class ZMQPoller {
     /// - Parameter timeout: `nil` waits without limit; `.zero` only checks.
     /// - Returns: the ready events of each socket, in registration order (empty sets when the timeout ran out).
     public func poll(timeout: Duration?) throws(ZMQError) -> [ZMQEvents] {
+        try wait(timeout: timeout)
+        return items.map { ZMQEvents(rawValue: $0.revents) }
+    }
+
+    /// Waits as ``poll(timeout:)`` does without building an array; read each socket's events with ``events(at:)``.
+    public func wait(timeout: Duration?) throws(ZMQError) {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: $0) }
         for index in items.indices {
@@ -69,10 +75,14 @@ public final class ZMQPoller {
             let result = items.withUnsafeMutableBufferPointer { buffer in
                 zmq_poll(buffer.baseAddress, Int32(buffer.count), waitMilliseconds)
             }
-            if result >= 0 { break }
+            if result >= 0 { return }
             guard zmq_errno() == EINTR else { throw ZMQError.last("zmq_poll") }
         }
-        return items.map { ZMQEvents(rawValue: $0.revents) }
+    }
+
+    /// The events the socket at `index` (its registration order) was ready for at the last wait.
+    public func events(at index: Int) -> ZMQEvents {
+        ZMQEvents(rawValue: items[index].revents)
     }
 }
 

@@ -12,7 +12,7 @@ import Darwin
 ///
 /// Such code blocks in `zmq_poll`, so it must not run on Swift's cooperative pool (which would lose a whole thread
 /// per poller); and a socket must stay on one thread. ``ZMQEventLoop`` uses this; so can a component that runs its own
-/// poll loop (wake it with ``ZMQWakeUp``).
+/// poll loop on a ``ZMQReactor``.
 public enum ZMQThread: Sendable {
     /// Starts a detached OS thread (not a task) that runs `body` and ends when it returns.
     ///

@@ -11,6 +11,7 @@ import Synchronization
 /// ```
 ///
 /// Drain before taking the queued work, so that work queued after the drain always comes with a new signal.
+/// ``ZMQReactor`` and ``ZMQMailbox`` do this for a thread's loop; use the pair directly only below them.
 public enum ZMQWakeUp: Sendable {
     /// Makes a connected pair in `context`.
     ///

@@ -1,0 +1,75 @@
+import Synchronization
+
+/// What other threads hand to a ``ZMQReactor``'s thread: items queued under a mutex, a wake-up per batch, and a
+/// close that refuses later items and wakes the thread one last time.
+///
+/// Other threads ``post(_:)``; the reactor's thread ``take()``s after each wait. A wake-up is sent only when none is
+/// pending since the last take, so a burst of posts costs one wake-up.
+///
+/// - Note: `Sendable`: all state is behind one `Mutex`, and ``ZMQWakeSignal`` is thread-safe.
+public final class ZMQMailbox<Item: Sendable>: Sendable {
+    private struct State {
+        var items: [Item] = []
+        var wakePending = false
+        var closed = false
+        var wakeUp: ZMQWakeSignal?
+    }
+
+    private let state: Mutex<State>
+
+    /// A mailbox that wakes its reactor through `wakeUp`; with `nil`, items wait until ``connect(wakeUp:)``.
+    public init(wakeUp: ZMQWakeSignal? = nil) {
+        state = Mutex(State(wakeUp: wakeUp))
+    }
+
+    /// Sets the wake-up of a mailbox made before its reactor, and wakes it if items are waiting.
+    public func connect(wakeUp: ZMQWakeSignal) {
+        state.withLock { state in
+            state.wakeUp = wakeUp
+            if !state.items.isEmpty || state.closed { wakeIfNeeded(&state) }
+        }
+    }
+
+    /// Queues `item` and wakes the reactor.
+    ///
+    /// - Returns: `false` (and drops `item`) once the mailbox is closed.
+    @discardableResult
+    public func post(_ item: Item) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.items.append(item)
+            wakeIfNeeded(&state)
+            return true
+        }
+    }
+
+    /// Refuses later items and wakes the reactor, which sees `closed` at its next ``take()``.
+    public func close() {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.closed = true
+            wakeIfNeeded(&state)
+        }
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// On the reactor's thread: the items queued since the last take, oldest first, and whether the mailbox is closed.
+    public func take() -> (items: [Item], closed: Bool) {
+        state.withLock { state in
+            let items = state.items
+            state.items.removeAll(keepingCapacity: true)
+            state.wakePending = false
+            return (items, state.closed)
+        }
+    }
+
+    /// The reactor drains its wake-up socket before it takes the items (clearing `wakePending`), so every item
+    /// posted after that comes with a wake-up of its own.
+    private func wakeIfNeeded(_ state: inout State) {
+        guard !state.wakePending, let wakeUp = state.wakeUp else { return }
+        state.wakePending = true
+        wakeUp.signal()
+    }
+}

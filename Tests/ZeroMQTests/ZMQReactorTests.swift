@@ -1,0 +1,103 @@
+import Testing
+import ZeroMQ
+
+@Suite(.timeLimit(.minutes(1)))
+struct ZMQReactorTests {
+    /// Two connected PAIR sockets in `context`.
+    private func pair(_ context: ZMQContext, _ name: String) throws -> (ZMQSocket, ZMQSocket) {
+        let options = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
+        let receiver = try ZMQSocket(.pair, context: context, options: options)
+        try receiver.bind("inproc://reactor-test.\(name)")
+        let sender = try ZMQSocket(.pair, context: context, options: options)
+        try sender.connect("inproc://reactor-test.\(name)")
+        return (receiver, sender)
+    }
+
+    @Test func reportsWhichWatchedSocketIsReady() throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let reactor = try ZMQReactor(context: context, name: "ready")
+        defer { reactor.close() }
+        let (first, firstPeer) = try pair(context, "first")
+        let (second, secondPeer) = try pair(context, "second")
+        defer { for socket in [first, firstPeer, second, secondPeer] { socket.close() } }
+        let firstWatch = reactor.watch(first, for: .pollIn)
+        let secondWatch = reactor.watch(second, for: .pollIn)
+
+        try reactor.wait(timeout: .zero)
+        #expect(reactor.events(of: firstWatch) == [])
+        #expect(reactor.events(of: secondWatch) == [])
+
+        try secondPeer.send(ZMQMessage([Array("hi".utf8)]))
+        try reactor.wait(timeout: .seconds(10))
+        #expect(reactor.events(of: firstWatch) == [])
+        #expect(reactor.events(of: secondWatch) == .pollIn)
+        // Level-triggered: still ready until read.
+        try reactor.wait(timeout: .zero)
+        #expect(reactor.events(of: secondWatch) == .pollIn)
+
+        reactor.setEvents([], of: secondWatch)
+        try reactor.wait(timeout: .zero)
+        #expect(reactor.events(of: secondWatch) == [])
+
+        reactor.unwatch(firstWatch)
+        try firstPeer.send(ZMQMessage([Array("x".utf8)]))
+        reactor.setEvents(.pollIn, of: secondWatch)
+        try reactor.wait(timeout: .zero)
+        #expect(reactor.events(of: firstWatch) == [], "an unwatched socket is not reported")
+        #expect(reactor.events(of: secondWatch) == .pollIn, "later watches keep their own readiness")
+    }
+
+    @Test func aPostFromAnotherThreadWakesAWaitWithoutTimeout() async throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let mailbox = ZMQMailbox<Int>()
+        let (taken, continuation) = AsyncStream.makeStream(of: [Int].self)
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        try ZMQThread.start(name: "reactor-test") {
+            guard let reactor = try? ZMQReactor(context: context, name: "mailbox") else {
+                continuation.finish()
+                return
+            }
+            defer { reactor.close() }
+            mailbox.connect(wakeUp: reactor.wakeSignal)
+            startedContinuation.yield()
+            while true {
+                let (items, closed) = mailbox.take()
+                if !items.isEmpty { continuation.yield(items) }
+                if closed { break }
+                // No timeout: only a post or the close can end this wait.
+                do throws(ZMQError) { try reactor.wait(timeout: nil) } catch { break }
+            }
+            continuation.finish()
+        }
+        var startedIterator = started.makeAsyncIterator()
+        await startedIterator.next()
+        #expect(mailbox.post(1))
+        var iterator = taken.makeAsyncIterator()
+        var received: [Int] = []
+        while received.count < 1, let items = await iterator.next() { received += items }
+        #expect(mailbox.post(2))
+        #expect(mailbox.post(3))
+        while received.count < 3, let items = await iterator.next() { received += items }
+        #expect(received == [1, 2, 3])
+        mailbox.close()
+        #expect(!mailbox.post(4), "a closed mailbox refuses items")
+        while let items = await iterator.next() { received += items }
+        #expect(received == [1, 2, 3], "the thread ended on the close")
+        #expect(mailbox.isClosed)
+    }
+
+    @Test func itemsPostedBeforeTheReactorExistsWaitForIt() throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let mailbox = ZMQMailbox<String>()
+        mailbox.post("early")
+        let reactor = try ZMQReactor(context: context, name: "early")
+        defer { reactor.close() }
+        mailbox.connect(wakeUp: reactor.wakeSignal)
+        // Connecting wakes the reactor for the waiting item: a wait without timeout returns.
+        try reactor.wait(timeout: nil)
+        #expect(mailbox.take().items == ["early"])
+    }
+}
