@@ -33,7 +33,10 @@ extension DaemonCore {
     /// - Throws: ``RecoveryError`` when a record cannot be read (`unreadableRecord`, `newerRecord`) or contradicts the
     ///   records before it (`damagedRecord`: a second `session` record for a live session, a second `daemon` record
     ///   that does not replace the first): flowd does not start from a state it cannot trust.
-    package mutating func recover(from records: [[UInt8]]) throws(RecoveryError) -> RecoveryReport {
+    /// - Parameter progress: called with the records replayed so far, every 4096 records.
+    package mutating func recover(
+        from records: [[UInt8]], progress: ((Int) -> Void)? = nil
+    ) throws(RecoveryError) -> RecoveryReport {
         replaying = true
         let publishes = publishesEvents
         publishesEvents = false
@@ -43,6 +46,7 @@ extension DaemonCore {
         }
         var report = RecoveryReport()
         for (index, bytes) in records.enumerated() {
+            if index & 4095 == 4095 { progress?(index + 1) }
             let record: JournalRecord
             do throws(JournalRecord.DecodingFailure) {
                 record = try log.decode(bytes)
@@ -124,6 +128,15 @@ extension DaemonCore {
             return
         }
         change(.daemon(id, replacing: daemonID))
+    }
+
+    /// Whether a request of `type` may change a session (and so be journaled): refused while the journal cannot be
+    /// written. Reads, heartbeats, ACKs and BYE are served.
+    static func changesState(_ type: MessageType) -> Bool {
+        switch type {
+        case .step, .sync, .report, .userAction, .deepLink, .createSession: true
+        default: false
+        }
     }
 
     mutating func journal(_ record: JournalRecord) {

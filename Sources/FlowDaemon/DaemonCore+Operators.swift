@@ -53,10 +53,14 @@ extension DaemonCore {
     func healthReport(now: UInt64) -> HealthReport {
         let counts = peerCounts
         return HealthReport(
+            status: journalAvailable ? "ok" : "degraded",
             daemon: daemonID, uptimeSeconds: Double(now - startedAt) / 1000, sessions: sessions.count,
             peers: Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, counts[$0] ?? 0) }),
             counters: counters.json,
-            journal: journaling ? HealthReport.Journal(records: log.count, recoveredRecords: recoveredRecords) : nil
+            journal: journaling
+                ? HealthReport.Journal(
+                    records: log.count, recoveredRecords: recoveredRecords, available: journalAvailable)
+                : nil
         )
     }
 }

@@ -48,6 +48,14 @@ extension DaemonCore {
             )
             return
         }
+        if !journalAvailable, Self.changesState(message.type) {
+            reject(
+                WireError(
+                    .journalUnavailable, "the journal cannot be written (disk full?); try again later",
+                    req: message.req, type: message.type),
+                to: address)
+            return
+        }
         switch message {
         case .heartbeat:
             break

@@ -28,6 +28,9 @@ package struct DaemonCore {
     var sessions: [String: Session] = [:]
     /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
     package var journaling: Bool { log.enabled }
+    /// Whether the journal is being written; while not, requests that change state are refused with
+    /// `journalUnavailable` (``JournalCommitter``).
+    package var journalAvailable = true
     /// Journal records not taken yet, and every record kept (the snapshot's content: ``journalHistory``).
     var log: JournalLog
     /// Whether ``recover(from:)`` is replaying: changes are applied, not journaled; nothing is sent or run.

@@ -11,24 +11,34 @@ extension DaemonServer {
         let codec: WireCodec
         let server: DaemonServer
         /// Where the core's journal records go before anything they caused is sent.
-        let journal: JournalStore?
+        var journal: JournalCommitter?
         let logger: Logger
         /// Messages dropped because a peer's queue was full, since the start.
         var droppedSends = 0
         var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
-        /// written (and synced, by the fsync policy).
+        /// written (and synced, by the fsync policy). While the journal cannot be written, outputs wait in the
+        /// ``JournalCommitter``.
         ///
-        /// - Throws: ``JournalError`` when the journal cannot be written: the daemon stops rather than answer what it
-        ///   could lose (its supervisor restarts it, and it recovers what was committed).
+        /// - Throws: ``JournalError`` when the journal cannot be trusted (a failed sync): the daemon stops rather than
+        ///   answer what it could lose (its supervisor restarts it, and it recovers what was committed).
         mutating func perform(_ batch: [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
-            let outputs = settle(batch, on: &core, now: now)
+            var outputs = settle(batch, on: &core, now: now)
             let records = core.takeJournal()
-            if let journal, !records.isEmpty {
-                for record in records { journal.append(record) }
-                try journal.commit(now: now)
+            if journal != nil {
+                outputs = try journal!.commit(records, outputs: outputs, core: &core, now: now)
             }
+            try send(outputs, on: &core, now: now)
+        }
+
+        /// Commits what a failing journal holds once its retry is due, and sends what waited for it.
+        mutating func retryJournal(on core: inout DaemonCore, now: UInt64) throws {
+            guard journal != nil else { return }
+            try send(try journal!.retryIfDue(core: &core, now: now), on: &core, now: now)
+        }
+
+        private mutating func send(_ outputs: [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
             var unreachable: [PeerAddress] = []
             // Events go out after the control messages of the same turn: nothing waits for them, and a presenter
             // waits for its COMMAND (docs/PERFORMANCE.md).

@@ -23,8 +23,13 @@ extension DaemonServer {
                 let snapshot = try contents.snapshot.map { bytes throws(JournalError) in
                     try JournalSnapshot.records(in: bytes)
                 } ?? []
+                let records = snapshot + contents.records
+                setRecoveryProgress(RecoveryProgress(replayed: 0, total: records.count))
+                defer { setRecoveryProgress(nil) }
                 do {
-                    report = try core.recover(from: snapshot + contents.records)
+                    report = try core.recover(from: records) { replayed in
+                        self.setRecoveryProgress(RecoveryProgress(replayed: replayed, total: records.count))
+                    }
                     break
                 } catch {
                     let located = locate(error, contents: contents, snapshotRecords: snapshot.count, store: store)
@@ -89,11 +94,23 @@ extension DaemonServer {
         return error.located(file: contents.journalPath, offset: position < offsets.count ? offsets[position] : nil)
     }
 
-    /// Writes a snapshot of everything the state needs and starts an empty journal.
-    func compact(_ journal: JournalStore, core: DaemonCore, clock: ContinuousClock) throws {
+    /// Writes a snapshot of everything the state needs and starts an empty journal; returns when to compact next at
+    /// the earliest: now, or after a minute when the snapshot could not be written (the disk is full; the journal
+    /// goes on as it was).
+    ///
+    /// - Throws: ``JournalError`` `.unusable` when it failed after the new snapshot took effect.
+    func compact(_ journal: JournalStore, core: DaemonCore, clock: ContinuousClock, now: UInt64) throws -> UInt64 {
         let started = clock.now
         let before = journal.journalBytes
-        try journal.writeSnapshot(core.journalSnapshotPayload)
+        do throws(JournalError) {
+            try journal.writeSnapshot(core.journalSnapshotPayload)
+        } catch {
+            guard error.code == .io else { throw error }
+            logger.error(
+                "journal: a snapshot could not be written; the journal goes on, compaction is tried again in a minute",
+                metadata: ["error": "\(error)"])
+            return now + 60_000
+        }
         logger.info(
             "journal compacted into a snapshot",
             metadata: [
@@ -102,5 +119,6 @@ extension DaemonServer {
                 "duration": "\(started.duration(to: clock.now))",
             ]
         )
+        return now
     }
 }

@@ -72,6 +72,7 @@ public final class DaemonServer: Service, Sendable {
         var readyWaiters: [CheckedContinuation<BoundEndpoints, any Error>] = []
         var failure: (any Error)?
         var started = false
+        var recovery: RecoveryProgress?
     }
 
     private let application: any FlowApplication
@@ -114,6 +115,11 @@ public final class DaemonServer: Service, Sendable {
             self.stop()
         }
     }
+
+    /// How far the recovery of the state has come, while it runs; `nil` before and after.
+    package var recoveryProgress: RecoveryProgress? { shared.withLock { $0.recovery } }
+
+    func setRecoveryProgress(_ progress: RecoveryProgress?) { shared.withLock { $0.recovery = progress } }
 
     /// Waits until the sockets are bound and the default session exists; returns the bound endpoints.
     ///
@@ -239,7 +245,8 @@ public final class DaemonServer: Service, Sendable {
 
         var driver = Driver(
             router: sockets.router, publisher: sockets.publisher,
-            codec: WireCodec(maxBodyBytes: configuration.daemon.maxBodyBytes), server: self, journal: journal,
+            codec: WireCodec(maxBodyBytes: configuration.daemon.maxBodyBytes), server: self,
+            journal: journal.map { JournalCommitter(store: $0, logger: logger) },
             logger: logger
         )
         try driver.perform(core.start(now: now()), on: &core, now: now())
@@ -296,6 +303,7 @@ public final class DaemonServer: Service, Sendable {
         var subscriptions = EventSubscriptions()
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
         var nextGauges: UInt64 = 0
+        var nextCompaction: UInt64 = 0
 
         while true {
             let (queued, stopping) = inputs.take()
@@ -307,9 +315,11 @@ public final class DaemonServer: Service, Sendable {
 
             var current = now()
             if let journal {
+                try driver.retryJournal(on: &core, now: current)
                 try journal.syncIfDue(now: current)
                 current = now()
                 if let due = journal.nextSyncDue { nextTick = min(nextTick, max(due, current + 1)) }
+                if let due = driver.journal?.nextRetry { nextTick = min(nextTick, max(due, current + 1)) }
             }
             let wait = nextTick > current ? nextTick - current : 0
             try reactor.wait(timeout: .milliseconds(Int64(min(wait, 1000))))
@@ -334,14 +344,14 @@ public final class DaemonServer: Service, Sendable {
             } else {
                 nextTick = min(nextTick, core.nextDeadline(now: time))
             }
-            if let journal, journal.needsCompaction {
-                try compact(journal, core: core, clock: clock)
+            if let journal, journal.needsCompaction, !journal.hasPendingRecords, time >= nextCompaction {
+                nextCompaction = try compact(journal, core: core, clock: clock, now: time)
             }
             // Counters after each turn, gauges (which walk the peers and sessions) at most every 100 ms.
             if metrics != nil {
                 metrics!.record(core.counters)
                 if time >= nextGauges {
-                    if let journal { journalMetrics?.record(journal) }
+                    if let journal { journalMetrics?.record(journal, failing: driver.journal?.isFailing ?? false) }
                     metrics!.record(peers: core.peerCounts, sessions: core.sessionIDs.count)
                     nextGauges = time + 100
                 }

@@ -103,7 +103,8 @@ public enum Flowd: Sendable {
     }
 }
 
-/// Tells systemd (and the log) when the daemon is ready and when it stops.
+/// Tells systemd (and the log) when the daemon is ready and when it stops, and while it recovers its state that the
+/// recovery goes on (``RecoveryTimeoutExtension``).
 struct ReadinessNotifier: Service {
     let server: DaemonServer
     let notifier: SystemdNotifier
@@ -112,7 +113,7 @@ struct ReadinessNotifier: Service {
     func run() async throws {
         let endpoints: BoundEndpoints
         do {
-            endpoints = try await server.waitUntilReady()
+            endpoints = try await waitUntilReady()
         } catch {
             return
         }
@@ -121,6 +122,29 @@ struct ReadinessNotifier: Service {
         }
         try? await gracefulShutdown()
         notifier.notify("STOPPING=1")
+    }
+
+    /// The server's ``DaemonServer/waitUntilReady()``, extending systemd's start timeout meanwhile.
+    private func waitUntilReady() async throws -> BoundEndpoints {
+        guard notifier.isEnabled else { return try await server.waitUntilReady() }
+        let (server, notifier) = (self.server, self.notifier)
+        return try await withThrowingTaskGroup(of: BoundEndpoints?.self) { group in
+            group.addTask { try await server.waitUntilReady() }
+            group.addTask {
+                var timeout = RecoveryTimeoutExtension()
+                while true {
+                    try await Task.sleep(for: RecoveryTimeoutExtension.interval)
+                    if let message = timeout.notification(for: server.recoveryProgress) { notifier.notify(message) }
+                }
+            }
+            while let next = try await group.next() {
+                if let endpoints = next {
+                    group.cancelAll()
+                    return endpoints
+                }
+            }
+            throw CancellationError()
+        }
     }
 }
 

@@ -7,6 +7,8 @@ package import CoreMetrics
 /// | `flowd_journal_bytes` | gauge: the live journal file |
 /// | `flowd_snapshot_bytes` | gauge: the last snapshot |
 /// | `flowd_journal_syncs_total` | counter: `fdatasync`s of the journal |
+/// | `flowd_journal_write_failures_total` | counter: journal writes that failed (a full disk), retried |
+/// | `flowd_journal_available` | gauge: 1 while the journal is written, 0 while writes fail and state changes are refused |
 /// | `flowd_recovery_seconds` | gauge: how long rebuilding the state took at start |
 /// | `flowd_recovered_records` | gauge: records replayed at start |
 ///
@@ -17,6 +19,8 @@ public struct JournalMetrics: Sendable {
         public static let journalBytes = "flowd_journal_bytes"
         public static let snapshotBytes = "flowd_snapshot_bytes"
         public static let syncs = "flowd_journal_syncs_total"
+        public static let writeFailures = "flowd_journal_write_failures_total"
+        public static let available = "flowd_journal_available"
         public static let recoverySeconds = "flowd_recovery_seconds"
         public static let recoveredRecords = "flowd_recovered_records"
     }
@@ -24,15 +28,20 @@ public struct JournalMetrics: Sendable {
     private let journalBytes: Gauge
     private let snapshotBytes: Gauge
     private let syncs: Counter
+    private let writeFailures: Counter
+    private let available: Gauge
     private let recoverySeconds: Gauge
     private let recoveredRecords: Gauge
     /// The store's sync count when last recorded (the counter takes increases).
     private var lastSyncs = 0
+    private var lastWriteFailures = 0
 
     package init(factory: any MetricsFactory) {
         journalBytes = Gauge(label: Name.journalBytes, factory: factory)
         snapshotBytes = Gauge(label: Name.snapshotBytes, factory: factory)
         syncs = Counter(label: Name.syncs, factory: factory)
+        writeFailures = Counter(label: Name.writeFailures, factory: factory)
+        available = Gauge(label: Name.available, factory: factory)
         recoverySeconds = Gauge(label: Name.recoverySeconds, factory: factory)
         recoveredRecords = Gauge(label: Name.recoveredRecords, factory: factory)
     }
@@ -43,8 +52,12 @@ public struct JournalMetrics: Sendable {
         recoveredRecords.record(recovery.records)
     }
 
-    /// Records the journal's sizes and syncs.
-    package mutating func record(_ journal: JournalStore) {
+    /// Records the journal's sizes, syncs and write failures, and whether its writes are `failing`.
+    package mutating func record(_ journal: JournalStore, failing: Bool = false) {
+        available.record(failing ? 0 : 1)
+        let failures = journal.writeFailures - lastWriteFailures
+        if failures > 0 { writeFailures.increment(by: failures) }
+        lastWriteFailures = journal.writeFailures
         journalBytes.record(journal.journalBytes)
         snapshotBytes.record(journal.snapshotBytes)
         let increase = journal.syncCount - lastSyncs

@@ -57,6 +57,10 @@ package final class JournalStore {
     var failure: JournalError?
     /// Tests: where ``writeSnapshot(_:)`` stops as if the process were killed.
     var simulatedCrash: SnapshotCrashPoint?
+    /// Tests: the error the journal's next writes fail with (as a full disk's `ENOSPC`), until set back to `nil`.
+    var simulatedWriteError: Errno?
+    /// Writes of the live journal that failed (and were undone), since the store was opened.
+    package private(set) var writeFailures = 0
 
     /// Opens the state directory: creates it (mode 0700) if missing and takes an exclusive lock on its `lock` file.
     /// Reads nothing yet (``load()`` does).
@@ -343,8 +347,10 @@ package final class JournalStore {
         let path = journalPath(generation)
         guard let journal else { throw JournalError(.notOpen, "load() has not run") }
         do throws(JournalError) {
+            if let simulatedWriteError { throw JournalError.io("cannot write \(path)", simulatedWriteError) }
             try journal.write(buffer, at: journalBytes, path: path)
         } catch {
+            writeFailures += 1
             do throws(JournalError) {
                 try journal.truncate(to: journalBytes, path: path)
             } catch let cut {

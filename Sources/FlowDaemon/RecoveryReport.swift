@@ -12,6 +12,17 @@ package struct RecoveryReport: Sendable, Hashable {
     package init() {}
 }
 
+/// How far a recovery has come: records replayed of the total (the snapshot's and the journal's).
+package struct RecoveryProgress: Sendable, Hashable {
+    package var replayed: Int
+    package var total: Int
+
+    package init(replayed: Int, total: Int) {
+        self.replayed = replayed
+        self.total = total
+    }
+}
+
 /// Why flowd cannot rebuild its state from the journal's records (the files' own checks are ``JournalError``'s).
 public struct RecoveryError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {

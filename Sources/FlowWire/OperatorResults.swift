@@ -83,19 +83,23 @@ public struct HealthReport: WireResult, Hashable {
         public var records: Int
         /// Records replayed when the daemon started.
         public var recoveredRecords: Int
+        /// Whether the journal is being written; `false` while its writes fail and state changes are refused
+        /// (`journalUnavailable`); `nil` from a daemon that does not say.
+        public var available: Bool?
 
-        public init(records: Int, recoveredRecords: Int) {
+        public init(records: Int, recoveredRecords: Int, available: Bool? = nil) {
             self.records = records
             self.recoveredRecords = recoveredRecords
+            self.available = available
         }
 
         enum CodingKeys: String, CodingKey {
-            case records
+            case records, available
             case recoveredRecords = "recovered_records"
         }
     }
 
-    /// `ok` when the daemon serves.
+    /// `ok` when the daemon serves; `degraded` while its journal cannot be written (state changes are refused).
     public var status: String
     /// The daemon's run ID.
     public var daemon: String

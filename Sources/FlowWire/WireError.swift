@@ -23,6 +23,9 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let sessionLimit = Code(rawValue: "sessionLimit")
         public static let invalidName = Code(rawValue: "invalidName")
         public static let replaced = Code(rawValue: "replaced")
+        /// The daemon cannot write its journal (a full or failing disk): a request that would change state is
+        /// refused until it can; reads are served.
+        public static let journalUnavailable = Code(rawValue: "journalUnavailable")
         public static let `internal` = Code(rawValue: "internal")
 
         public var description: String { rawValue }

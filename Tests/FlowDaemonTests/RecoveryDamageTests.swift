@@ -75,6 +75,20 @@ struct RecoveryDamageTests {
         #expect(fresh.daemonID == "new", "a new state takes it too")
     }
 
+    @Test("Recovery reports its progress every 4096 records (for systemd's EXTEND_TIMEOUT_USEC)")
+    func recoveryReportsProgress() throws {
+        let (_, records) = journal()
+        let many = records + Array(repeating: record(#"{"kind":"adopted","session":"kiosk"}"#), count: 9000)
+        var core = DaemonCore(
+            application: TestApplication(), daemonID: "run-2",
+            logger: Logger(label: "RecoveryDamageTests", factory: { _ in SwiftLogNoOpLogHandler() }), now: 0,
+            journaling: true)
+        var seen: [Int] = []
+        let report = try core.recover(from: many) { seen.append($0) }
+        #expect(seen == [4096, 8192])
+        #expect(report.records == many.count)
+    }
+
     @Test("A record of a newer format version is refused by name, not skipped")
     func newerRecordIsRefused() throws {
         let (harness, records) = journal()

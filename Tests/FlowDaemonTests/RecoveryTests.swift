@@ -201,7 +201,8 @@ struct RecoveryTests {
             Issue.record("no OK to HEALTH: \(health.sent)")
             return
         }
-        #expect(fields["journal"] == ["records": .int(records), "recovered_records": .int(records)])
+        #expect(
+            fields["journal"] == ["records": .int(records), "recovered_records": .int(records), "available": true])
     }
 
     @Test("Without journaling nothing is recorded")
