@@ -104,6 +104,17 @@ public final class OperatorClient: Sendable {
         }.created
     }
 
+    /// Ends a session (`END_SESSION`): its presenter is told, its steppers detached, its state dropped for good.
+    ///
+    /// - Returns: what the session was when it ended.
+    /// - Throws: ``DaemonError`` `unknownSession` when there is no such session (never was, or ended already).
+    @discardableResult
+    public func endSession(_ session: String) async throws -> EndSessionResult {
+        try await connection.request(EndSessionResult.self) { req in
+            .endSession(SessionRequest(req: req, session: session))
+        }
+    }
+
     /// The daemon's health (`HEALTH`).
     public func health() async throws -> HealthReport {
         try await connection.request(HealthReport.self) { req in .health(PlainRequest(req: req)) }

@@ -134,7 +134,7 @@ extension DaemonCore {
     /// written. Reads, heartbeats, ACKs and BYE are served.
     static func changesState(_ type: MessageType) -> Bool {
         switch type {
-        case .step, .sync, .report, .userAction, .deepLink, .createSession: true
+        case .step, .sync, .report, .userAction, .deepLink, .createSession, .endSession: true
         default: false
         }
     }
@@ -155,6 +155,11 @@ extension DaemonCore {
         case .sessionCreated:
             journal(record)
             createSessionNow(record.session)
+            return []
+        case .sessionEnded:
+            guard sessions[record.session] != nil else { return [] }
+            journal(record)
+            endSessionNow(record.session)
             return []
         case .input(let input, let origin):
             guard let session = sessions[record.session] else { return [] }

@@ -2,7 +2,7 @@ internal import FlowCore
 internal import FlowWire
 internal import Logging
 
-// Operators: SESSIONS, TREE, DEEP_LINK, CREATE_SESSION and HEALTH.
+// Operators: SESSIONS, TREE, DEEP_LINK, CREATE_SESSION, END_SESSION and HEALTH.
 extension DaemonCore {
     func sessionList() -> SessionList {
         SessionList(
@@ -48,6 +48,18 @@ extension DaemonCore {
         }
         _ = createSession(body.session)
         reply(to: peer.address, req: body.req, result: CreateSessionResult(created: true))
+    }
+
+    mutating func endSessionRequest(_ body: SessionRequest, from peer: Peer) {
+        guard let session = sessions[body.session] else {
+            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .endSession, to: peer)
+        }
+        let result = EndSessionResult(
+            seq: session.seq, presenter: session.host.flatMap { peers[$0] }?.hello.name,
+            attachments: session.remoteAttachments.count + session.localAttachments.count
+        )
+        endSession(session, reason: "operator")
+        reply(to: peer.address, req: body.req, result: result)
     }
 
     func healthReport(now: UInt64) -> HealthReport {

@@ -80,6 +80,8 @@ extension DaemonCore {
             deepLink(body, from: peer)
         case .createSession(let body):
             createSessionRequest(body, from: peer)
+        case .endSession(let body):
+            endSessionRequest(body, from: peer)
         case .health(let body):
             reply(to: address, req: body.req, result: healthReport(now: now))
         case .describe(let body):
@@ -94,7 +96,7 @@ extension DaemonCore {
         case .heartbeat, .bye: return true
         case .step: return role == .stepper
         case .sync, .ack, .report, .userAction: return role == .presenter
-        case .sessions, .tree, .deepLink, .createSession, .health, .describe: return role == .operator
+        case .sessions, .tree, .deepLink, .createSession, .endSession, .health, .describe: return role == .operator
         case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event: return false
         }
     }

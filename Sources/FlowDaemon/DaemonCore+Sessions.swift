@@ -24,6 +24,35 @@ extension DaemonCore {
         logger.info("session created", metadata: ["session": "\(id)"])
     }
 
+    /// Ends a session (an operator's `END_SESSION` or idle expiry), journaled; `reason` counts it in `sessions_ended`.
+    mutating func endSession(_ session: Session, reason: String) {
+        counters.sessionsEnded[reason, default: 0] += 1
+        logger.info("session ended", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
+        change(JournalRecord(session: session.id, kind: .sessionEnded))
+    }
+
+    /// Drops a session's state: its presenter gets an empty `SNAPSHOT` and the notice `sessionEnded`, each stepper
+    /// process holding one of its attachments a `DETACH` (`sessionEnded`), its in-daemon steppers stop (PROTOCOL §4).
+    mutating func endSessionNow(_ id: String) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        if let host = session.host {
+            let empty = UISnapshot(PresentationModel())
+            send(.snapshot(SnapshotMessage(session: id, seq: session.seq, ui: empty)), to: host)
+            // A notice, not a refusal of anything the presenter sent: not counted under `errors`.
+            let notice = WireError(
+                .sessionEnded, "session '\(id)' was ended; a SYNC with create starts it anew", type: .endSession
+            )
+            send(.error(ErrorReply(notice)), to: host)
+        }
+        for attachment in session.remoteAttachments.keys.sorted() {
+            guard let stepper = session.remoteAttachments[attachment]?.assignedTo else { continue }
+            send(.detach(Detach(session: id, attachment: attachment.rawValue, reason: "sessionEnded")), to: stepper)
+        }
+        for attachment in session.localAttachments.keys.sorted() {
+            outputs.append(.detachLocal(session: id, attachment: attachment))
+        }
+    }
+
     func sortedSessions() -> [Session] { sessions.keys.sorted().map { sessions[$0]! } }
 
     /// The session's presentables count as not visible (its presenter is gone or syncs again).

@@ -79,13 +79,16 @@ package struct DaemonCore {
 
     // MARK: - Inputs
 
-    /// Starts serving: journals the daemon ID of a fresh state and creates the default session if the state has none.
+    /// Starts serving: journals the daemon ID of a fresh state and creates its default session (a recovered state
+    /// has the sessions it had: an ended default session stays ended).
     ///
     /// After ``recover(from:)`` it also hands back what the recovered sessions need: the in-daemon steppers to
     /// listen to again (``DaemonOutput/resumeLocal(session:attachment:)``) and the adaptations still pending.
     package mutating func start(now: UInt64) -> [DaemonOutput] {
-        if log.history.isEmpty { journal(.daemon(daemonID)) }
-        if sessions[configuration.defaultSession] == nil { _ = createSession(configuration.defaultSession) }
+        if log.history.isEmpty {
+            journal(.daemon(daemonID))
+            if sessions[configuration.defaultSession] == nil { _ = createSession(configuration.defaultSession) }
+        }
         return takeOutputs()
     }
 

@@ -19,6 +19,8 @@ package struct DaemonCounters: Sendable, Hashable {
     package var reports = 0
     package var userActions = 0
     package var peersLost = 0
+    /// Sessions ended, by reason: `operator` (`END_SESSION`) or `idle` (expired).
+    package var sessionsEnded: [String: Int] = [:]
     /// Messages not sent because the peer's queue was full (its high-water mark), by message type: the peer is
     /// slow or stuck, and resyncs from the heartbeat's `seq` (docs/LIMITS.md).
     package var sendsDropped: [String: Int] = [:]
@@ -46,6 +48,7 @@ package struct DaemonCounters: Sendable, Hashable {
             "reports": .int(reports),
             "user_actions": .int(userActions),
             "peers_lost": .int(peersLost),
+            "sessions_ended": .object(sessionsEnded.mapValues { .int($0) }),
             "sends_dropped": .object(sendsDropped.mapValues { .int($0) }),
         ]
         if let authDenied { fields["auth_denied"] = .int(authDenied) }

@@ -23,6 +23,8 @@ struct JournalRecord: Hashable, Sendable {
         case daemon(id: String, replacing: String?)
         /// A session was created (its root flow coordinated).
         case sessionCreated
+        /// A session was ended (`END_SESSION`): its state is dropped. Format version 2.
+        case sessionEnded
         /// An input reached the session's tree. `origin`: the `HELLO.instance` and `STEP.req` of a stepper's STEP.
         case input(CoordinatorInput, origin: StepOrigin?)
         /// One entry of a presenter's `REPORT` (it may change the UI model as well as the tree).
@@ -54,7 +56,7 @@ extension JournalRecord {
     /// The newest record format version this flowd reads and writes. A record says its version in `"v"` (absent: 1);
     /// a record kind added later is written with the version that introduced it, so that an older flowd refuses it
     /// by name (``DecodingFailure/newerVersion(_:kind:)``) instead of reading a journal it would replay wrong.
-    static let formatVersion = 1
+    static let formatVersion = 2
 
     /// Why bytes are not a record this flowd can replay.
     enum DecodingFailure: Error, Hashable, CustomStringConvertible {
@@ -90,6 +92,11 @@ extension JournalRecord {
             json.field("kind", literal: "\"session\"", first: true)
         case .snapshotAdopted:
             json.field("kind", literal: "\"adopted\"", first: true)
+        case .sessionEnded:
+            json.field("kind", literal: "\"ended\"", first: true)
+            json.field("session", string: session)
+            json.field("v", int: 2)
+            return json.finish()
         case .report(let report):
             json.field("kind", literal: "\"report\"", first: true)
             json.writer.raw(",\"report\":{\"presentable\":")
@@ -241,6 +248,8 @@ extension JournalRecord {
             self.init(session: session, kind: .sessionCreated)
         case "adopted":
             self.init(session: session, kind: .snapshotAdopted)
+        case "ended" where version >= 2:
+            self.init(session: session, kind: .sessionEnded)
         case "report":
             guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,
                 let state = report["state"]?.stringValue.flatMap(PresentableState.init(rawValue:))

@@ -24,6 +24,7 @@ public enum MessageType: String, Sendable, Hashable, Codable, CaseIterable {
     case tree = "TREE"
     case deepLink = "DEEPLINK"
     case createSession = "CREATE_SESSION"
+    case endSession = "END_SESSION"
     case health = "HEALTH"
     case describe = "DESCRIBE"
     // Events (§9)

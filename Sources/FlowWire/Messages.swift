@@ -378,7 +378,7 @@ public struct PlainRequest: Sendable, Hashable, Codable {
     public init(req: UInt64) { self.req = req }
 }
 
-/// A request about one session (`TREE`, `CREATE_SESSION`).
+/// A request about one session (`TREE`, `CREATE_SESSION`, `END_SESSION`).
 public struct SessionRequest: Sendable, Hashable, Codable {
     public var req: UInt64
     public var session: String

@@ -75,6 +75,33 @@ public struct CreateSessionResult: WireResult, Hashable {
     public init(created: Bool) { self.created = created }
 }
 
+/// `END_SESSION`'s result: what the session was when it ended (§4).
+public struct EndSessionResult: WireResult, Hashable, CustomStringConvertible {
+    /// Its last command sequence number.
+    public var seq: UInt64
+    /// The name of the presenter that hosted it (and was told), if one did.
+    public var presenter: String?
+    /// How many attachments (remote and in-daemon) ended with it.
+    public var attachments: Int
+
+    public init(seq: UInt64, presenter: String?, attachments: Int) {
+        self.seq = seq
+        self.presenter = presenter
+        self.attachments = attachments
+    }
+
+    /// `seq=57 presenter=tui attachments=4`.
+    public var description: String { "seq=\(seq) presenter=\(presenter ?? "-") attachments=\(attachments)" }
+
+    /// Writes `presenter` as `null` when no presenter hosted the session (§7).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(presenter, forKey: .presenter)
+        try container.encode(attachments, forKey: .attachments)
+    }
+}
+
 /// `HEALTH`'s result: the daemon's health.
 public struct HealthReport: WireResult, Hashable {
     /// What the daemon's journal holds; only for a daemon with a state directory.

@@ -26,6 +26,7 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The daemon cannot write its journal (a full or failing disk): a request that would change state is
         /// refused until it can; reads are served.
         public static let journalUnavailable = Code(rawValue: "journalUnavailable")
+        public static let sessionEnded = Code(rawValue: "sessionEnded")
         public static let `internal` = Code(rawValue: "internal")
 
         public var description: String { rawValue }

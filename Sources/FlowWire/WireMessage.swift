@@ -27,6 +27,7 @@ public enum WireMessage: Sendable, Hashable {
     case tree(SessionRequest)
     case deepLink(DeepLinkRequest)
     case createSession(SessionRequest)
+    case endSession(SessionRequest)
     case health(PlainRequest)
     case describe(PlainRequest)
     case event(EventMessage)
@@ -54,6 +55,7 @@ public enum WireMessage: Sendable, Hashable {
         case .tree: return .tree
         case .deepLink: return .deepLink
         case .createSession: return .createSession
+        case .endSession: return .endSession
         case .health: return .health
         case .describe: return .describe
         case .event: return .event
@@ -72,7 +74,7 @@ public enum WireMessage: Sendable, Hashable {
         case .report(let body): return body.req
         case .userAction(let body): return body.req
         case .sessions(let body), .health(let body), .describe(let body): return body.req
-        case .tree(let body), .createSession(let body): return body.req
+        case .tree(let body), .createSession(let body), .endSession(let body): return body.req
         case .deepLink(let body): return body.req
         case .heartbeat, .bye, .attach, .detach, .action, .snapshot, .command, .ack, .event: return nil
         }
@@ -125,7 +127,7 @@ public struct WireCodec: Sendable {
             case .report(let body): return try json(body)
             case .userAction(let body): return try json(body)
             case .sessions(let body), .health(let body), .describe(let body): return try json(body)
-            case .tree(let body), .createSession(let body): return try json(body)
+            case .tree(let body), .createSession(let body), .endSession(let body): return try json(body)
             case .deepLink(let body): return try json(body)
             case .event(let body): return try json(body)
             }
@@ -242,6 +244,7 @@ public struct WireCodec: Sendable {
         case .tree: return .tree(try body(SessionRequest.self))
         case .deepLink: return .deepLink(try body(DeepLinkRequest.self))
         case .createSession: return .createSession(try body(SessionRequest.self))
+        case .endSession: return .endSession(try body(SessionRequest.self))
         case .health: return .health(try body(PlainRequest.self))
         case .describe: return .describe(try body(PlainRequest.self))
         case .event: return .event(try body(EventMessage.self))
@@ -297,7 +300,7 @@ public struct WireCodec: Sendable {
             try name(body.session, "session")
             try presentable(body.presentable)
             try step(body.action, "action name")
-        case .tree(let body), .createSession(let body):
+        case .tree(let body), .createSession(let body), .endSession(let body):
             try name(body.session, "session")
         case .deepLink(let body):
             try name(body.session, "session")

@@ -25,7 +25,7 @@ struct Flowctl: AsyncParsableCommand {
             """,
         subcommands: [
             Sessions.self, Tree.self, Watch.self, StepCommand.self, Health.self, Describe.self, SessionGroup.self,
-            Keygen.self,
+            EndSession.self, Keygen.self,
         ]
     )
 }
@@ -306,6 +306,28 @@ struct SessionGroup: AsyncParsableCommand {
             let created = try await connection.withOperator { client in try await client.createSession(id) }
             printLine(created ? "created session \(id)" : "session \(id) exists already")
         }
+    }
+}
+
+struct EndSession: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "end-session",
+        abstract: "End a session: its presenter is told, its steppers detached, its state dropped for good.",
+        discussion: "An unknown or already ended session is refused (unknownSession, exit code 1)."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: ArgumentHelp("The session to end.", valueName: "id")) var id: String
+
+    func validate() throws {
+        guard WireProtocol.isValidName(id) else {
+            throw ValidationError("session '\(id)' is not [A-Za-z0-9._-]{1,64}")
+        }
+    }
+
+    func run() async throws {
+        let ended = try await connection.withOperator { client in try await client.endSession(id) }
+        printLine("ended session \(id) \(ended)")
     }
 }
 

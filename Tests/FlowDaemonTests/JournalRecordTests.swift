@@ -89,6 +89,7 @@ struct JournalRecordTests {
             #"{"kind":"report","report":{"presentable":"a/b","state":"dismissed"},"session":"default"}"#
         ),
         (JournalRecord(session: "default", kind: .snapshotAdopted), #"{"kind":"adopted","session":"default"}"#),
+        (JournalRecord(session: "kiosk-3", kind: .sessionEnded), #"{"kind":"ended","session":"kiosk-3","v":2}"#),
     ]
 
     static var records: [JournalRecord] { golden.map(\.record) }
@@ -123,12 +124,15 @@ struct JournalRecordTests {
         #expect(
             try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":1}"#.utf8))
                 == JournalRecord(session: "s", kind: .sessionCreated), "version 1 said aloud")
-        #expect(JournalRecord.formatVersion == 1)
-        #expect(throws: JournalRecord.DecodingFailure.newerVersion(2, kind: "ended")) {
+        #expect(JournalRecord.formatVersion == 2)
+        #expect(
             try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":2}"#.utf8))
+                == JournalRecord(session: "s", kind: .sessionEnded), "version 2 introduced 'ended'")
+        #expect(throws: JournalRecord.DecodingFailure.newerVersion(3, kind: "ended")) {
+            try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":3}"#.utf8))
         }
-        #expect(throws: JournalRecord.DecodingFailure.newerVersion(2, kind: "session"), "a known kind, newer fields") {
-            try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":2}"#.utf8))
+        #expect(throws: JournalRecord.DecodingFailure.newerVersion(3, kind: "session"), "a known kind, newer fields") {
+            try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":3}"#.utf8))
         }
         let unknown = #expect(throws: JournalRecord.DecodingFailure.self) {
             try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s"}"#.utf8))

@@ -174,7 +174,7 @@ struct OperatorTests {
                     "messages_in": 12, "messages_out": 13, "errors": ["malformedFrame": 1], "steps_accepted": 1,
                     "steps_dropped": ["notVisible": 1], "navigations": 2, "commands_sequenced": 3, "commands_sent": 1,
                     "commands_acked": 1, "reports": 3, "user_actions": 1, "peers_lost": 0, "sends_dropped": [:],
-                    "steps_duplicate": 0,
+                    "steps_duplicate": 0, "sessions_ended": [:],
                 ],
             ]
         )

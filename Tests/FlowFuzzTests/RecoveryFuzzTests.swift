@@ -433,7 +433,7 @@ struct RecoveryFuzz {
         case 58..<63: presenterSync()
         case 63..<67: presenterAck()
         case 67..<73: operatorDeepLink()
-        case 73..<75: operatorCreatesSession()
+        case 73..<75: if rng.perMille(300) { operatorEndsSession() } else { operatorCreatesSession() }
         case 75..<79: completeAdapt()
         case 79: hello(rng.pick(Self.presenters + Self.steppers + [Self.operatorClient]), restarted: rng.perMille(200))
         case 80..<82: presenterReport()
@@ -607,6 +607,14 @@ struct RecoveryFuzz {
             .createSession(SessionRequest(req: req(), session: rng.pick(Self.sessionNames))),
             from: Self.operatorClient.address
         )
+    }
+
+    private mutating func operatorEndsSession() {
+        ensureWelcomed(Self.operatorClient)
+        let session = randomSession()
+        send(.endSession(SessionRequest(req: req(), session: session)), from: Self.operatorClient.address)
+        // Its adaptations are no longer the daemon's: a restarted daemon does not run them again.
+        if !reference.sessionIDs.contains(session) { pendingAdapts.removeAll { $0.session == session } }
     }
 
     private mutating func operatorQueries() {

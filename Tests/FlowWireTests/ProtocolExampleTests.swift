@@ -186,6 +186,10 @@ let documentExamples: [DocExample] = [
         place: "§7", type: .createSession, json: #"{"req": 4, "session": "kiosk-3"}"#,
         expected: .createSession(SessionRequest(req: 4, session: "kiosk-3"))
     ),
+    DocExample(
+        place: "§7", type: .endSession, json: #"{"req": 7, "session": "kiosk-3"}"#,
+        expected: .endSession(SessionRequest(req: 7, session: "kiosk-3"))
+    ),
     DocExample(place: "§7", type: .health, json: #"{"req": 5}"#, expected: .health(PlainRequest(req: 5))),
     DocExample(place: "§7", type: .describe, json: #"{"req": 6}"#, expected: .describe(PlainRequest(req: 6))),
     // §9 Events
@@ -326,7 +330,7 @@ struct ProtocolExampleTests {
 
     @Test func everyOperatorRequestOfTheTableIsTested() {
         let rows = ProtocolDocument.section("## 7").filter { $0.hasPrefix("| `") }
-        #expect(rows.count == 6)
+        #expect(rows.count == 7)
         for row in rows {
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 2, let type = MessageType(rawValue: String(cells[0].dropFirst().dropLast())) else {

@@ -87,6 +87,7 @@ enum FuzzCorpus {
             .tree(SessionRequest(req: 2, session: "default")),
             .deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452))),
             .createSession(SessionRequest(req: 4, session: "kiosk-3")),
+            .endSession(SessionRequest(req: 7, session: "kiosk-3")),
             .health(PlainRequest(req: 5)),
             .event(
                 EventMessage(

@@ -82,7 +82,8 @@ func roleMaySend(_ type: String, _ role: String) -> Bool {
     case "HEARTBEAT", "BYE": return true
     case "STEP": return role == "stepper"
     case "SYNC", "ACK", "REPORT", "USER_ACTION": return role == "presenter"
-    case "SESSIONS", "TREE", "DEEPLINK", "CREATE_SESSION", "HEALTH", "DESCRIBE": return role == "operator"
+    case "SESSIONS", "TREE", "DEEPLINK", "CREATE_SESSION", "END_SESSION", "HEALTH", "DESCRIBE":
+        return role == "operator"
     default: return false
     }
 }
