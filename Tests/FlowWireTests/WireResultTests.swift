@@ -77,6 +77,19 @@ struct WireResultTests {
         #expect(vocabulary.stepperKinds.map(\.kind) == ["movies.detail"])
     }
 
+    @Test func endSessionsResultReadsAndWritesTheDocumentedResult() throws {
+        let ended = #"{"seq": 57, "presenter": "tui", "attachments": 4}"#
+        #expect(ProtocolDocument.text.contains(ended))
+        #expect(
+            try roundTrip(EndSessionResult.self, #"{"req": 7, "result": \#(ended)}"#)
+                == EndSessionResult(seq: 57, presenter: "tui", attachments: 4)
+        )
+        let unhosted = try roundTrip(
+            EndSessionResult.self, #"{"req": 7, "result": {"seq": 2, "presenter": null, "attachments": 2}}"#
+        )
+        #expect(unhosted == EndSessionResult(seq: 2, presenter: nil, attachments: 2))
+    }
+
     @Test func aSessionNobodyHostsHasANullPresenter() throws {
         let list = SessionList(sessions: [SessionSummary(id: "kiosk-3", flows: 0, presenter: nil, seq: 0, steppers: 0)])
         let body = WireCodec().encodeBody(.ok(OKReply(req: 1, result: list)))
