@@ -1,5 +1,5 @@
 package import FlowCore
-package import FlowWire
+internal import FlowWire
 
 /// What the daemon counted since it started (`flowctl health`).
 package struct DaemonCounters: Sendable, Hashable {

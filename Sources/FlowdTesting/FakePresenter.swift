@@ -1,6 +1,6 @@
 public import FlowCore
 public import FlowDaemon
-public import FlowWire
+internal import FlowWire
 
 /// A truthful presenter speaking to an ``EmbeddedDaemon``: hosts one session from a `SNAPSHOT`, applies the
 /// `COMMAND`s to a ``PresentationModel`` (one input's commands as one batch, as a presenter does with what arrives

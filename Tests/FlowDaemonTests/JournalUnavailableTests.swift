@@ -9,6 +9,7 @@ import FlowWire
 import Foundation
 import Logging
 import SystemPackage
+import TestFlows
 import Testing
 
 /// A journal that cannot be written (a full disk, injected as `ENOSPC`): the daemon keeps serving what needs no write,
