@@ -165,7 +165,7 @@ extension DaemonCore {
             guard let session = sessions[record.session] else { return [] }
             if case .stepperEmitted(let attachment, _) = input, origin != nil {
                 // A stepper process took a step for it: a later ATTACH of it is `resumed` (§5.1).
-                session.remoteAttachments[attachment]?.stepped = true
+                session.markStepped(attachment)
             }
             let actions = session.machine.handle(input)
             if case .stepperEmitted(let attachment, _) = input, let origin {

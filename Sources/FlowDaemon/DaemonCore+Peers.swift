@@ -174,7 +174,10 @@ extension DaemonCore {
             assign(attachment, in: session, preferring: hello.serves.contains(remote.kind) ? address : nil)
         }
         if hello.role == .stepper {
-            for session in sortedSessions() { assignOrphans(in: session) }
+            // The attachments waiting for a process of the kinds it serves (the index: not every session).
+            for key in holdings.waitingAttachments(ofKinds: hello.serves) {
+                if let session = sessions[key.session] { assign(key.attachment, in: session) }
+            }
         }
     }
 
@@ -193,7 +196,7 @@ extension DaemonCore {
         }
         for peer in ordered where peers[peer.address] != nil && now >= peer.nextHeartbeat {
             var hosted: [String: UInt64] = [:]
-            for session in sessions.values where session.host == peer.address { hosted[session.id] = session.seq }
+            for id in holdings.sessions(hostedBy: peer.address) { hosted[id] = sessions[id]?.seq }
             send(.heartbeat(Heartbeat(sessions: hosted)), to: peer.address)
             peers.heartbeatSent(to: peer.address, next: now + UInt64(configuration.heartbeatMs))
         }
@@ -236,20 +239,18 @@ extension DaemonCore {
         _ address: PeerAddress, reassigning: Bool = true
     ) -> [(session: String, attachment: AttachmentID)] {
         guard let peer = peers.remove(address) else { return [] }
+        // What the peer held, from the index: a lost peer costs what it held, not the number of sessions.
+        for id in holdings.sessions(hostedBy: address) {
+            guard let session = sessions[id] else { continue }
+            session.host = nil
+            presentablesLost(in: session)
+        }
         var orphans: [(session: String, attachment: AttachmentID)] = []
-        for session in sortedSessions() {
-            if session.host == address {
-                session.host = nil
-                presentablesLost(in: session)
-            }
-            let orphaned = session.remoteAttachments.keys.sorted().filter {
-                session.remoteAttachments[$0]!.assignedTo == address
-            }
-            for id in orphaned {
-                session.remoteAttachments[id]!.assignedTo = nil
-                orphans.append((session.id, id))
-                if reassigning { assign(id, in: session) }
-            }
+        for key in holdings.attachments(assignedTo: address) {
+            guard let session = sessions[key.session] else { continue }
+            session.assign(key.attachment, to: nil)
+            orphans.append((key.session, key.attachment))
+            if reassigning { assign(key.attachment, in: session) }
         }
         logger.info("peer gone", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
         return orphans

@@ -10,8 +10,8 @@ extension DaemonCore {
     }
 
     mutating func createSessionNow(_ id: String) {
-        let session = Session(id: id, outboxLimit: configuration.outboxLimit)
-        sessions[id] = session
+        let session = Session(id: id, outboxLimit: configuration.outboxLimit, holdings: holdings)
+        sessions.insert(session)
         let root = application.makeRoot(session: id)
         do {
             let actions = try session.machine.coordinate(
@@ -34,7 +34,7 @@ extension DaemonCore {
     /// Drops a session's state: its presenter gets an empty `SNAPSHOT` and the notice `sessionEnded`, each stepper
     /// process holding one of its attachments a `DETACH` (`sessionEnded`), its in-daemon steppers stop (PROTOCOL §4).
     mutating func endSessionNow(_ id: String) {
-        guard let session = sessions.removeValue(forKey: id) else { return }
+        guard let session = sessions.remove(id) else { return }
         if let host = session.host {
             let empty = UISnapshot(PresentationModel())
             send(.snapshot(SnapshotMessage(session: id, seq: session.seq, ui: empty)), to: host)
@@ -51,9 +51,11 @@ extension DaemonCore {
         for attachment in session.localAttachments.keys.sorted() {
             outputs.append(.detachLocal(session: id, attachment: attachment))
         }
+        session.host = nil
+        for attachment in session.remoteAttachments.keys { _ = session.removeRemote(attachment) }
     }
 
-    func sortedSessions() -> [Session] { sessions.keys.sorted().map { sessions[$0]! } }
+    func sortedSessions() -> [Session] { sessions.sorted }
 
     /// The session's presentables count as not visible (its presenter is gone or syncs again).
     mutating func presentablesLost(in session: Session) {
@@ -88,8 +90,8 @@ extension DaemonCore {
             case .attach(let attachment):
                 if let remote = attachment.stepper as? RemoteStepper {
                     let context = remote.context ?? session.ui.screen(attachment.presentable)?.data ?? .null
-                    session.remoteAttachments[attachment.id] = Session.RemoteAttachment(
-                        info: attachment, kind: remote.kind, context: context, assignedTo: nil
+                    session.addRemote(
+                        Session.RemoteAttachment(info: attachment, kind: remote.kind, context: context, assignedTo: nil)
                     )
                     assign(attachment.id, in: session)
                 } else {
@@ -97,7 +99,7 @@ extension DaemonCore {
                     outputs.append(.attachLocal(session: session.id, attachment: attachment))
                 }
             case .detach(let id, let reason):
-                if let remote = session.remoteAttachments.removeValue(forKey: id) {
+                if let remote = session.removeRemote(id) {
                     if let stepper = remote.assignedTo {
                         send(.detach(Detach(session: session.id, attachment: id.rawValue, reason: reason.rawValue)), to: stepper)
                     }

@@ -39,13 +39,6 @@ extension DaemonCore {
         reply(to: peer.address, req: body.req, result: verdict)
     }
 
-    /// Hands unassigned remote attachments to live stepper processes serving their kind.
-    mutating func assignOrphans(in session: Session) {
-        for id in session.remoteAttachments.keys.sorted() where session.remoteAttachments[id]!.assignedTo == nil {
-            assign(id, in: session)
-        }
-    }
-
     /// Assigns an attachment to `preferred` (a stepper serving its kind), else to the first live process serving it.
     mutating func assign(_ id: AttachmentID, in session: Session, preferring preferred: PeerAddress? = nil) {
         guard let attachment = session.remoteAttachments[id] else { return }
@@ -53,7 +46,7 @@ extension DaemonCore {
             logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])
             return
         }
-        session.remoteAttachments[id]!.assignedTo = peer.address
+        session.assign(id, to: peer.address)
         let info = attachment.info
         send(
             .attach(

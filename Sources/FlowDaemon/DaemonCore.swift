@@ -25,7 +25,9 @@ package struct DaemonCore {
     let logger: Logger
     let startedAt: UInt64
 
-    var sessions: [String: Session] = [:]
+    var sessions = SessionTable()
+    /// Which sessions and attachments each peer holds (kept by the sessions themselves).
+    let holdings = PeerHoldings()
     /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
     package var journaling: Bool { log.enabled }
     /// Whether the journal is being written; while not, requests that change state are refused with
@@ -133,7 +135,10 @@ package struct DaemonCore {
     // MARK: - Queries
 
     /// The IDs of the sessions, sorted.
-    package var sessionIDs: [String] { sessions.keys.sorted() }
+    package var sessionIDs: [String] { sessions.ids }
+
+    /// How many sessions the daemon holds.
+    package var sessionCount: Int { sessions.count }
 
     /// A session's flow tree.
     package func tree(of session: String) -> FlowTreeSnapshot? { sessions[session]?.machine.snapshot() }

@@ -134,7 +134,7 @@ public struct DaemonMetrics: Sendable {
     /// Records everything about `core`: its counters and its peers and sessions.
     package mutating func record(_ core: DaemonCore) {
         record(core.counters)
-        record(peers: core.peerCounts, sessions: core.sessionIDs.count)
+        record(peers: core.peerCounts, sessions: core.sessionCount)
     }
 
     private static func add(_ now: Int, _ before: Int, to counter: Counter) {

@@ -352,7 +352,7 @@ public final class DaemonServer: Service, Sendable {
                 metrics!.record(core.counters)
                 if time >= nextGauges {
                     if let journal { journalMetrics?.record(journal, failing: driver.journal?.isFailing ?? false) }
-                    metrics!.record(peers: core.peerCounts, sessions: core.sessionIDs.count)
+                    metrics!.record(peers: core.peerCounts, sessions: core.sessionCount)
                     nextGauges = time + 100
                 }
             }

@@ -29,21 +29,61 @@ final class Session {
     private var storedOutbox: [CommandMessage] = []
     private var outboxStart = 0
     private let outboxLimit: Int
+    /// The index of what each peer holds across the sessions, kept as the host and the attachments change.
+    private let holdings: PeerHoldings
     /// The presenter hosting this session.
-    var host: PeerAddress?
+    var host: PeerAddress? {
+        didSet { holdings.hostChanged(session: id, from: oldValue, to: host) }
+    }
     /// The highest sequence number the host acknowledged.
     var ackedSeq: UInt64 = 0
-    var remoteAttachments: [AttachmentID: RemoteAttachment] = [:]
+    /// The remote attachments; changed through ``addRemote(_:)``, ``assign(_:to:)`` and ``removeRemote(_:)``.
+    private(set) var remoteAttachments: [AttachmentID: RemoteAttachment] = [:]
     var localAttachments: [AttachmentID: StepperAttachment] = [:]
     /// Adaptations running outside the tree, run again after a recovery if they had not completed.
     var pendingAdapts: [AdaptRequestID: AdaptRequest] = [:]
 
-    init(id: String, outboxLimit: Int) {
+    init(id: String, outboxLimit: Int, holdings: PeerHoldings) {
         self.id = id
         self.outboxLimit = max(1, outboxLimit)
+        self.holdings = holdings
         // The tree hears at once what a command took out of the UI (docs/SEMANTICS.md D18).
         machine.commandObserver = { [unowned self] command in self.sequence(command) }
     }
+
+    /// A new remote attachment, not assigned yet.
+    func addRemote(_ attachment: RemoteAttachment) {
+        let id = attachment.info.id
+        if let old = remoteAttachments[id] { end(id, old) }
+        var waiting = attachment
+        waiting.assignedTo = nil
+        remoteAttachments[id] = waiting
+        holdings.attachmentChanged(key(id), kind: attachment.kind, from: nil, to: nil)
+        if let peer = attachment.assignedTo { assign(id, to: peer) }
+    }
+
+    /// Assigns a remote attachment to a stepper process, or (`nil`) leaves it waiting for one.
+    func assign(_ id: AttachmentID, to peer: PeerAddress?) {
+        guard let attachment = remoteAttachments[id], attachment.assignedTo != peer else { return }
+        remoteAttachments[id]!.assignedTo = peer
+        holdings.attachmentChanged(key(id), kind: attachment.kind, from: attachment.assignedTo, to: peer)
+    }
+
+    /// A stepper process took a step for the attachment: a later `ATTACH` of it is `resumed`.
+    func markStepped(_ id: AttachmentID) { remoteAttachments[id]?.stepped = true }
+
+    /// Ends a remote attachment; returns it if it was there.
+    func removeRemote(_ id: AttachmentID) -> RemoteAttachment? {
+        guard let attachment = remoteAttachments.removeValue(forKey: id) else { return nil }
+        end(id, attachment)
+        return attachment
+    }
+
+    private func end(_ id: AttachmentID, _ attachment: RemoteAttachment) {
+        holdings.attachmentChanged(key(id), kind: attachment.kind, from: attachment.assignedTo, to: nil, ended: true)
+    }
+
+    private func key(_ id: AttachmentID) -> PeerHoldings.AttachmentKey { .init(session: self.id, attachment: id) }
 
     /// Sequences a command as the tree outputs it: applies it to the UI model and keeps it for replay; returns the
     /// presentables it took out of the UI. ``takeSequenced()`` hands the message over when its action is carried out.
