@@ -10,6 +10,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let swiftLog: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let deque: Target.Dependency = .product(name: "DequeModule", package: "swift-collections")
+let heap: Target.Dependency = .product(name: "HeapModule", package: "swift-collections")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let metrics: [Target.Dependency] = [
     .product(name: "Metrics", package: "swift-metrics"),
@@ -73,6 +74,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 deque,
+                heap,
             ] + metrics,
             swiftSettings: swiftSettings
         ),

@@ -15,6 +15,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     public var maxReplayCommands: Int = 512
     /// The session that exists from the start.
     public var defaultSession: String = "default"
+    /// How long a session may go without a presenter and without a journaled change before the daemon ends it, in
+    /// seconds; 0 (the default): sessions are never ended for idleness.
+    public var idleSessionTimeoutS: Int = 0
 
     public init() {}
 
@@ -26,6 +29,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         case outboxLimit = "outbox_limit"
         case maxReplayCommands = "max_replay_commands"
         case defaultSession = "default_session"
+        case idleSessionTimeoutS = "idle_session_timeout_s"
     }
 
     /// Reads a configuration; missing fields keep their defaults.
@@ -41,5 +45,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         maxReplayCommands =
             try container.decodeIfPresent(Int.self, forKey: .maxReplayCommands) ?? defaults.maxReplayCommands
         defaultSession = try container.decodeIfPresent(String.self, forKey: .defaultSession) ?? defaults.defaultSession
+        idleSessionTimeoutS =
+            try container.decodeIfPresent(Int.self, forKey: .idleSessionTimeoutS) ?? defaults.idleSessionTimeoutS
     }
 }

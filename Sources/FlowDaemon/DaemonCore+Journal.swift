@@ -142,6 +142,7 @@ extension DaemonCore {
     mutating func journal(_ record: JournalRecord) {
         guard !replaying else { return }
         log.append(record)
+        sessions[record.session]?.lastActive = currentTime  // a change is activity (idle expiry)
     }
 
     /// Applies one state change, journaling it: the only way sessions change, live and in recovery alike.

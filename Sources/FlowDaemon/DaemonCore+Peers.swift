@@ -243,6 +243,8 @@ extension DaemonCore {
         for id in holdings.sessions(hostedBy: address) {
             guard let session = sessions[id] else { continue }
             session.host = nil
+            session.lastActive = currentTime
+            idleDeadlines.watch(session)
             presentablesLost(in: session)
         }
         var orphans: [(session: String, attachment: AttachmentID)] = []

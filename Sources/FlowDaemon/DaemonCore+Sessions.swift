@@ -10,8 +10,9 @@ extension DaemonCore {
     }
 
     mutating func createSessionNow(_ id: String) {
-        let session = Session(id: id, outboxLimit: configuration.outboxLimit, holdings: holdings)
+        let session = Session(id: id, outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime)
         sessions.insert(session)
+        idleDeadlines.watch(session)
         let root = application.makeRoot(session: id)
         do {
             let actions = try session.machine.coordinate(

@@ -28,6 +28,10 @@ package struct DaemonCore {
     var sessions = SessionTable()
     /// Which sessions and attachments each peer holds (kept by the sessions themselves).
     let holdings = PeerHoldings()
+    /// When sessions without a presenter may have been idle long enough to end (`daemon.idle_session_timeout_s`).
+    var idleDeadlines: IdleDeadlines
+    /// The daemon's clock at the input being handled, in milliseconds.
+    var currentTime: UInt64
     /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
     package var journaling: Bool { log.enabled }
     /// Whether the journal is being written; while not, requests that change state are refused with
@@ -77,6 +81,8 @@ package struct DaemonCore {
         self.codec = WireCodec(maxBodyBytes: configuration.maxBodyBytes)
         self.logger = logger
         self.startedAt = now
+        self.currentTime = now
+        self.idleDeadlines = IdleDeadlines(timeoutMs: UInt64(max(0, configuration.idleSessionTimeoutS)) * 1000)
     }
 
     // MARK: - Inputs
@@ -87,6 +93,7 @@ package struct DaemonCore {
     /// After ``recover(from:)`` it also hands back what the recovered sessions need: the in-daemon steppers to
     /// listen to again (``DaemonOutput/resumeLocal(session:attachment:)``) and the adaptations still pending.
     package mutating func start(now: UInt64) -> [DaemonOutput] {
+        currentTime = now
         if log.history.isEmpty {
             journal(.daemon(daemonID))
             if sessions[configuration.defaultSession] == nil { _ = createSession(configuration.defaultSession) }
@@ -96,6 +103,7 @@ package struct DaemonCore {
 
     /// Handles one input and returns what to do, in order.
     package mutating func handle(_ input: DaemonInput, now: UInt64) -> [DaemonOutput] {
+        currentTime = now
         switch input {
         case .message(let address, let frames):
             receive(frames, from: address, userID: nil, now: now)
@@ -103,6 +111,7 @@ package struct DaemonCore {
             receive(frames, from: address, userID: userID, now: now)
         case .tick:
             tick(now: now)
+            endIdleSessions(now: now)
         case .localStep(let sessionID, let attachment, let step):
             guard let session = sessions[sessionID] else { break }
             if session.localAttachments[attachment] != nil {
@@ -129,6 +138,7 @@ package struct DaemonCore {
         for peer in peers.all {
             deadline = min(deadline, peer.nextHeartbeat, expiry(of: peer))
         }
+        if let idle = idleDeadlines.next { deadline = min(deadline, idle) }
         return max(deadline, now)
     }
 

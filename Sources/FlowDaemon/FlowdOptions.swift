@@ -36,6 +36,12 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("outbox-limit"), help: "Commands kept per session for a presenter's replay.")
     package var outboxLimit: Int?
 
+    @Option(
+        name: .customLong("idle-session-timeout-s"),
+        help: "End a session after this many seconds without a presenter and without a change (0: never; the default)."
+    )
+    package var idleSessionTimeoutS: Int?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     package var logLevel: String?
 
@@ -117,6 +123,9 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let maxSessions, maxSessions < 1 { throw ValidationError("--max-sessions must be at least 1") }
         if let maxBodyBytes, maxBodyBytes < 1024 { throw ValidationError("--max-body-bytes must be at least 1024") }
         if let outboxLimit, outboxLimit < 1 { throw ValidationError("--outbox-limit must be at least 1") }
+        if let idleSessionTimeoutS, idleSessionTimeoutS < 0 {
+            throw ValidationError("--idle-session-timeout-s must be 0 (never) or more")
+        }
         if let logLevel, FlowdSettings.logLevel(named: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -146,6 +155,10 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let maxSessions { daemon.maxSessions = maxSessions }
         if let maxBodyBytes { daemon.maxBodyBytes = maxBodyBytes }
         if let outboxLimit { daemon.outboxLimit = outboxLimit }
+        if let idleSessionTimeoutS { daemon.idleSessionTimeoutS = idleSessionTimeoutS }
+        if daemon.idleSessionTimeoutS < 0 {
+            throw FlowdConfigError(path: config ?? "-", reason: "sets a negative daemon.idle_session_timeout_s")
+        }
         var sockets = ZMQSocketOptions()
         if let linger = file.sockets?.lingerMs { sockets.linger = .milliseconds(linger) }
         if let limit = file.sockets?.maxMessageBytes { sockets.maxMessageSize = limit }
@@ -259,7 +272,8 @@ public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 ///
 /// ```json
 /// {"control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
-///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 64, "max_body_bytes": 262144, "outbox_limit": 1024},
+///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 64, "max_body_bytes": 262144, "outbox_limit": 1024,
+///             "idle_session_timeout_s": 0},
 ///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608,
 ///              "damage": "refuse"},
 ///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}

@@ -42,11 +42,16 @@ final class Session {
     var localAttachments: [AttachmentID: StepperAttachment] = [:]
     /// Adaptations running outside the tree, run again after a recovery if they had not completed.
     var pendingAdapts: [AdaptRequestID: AdaptRequest] = [:]
+    /// When the session last changed or lost its presenter, on the daemon's clock; and the entry that stands for it
+    /// in the idle deadlines, if one does (``IdleDeadlines``).
+    var lastActive: UInt64
+    var idleEntry: UInt64?
 
-    init(id: String, outboxLimit: Int, holdings: PeerHoldings) {
+    init(id: String, outboxLimit: Int, holdings: PeerHoldings, now: UInt64) {
         self.id = id
         self.outboxLimit = max(1, outboxLimit)
         self.holdings = holdings
+        self.lastActive = now
         // The tree hears at once what a command took out of the UI (docs/SEMANTICS.md D18).
         machine.commandObserver = { [unowned self] command in self.sequence(command) }
     }

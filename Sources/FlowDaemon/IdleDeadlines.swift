@@ -1,0 +1,69 @@
+internal import HeapModule
+
+/// When sessions without a presenter may have been idle long enough to end (`daemon.idle_session_timeout_s`): a heap
+/// of deadlines, at most one entry per session, checked again when due. A tick looks at the due entries only, never
+/// at every session; a change to a session only moves its `lastActive` (the entry finds that out when it is due).
+///
+/// Not `Sendable`: owned by ``DaemonCore`` on the daemon's I/O thread.
+struct IdleDeadlines {
+    struct Entry: Comparable {
+        let deadline: UInt64
+        let session: String
+        /// Tells this entry from an older one of a session ended and created again under the same ID.
+        let serial: UInt64
+
+        static func < (lhs: Entry, rhs: Entry) -> Bool {
+            (lhs.deadline, lhs.session, lhs.serial) < (rhs.deadline, rhs.session, rhs.serial)
+        }
+    }
+
+    /// The idle time that ends a session, in milliseconds; 0: never.
+    let timeoutMs: UInt64
+    private var heap = Heap<Entry>()
+    private var lastSerial: UInt64 = 0
+
+    init(timeoutMs: UInt64) { self.timeoutMs = timeoutMs }
+
+    /// The earliest deadline, if any.
+    var next: UInt64? { heap.min?.deadline }
+
+    /// How many entries are waiting (at most one per session, plus those of sessions ended since).
+    var count: Int { heap.count }
+
+    /// Watches a session that may be idle now (it was created or lost its presenter), unless an entry already
+    /// stands for it: that one is due no later than this one would be, since `lastActive` only grows.
+    mutating func watch(_ session: Session) {
+        guard timeoutMs > 0, session.idleEntry == nil else { return }
+        lastSerial += 1
+        session.idleEntry = lastSerial
+        heap.insert(Entry(deadline: session.lastActive + timeoutMs, session: session.id, serial: lastSerial))
+    }
+
+    /// The next entry due at `now`, taken out of the heap.
+    mutating func popDue(now: UInt64) -> Entry? {
+        guard let first = heap.min, first.deadline <= now else { return nil }
+        return heap.removeMin()
+    }
+}
+
+extension DaemonCore {
+    /// Ends the sessions that had no presenter and no journaled change for `daemon.idle_session_timeout_s`, as
+    /// `END_SESSION` does (reason `idle`). Not while the journal cannot be written: the end must be journaled.
+    mutating func endIdleSessions(now: UInt64) {
+        guard journalAvailable else { return }
+        while let entry = idleDeadlines.popDue(now: now) {
+            guard let session = sessions[entry.session], session.idleEntry == entry.serial else { continue }
+            session.idleEntry = nil
+            // A hosted session is watched again when it loses its presenter (``peerLost(_:reassigning:)``).
+            guard session.host == nil else { continue }
+            if session.lastActive + idleDeadlines.timeoutMs > now {
+                idleDeadlines.watch(session)  // it changed since: its deadline moved
+                continue
+            }
+            endSession(session, reason: "idle")
+        }
+    }
+
+    /// How many idle deadlines are waiting (for tests: at most one per session).
+    package var idleDeadlineCount: Int { idleDeadlines.count }
+}
