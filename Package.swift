@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowClient", targets: ["FlowClient"]),
         .library(name: "FlowdTesting", targets: ["FlowdTesting"]),
+        .library(name: "FlowFile", targets: ["FlowFile"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
         .library(name: "MovieVocabulary", targets: ["MovieVocabulary"]),
         .library(name: "MovieDemo", targets: ["MovieDemo"]),
@@ -50,6 +51,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // MARK: - Core
@@ -88,9 +90,15 @@ let package = Package(
         .executableTarget(
             name: "flowctl",
             dependencies: [
-                "FlowClient", "FlowWire", "FlowCore", swiftLog,
+                "FlowClient", "FlowWire", "FlowCore", "FlowFile", swiftLog,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Flow files (an app declared in YAML or JSON: its model, checks and graph)
+        .target(
+            name: "FlowFile", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
 
@@ -177,6 +185,10 @@ let package = Package(
             dependencies: [
                 "FlowClient", "FlowWire", "FlowCore", "ZeroMQ", swiftLog, argumentParser, serviceLifecycle[0],
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FlowFileTests", dependencies: ["FlowFile", "FlowCore", "MovieVocabulary", "FlowdTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", swiftLog], swiftSettings: swiftSettings),

@@ -25,7 +25,7 @@ struct Flowctl: AsyncParsableCommand {
             """,
         subcommands: [
             Sessions.self, Tree.self, Watch.self, StepCommand.self, Health.self, Describe.self, SessionGroup.self,
-            EndSession.self, Keygen.self,
+            EndSession.self, Keygen.self, Check.self, Graph.self,
         ]
     )
 }

@@ -1,0 +1,155 @@
+internal import FlowCore
+internal import Yams
+
+/// A node of a flow file as written, YAML or JSON alike, each with its place in the file.
+///
+/// The loader reads the file into these (through Yams, which keeps each node's mark) and the decoder reads the
+/// model from them, so that every diagnostic can point at what it is about.
+///
+/// `Sendable`: values.
+public struct FileNode: Sendable, Hashable {
+    /// What a node holds.
+    public indirect enum Value: Sendable, Hashable {
+        /// A scalar's text; `plain` when written without quotes (so `12` may be a number, `"12"` is a string).
+        case scalar(String, plain: Bool)
+        /// A mapping's pairs, in file order.
+        case mapping([Pair])
+        /// A sequence's items.
+        case sequence([FileNode])
+    }
+
+    /// A mapping's key and value.
+    public struct Pair: Sendable, Hashable {
+        public var key: FileNode
+        public var value: FileNode
+    }
+
+    public var value: Value
+    public var location: SourceLocation
+
+    /// What the node is, for a message: `a mapping`, `a list`, `the text 'x'`.
+    var what: String {
+        switch value {
+        case .scalar(let text, _): return "'\(text)'"
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        }
+    }
+
+    /// The scalar's text, or `nil`.
+    var text: String? {
+        if case .scalar(let text, _) = value { return text }
+        return nil
+    }
+
+    /// The mapping's pairs, or `nil`.
+    var pairs: [Pair]? {
+        if case .mapping(let pairs) = value { return pairs }
+        return nil
+    }
+
+    /// The node as a JSON value: plain scalars are `null`, booleans and numbers when they read as one (YAML 1.2's
+    /// core schema: `null`, `~`, `true`, `false`, integers, decimals), quoted ones are strings.
+    var json: JSONValue {
+        switch value {
+        case .scalar(let text, let plain):
+            guard plain else { return .string(text) }
+            switch text {
+            case "null", "~", "": return .null
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            default:
+                if let int = Int(text) { return .int(int) }
+                if text.first.map({ $0.isNumber || $0 == "-" || $0 == "." }) == true, let double = Double(text) {
+                    return .double(double)
+                }
+                return .string(text)
+            }
+        case .mapping(let pairs):
+            var object: [String: JSONValue] = [:]
+            for pair in pairs { object[pair.key.text ?? pair.key.what] = pair.value.json }
+            return .object(object)
+        case .sequence(let items):
+            return .array(items.map(\.json))
+        }
+    }
+}
+
+/// Reads a file's text into ``FileNode``s.
+enum FileNodeReader {
+    /// The document's root node; a syntax error, an alias or an empty document is reported, with its place.
+    static func read(_ text: String, file: String) throws(FlowFileErrors) -> FileNode {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw FlowFileErrors([diagnostic(for: error, file: file)])
+        } catch {
+            throw FlowFileErrors([
+                FlowFileDiagnostic(
+                    .syntax, at: SourceLocation(file: file, line: 1, column: 1),
+                    "the file is not YAML or JSON: \(error)",
+                    fix: "write a YAML mapping (or a JSON object) as docs/FLOWFILE.md shows"
+                )
+            ])
+        }
+        guard let root else {
+            throw FlowFileErrors([
+                FlowFileDiagnostic(
+                    .syntax, at: SourceLocation(file: file, line: 1, column: 1), "the file is empty",
+                    fix: "write a YAML mapping (or a JSON object) as docs/FLOWFILE.md shows"
+                )
+            ])
+        }
+        let sink = DiagnosticSink()
+        let node = convert(root, file: file, sink: sink)
+        if !sink.diagnostics.isEmpty { throw FlowFileErrors(sink.diagnostics) }
+        return node
+    }
+
+    private static func location(_ mark: Mark?, file: String) -> SourceLocation {
+        SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
+    }
+
+    private static func convert(_ node: Node, file: String, sink: DiagnosticSink) -> FileNode {
+        let at = location(node.mark, file: file)
+        switch node {
+        case .scalar(let scalar):
+            return FileNode(value: .scalar(scalar.string, plain: scalar.style == .plain), location: at)
+        case .mapping(let mapping):
+            let pairs = mapping.map {
+                FileNode.Pair(
+                    key: convert($0.key, file: file, sink: sink), value: convert($0.value, file: file, sink: sink))
+            }
+            return FileNode(value: .mapping(pairs), location: at)
+        case .sequence(let sequence):
+            return FileNode(value: .sequence(sequence.map { convert($0, file: file, sink: sink) }), location: at)
+        case .alias:
+            sink.report(
+                .syntax, at: at, "YAML aliases (*name) are not read in flow files",
+                fix: "write the value out where it is used"
+            )
+            return FileNode(value: .scalar("", plain: true), location: at)
+        }
+    }
+
+    private static func diagnostic(for error: YamlError, file: String) -> FlowFileDiagnostic {
+        let fix = "correct the YAML (or JSON) syntax here"
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return FlowFileDiagnostic(.syntax, at: location(mark, file: file), "YAML syntax: \(problem)", fix: fix)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            let names = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+            return FlowFileDiagnostic(
+                .duplicateKey, at: location(context.mark, file: file),
+                "the key \(names) is written twice in one mapping",
+                fix: "keep one of them (a mapping's keys are unique)"
+            )
+        default:
+            return FlowFileDiagnostic(
+                .syntax, at: SourceLocation(file: file, line: 1, column: 1), "YAML syntax: \(error)", fix: fix
+            )
+        }
+    }
+}

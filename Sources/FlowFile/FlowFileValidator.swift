@@ -1,0 +1,295 @@
+/// Checks an ``AppFile``'s names against each other: steps, flows, screens, stepper kinds, screen types, actions,
+/// templates and payloads; then the graph (``FlowFileValidator/checkGraph()``): reachable flows, handled steps,
+/// screen IDs, deep links. Every mistake is reported; nothing stops at the first.
+struct FlowFileValidator {
+    let app: AppFile
+    let sink: DiagnosticSink
+
+    var stepNames: [String] { app.steps.map(\.name.value) }
+    var flowNames: [String] { app.flows.map(\.name.value) }
+
+    func validate() {
+        checkVocabulary()
+        checkRoot()
+        for flow in app.flows { check(flow) }
+        checkGraph()
+    }
+
+    // MARK: - Vocabulary
+
+    private func checkVocabulary() {
+        for kind in app.stepperKinds {
+            for step in kind.steps { _ = knownStep(step) }
+        }
+    }
+
+    /// The step declared as `name`; reported when there is none.
+    func knownStep(_ name: Name) -> StepDecl? {
+        if let step = app.step(name.value) { return step }
+        sink.report(
+            .unknownStep, at: name.location, "unknown step '\(name)'",
+            fix: instead(of: name.value, among: stepNames, otherwise: "declare '\(name)' under 'steps:'")
+        )
+        return nil
+    }
+
+    /// The flow declared as `name`; reported when there is none.
+    func knownFlow(_ name: Name) -> FlowDecl? {
+        if let flow = app.flow(name.value) { return flow }
+        sink.report(
+            .unknownFlow, at: name.location, "unknown flow '\(name)'",
+            fix: instead(of: name.value, among: flowNames, otherwise: "declare '\(name)' under 'flows:'")
+        )
+        return nil
+    }
+
+    // MARK: - Root
+
+    private func checkRoot() {
+        guard let flow = knownFlow(app.root.flow) else { return }
+        if let stepper = app.root.stepper {
+            _ = check(stepper, scope: nil, screen: nil)
+        } else if flow.stepper == nil {
+            sink.report(
+                .missingStepper, at: app.root.location, "the root flow '\(flow.name)' has no stepper",
+                fix: "give 'root' a 'stepper:' or the flow '\(flow.name)' one of its own"
+            )
+        }
+    }
+
+    // MARK: - Flows
+
+    private func check(_ flow: FlowDecl) {
+        if !flow.root.id.isLiteral {
+            sink.report(
+                .notAllowedHere, at: flow.root.id.location, "the root id of '\(flow.name)' is a template",
+                fix: "write a fixed id: a flow's root is its identity (two live flows cannot share one, D17)"
+            )
+        }
+        for screen in flow.screens {
+            if screen.name.value == "root" || app.flow(screen.name.value) != nil {
+                let what =
+                    screen.name.value == "root"
+                    ? "'root' names the flow's root" : "a flow is named '\(screen.name)' too"
+                sink.report(
+                    .duplicateName, at: screen.name.location, "the screen name '\(screen.name)' is taken: \(what)",
+                    fix: "give the screen another name"
+                )
+            }
+        }
+        for screen in [flow.root] + flow.screens { checkScreenType(screen) }
+        if let stepper = flow.stepper { _ = check(stepper, scope: nil, screen: nil) }
+        for handler in flow.handlers { check(handler, in: flow) }
+    }
+
+    private func checkScreenType(_ screen: ScreenDecl) {
+        guard let type = screen.type else { return }
+        guard let declared = app.screenType(type.value) else {
+            sink.report(
+                .unknownScreenType, at: type.location, "unknown screen type '\(type)'",
+                fix: instead(
+                    of: type.value, among: app.screenTypes.map(\.type.value),
+                    otherwise: "declare '\(type)' under 'screenTypes:'")
+            )
+            return
+        }
+        if declared.kind != screen.kind {
+            sink.report(
+                .wrongType, at: type.location,
+                "the screen type '\(type)' is a \(declared.kind.rawValue), but this screen is a \(screen.kind.rawValue)",
+                fix: "write 'kind: \(declared.kind.rawValue)' or another type"
+            )
+        }
+    }
+
+    private func check(_ handler: StepHandler, in flow: FlowDecl) {
+        let step = knownStep(handler.step)
+        let scope = TemplateScope.handler(of: step, name: handler.step.value)
+        var checked: Set<String> = []
+        func screen(_ ref: ScreenRef) -> ScreenDecl? {
+            let screen = resolve(ref, in: flow)
+            if let screen, !app.flows.contains(where: { $0.root == screen }), checked.insert(screen.name.value).inserted
+            {
+                checkTemplates(of: screen, scope: scope)
+            }
+            return screen
+        }
+        let started = handler.contributors.compactMap { contributor -> Name? in
+            if case .flow(let name, _, _) = contributor.kind { return name }
+            return nil
+        }
+        for command in handler.commands { check(command, screen: screen) }
+        for use in handler.uses {
+            for name in use.flows
+            where app.flow(name.value) != nil && !started.contains(where: { $0.value == name.value }) {
+                sink.report(
+                    .notAllowedHere, at: name.location, "'use' waits for '\(name)', which this step does not start",
+                    fix: "name a flow this step's 'contribute' starts ("
+                        + started.map { "'\($0)'" }.joined(separator: ", ") + ")"
+                )
+            }
+            for name in use.flows { _ = knownFlow(name) }
+            if use.flows.isEmpty && started.isEmpty {
+                sink.report(
+                    .notAllowedHere, at: use.location, "'use' waits for child flows, and this step starts none",
+                    fix: "start a flow in 'contribute' ('- flow: <name>'), or move the commands to 'commands'"
+                )
+            }
+            for command in use.commands { check(command, screen: screen) }
+        }
+        for contributor in handler.contributors {
+            switch contributor.kind {
+            case .screen(let ref, let steppers, _, _):
+                let shown = screen(ref)
+                if steppers.isEmpty {
+                    sink.report(
+                        .missingStepper, at: contributor.location, "the contributor of '\(ref)' has no stepper",
+                        fix: "add 'stepper: {remote: <kind>}', '{one: <step>}' or '{actions: {<action>: <step>}}'"
+                    )
+                }
+                for stepper in steppers { _ = check(stepper, scope: scope, screen: shown) }
+            case .flow(let name, let stepper, _):
+                let child = knownFlow(name)
+                if let stepper {
+                    _ = check(stepper, scope: scope, screen: nil)
+                } else if let child, child.stepper == nil {
+                    sink.report(
+                        .missingStepper, at: contributor.location, "the flow '\(name)' is started without a stepper",
+                        fix: "add 'stepper:' here, or give the flow '\(name)' a 'stepper:' of its own"
+                    )
+                }
+            case .forwardToCurrentFlow(let ref), .forwardToParentFlow(let ref):
+                check(ref, scope: scope)
+            }
+        }
+        if let end = handler.end { check(end, scope: scope) }
+    }
+
+    private func check(_ command: CommandDecl, screen: (ScreenRef) -> ScreenDecl?) {
+        let shown = command.shown.map { ($0, screen($0)) }
+        guard let containerRef = command.container, let container = screen(containerRef) else { return }
+        let needed: ScreenKindName?
+        switch command.action {
+        case .push, .pop, .popToRoot, .setStack: needed = .stack
+        case .setTabs, .selectTab: needed = .tabs
+        case .showMaster, .showDetail: needed = .split
+        default: needed = nil
+        }
+        if let needed, container.kind != needed {
+            sink.report(
+                .wrongContainer, at: containerRef.location,
+                "'\(command.keyword)' needs a \(needed.rawValue), and '\(containerRef)' is a \(container.kind.rawValue)",
+                fix: "name a \(needed.rawValue) here (a flow's root or a screen of kind \(needed.rawValue))"
+            )
+        }
+        if case .alert = command.action, let (ref, alert) = shown.first, let alert, alert.kind != .alert {
+            sink.report(
+                .wrongContainer, at: ref.location,
+                "'alert' shows a screen of kind alert, and '\(ref)' is a \(alert.kind.rawValue)",
+                fix: "write 'present: \(ref)', or give the screen 'kind: alert'"
+            )
+        }
+    }
+
+    /// The screen a handler names: `root`, one of the flow's screens, or a flow's root; reported when none.
+    func resolve(_ ref: ScreenRef, in flow: FlowDecl) -> ScreenDecl? {
+        if ref.value == "root" { return flow.root }
+        if let screen = flow.screen(ref.value) { return screen }
+        if let other = app.flow(ref.value) { return other.root }
+        sink.report(
+            .unknownScreen, at: ref.location, "unknown screen '\(ref)' in the flow '\(flow.name)'",
+            fix: instead(
+                of: ref.value, among: ["root"] + flow.screens.map(\.name.value) + flowNames,
+                otherwise: "declare '\(ref)' under the flow's 'screens:'"
+            )
+        )
+        return nil
+    }
+
+    private func checkTemplates(of screen: ScreenDecl, scope: TemplateScope) {
+        _ = scope.type(of: screen.id, sink: sink)
+        if let data = screen.data { _ = scope.type(of: data, sink: sink) }
+    }
+
+    // MARK: - Steppers and steps
+
+    /// Checks a stepper; returns the steps it may emit (a remote kind's declared steps included).
+    @discardableResult
+    func check(_ stepper: StepperSpec, scope: TemplateScope?, screen: ScreenDecl?) -> [String] {
+        let fixedScope = scope ?? TemplateScope(names: [:], owner: "this stepper", isDeepLink: false)
+        switch stepper.kind {
+        case .remote(let kind, let initial, let context):
+            if let initial { check(initial, scope: fixedScope) }
+            if let context { _ = fixedScope.type(of: context, sink: sink) }
+            guard let declared = app.stepperKind(kind.value) else {
+                sink.report(
+                    .unknownStepperKind, at: kind.location, "unknown stepper kind '\(kind)'",
+                    fix: instead(
+                        of: kind.value, among: app.stepperKinds.map(\.kind.value),
+                        otherwise: "declare '\(kind)' under 'stepperKinds:'")
+                )
+                return stepper.steps.map(\.name.value)
+            }
+            return stepper.steps.map(\.name.value) + declared.steps.map(\.value)
+        case .one(let step):
+            check(step, scope: fixedScope)
+        case .actions(let actions, let initial):
+            if let initial { check(initial, scope: fixedScope) }
+            let type = screen.flatMap { app.screenType($0.typeName) }
+            for mapping in actions {
+                let action = type?.actions.first { $0.name.value == mapping.action.value }
+                if let screen, action == nil {
+                    let accepted = type?.actions.map(\.name.value) ?? []
+                    sink.report(
+                        .unknownAction, at: mapping.action.location,
+                        "the screen type '\(screen.typeName)' accepts no action '\(mapping.action)'",
+                        fix: instead(
+                            of: mapping.action.value, among: accepted,
+                            otherwise:
+                                "declare '\(mapping.action)' under 'actions:' of the screen type '\(screen.typeName)'"
+                        )
+                    )
+                }
+                check(mapping.step, scope: fixedScope, carried: action?.payload?.type)
+            }
+        }
+        return stepper.steps.map(\.name.value)
+    }
+
+    /// Checks a written step: declared, and its payload of the declared type. `carried` is the payload an action
+    /// hands over when the step gives none (ActionStepper).
+    func check(_ ref: StepRef, scope: TemplateScope, carried: PayloadType? = nil) {
+        guard let step = knownStep(ref.name) else {
+            if let payload = ref.payload { _ = scope.type(of: payload, sink: sink) }
+            return
+        }
+        let declared = step.payloadType
+        guard let payload = ref.payload else {
+            let given = carried ?? .none
+            if declared != .none && !(declared.accepts(given) && given != .none) {
+                sink.report(
+                    .payloadMismatch, at: ref.location,
+                    "the step '\(step.name)' carries a payload (\(declared)), and none is given here",
+                    fix: "write '{step: \(step.name), payload: <\(declared)>}'"
+                )
+            }
+            return
+        }
+        guard let given = scope.type(of: payload, sink: sink) else { return }
+        if declared == .none {
+            sink.report(
+                .payloadMismatch, at: ref.location, "the step '\(step.name)' carries no payload, and one is given here",
+                fix: "write '\(step.name)' alone, or declare a payload for it under 'steps:'"
+            )
+        } else if !declared.accepts(given) {
+            sink.report(
+                .payloadMismatch, at: ref.location,
+                "the step '\(step.name)' carries \(declared), and this payload is \(given)",
+                fix: "give a payload of type \(declared)"
+            )
+        }
+    }
+}
+
+@available(*, unavailable)
+extension FlowFileValidator: Sendable {}

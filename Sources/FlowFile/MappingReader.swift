@@ -1,0 +1,111 @@
+/// Reads one mapping of a flow file: reports keys it does not know (with the nearest known one) and values of the
+/// wrong shape, so that the decoder can go on and report everything in one run.
+struct MappingReader {
+    let node: FileNode
+    let pairs: [FileNode.Pair]
+    let sink: DiagnosticSink
+    /// What the mapping is, for messages: `a flow`, `a step handler`.
+    let what: String
+
+    /// `nil` (reported) when `node` is not a mapping; unknown keys are reported.
+    init?(_ node: FileNode, as what: String, keys allowed: [String], sink: DiagnosticSink) {
+        guard let pairs = node.pairs else {
+            sink.report(
+                .wrongType, at: node.location, "\(what) is a mapping, not \(node.what)",
+                fix: "write it as a mapping of \(allowed.map { "'\($0)'" }.joined(separator: ", "))"
+            )
+            return nil
+        }
+        self.node = node
+        self.pairs = pairs
+        self.sink = sink
+        self.what = what
+        for pair in pairs {
+            let key = pair.key.text ?? pair.key.what
+            if !allowed.contains(key) {
+                sink.report(
+                    .unknownKey, at: pair.key.location, "unknown key '\(key)' in \(what)",
+                    fix: instead(of: key, among: allowed, otherwise: "")
+                )
+            }
+        }
+    }
+
+    /// The value of `key`, if written.
+    func value(_ key: String) -> FileNode? { pairs.first { $0.key.text == key }?.value }
+
+    /// The key node of `key`, if written.
+    func keyNode(_ key: String) -> FileNode? { pairs.first { $0.key.text == key }?.key }
+
+    /// The value of `key`; reported when missing.
+    func required(_ key: String, _ hint: String) -> FileNode? {
+        if let value = value(key) { return value }
+        sink.report(.missingKey, at: node.location, "\(what) has no '\(key)'", fix: "add '\(key): \(hint)'")
+        return nil
+    }
+
+    /// The text of a scalar `key`; reported when it is not a scalar.
+    func string(_ key: String) -> Name? {
+        guard let value = value(key) else { return nil }
+        return MappingReader.scalar(value, as: "'\(key)' of \(what)", sink: sink)
+    }
+
+    /// A boolean `key` (`false` when absent); reported when it is not `true` or `false`.
+    func bool(_ key: String) -> Bool {
+        guard let value = value(key) else { return false }
+        if case .bool(let bool) = value.json { return bool }
+        sink.report(
+            .wrongType, at: value.location, "'\(key)' of \(what) is true or false, not \(value.what)",
+            fix: "write '\(key): true' or leave it out")
+        return false
+    }
+
+    /// The text of a scalar node; reported when it is not one.
+    static func scalar(_ node: FileNode, as what: String, sink: DiagnosticSink) -> Name? {
+        guard let text = node.text else {
+            sink.report(
+                .wrongType, at: node.location, "\(what) is a name, not \(node.what)", fix: "write a single name here")
+            return nil
+        }
+        return Name(text, at: node.location)
+    }
+
+    /// The items of a list node; a single scalar counts as a list of one. `nil` (reported) for a mapping.
+    static func list(_ node: FileNode, as what: String, sink: DiagnosticSink) -> [FileNode]? {
+        switch node.value {
+        case .sequence(let items): return items
+        case .scalar: return [node]
+        case .mapping:
+            sink.report(
+                .wrongType, at: node.location, "\(what) is a list, not a mapping",
+                fix: "write it as a list ('- item' lines or [a, b])")
+            return nil
+        }
+    }
+
+    /// The pairs of a mapping node whose keys are names (steps, flows, screens); `nil` (reported) otherwise. A value
+    /// left empty (`name:`) is kept as an empty scalar.
+    static func namedEntries(_ node: FileNode, as what: String, sink: DiagnosticSink) -> [(
+        name: Name, value: FileNode
+    )]? {
+        guard let pairs = node.pairs else {
+            sink.report(
+                .wrongType, at: node.location, "\(what) is a mapping of names, not \(node.what)",
+                fix: "write one 'name: …' line for each"
+            )
+            return nil
+        }
+        return pairs.map { (Name($0.key.text ?? $0.key.what, at: $0.key.location), $0.value) }
+    }
+}
+
+extension FileNode {
+    /// Whether the node is empty: `name:` with nothing after it, or `{}`.
+    var isEmpty: Bool {
+        switch value {
+        case .scalar(let text, let plain): return plain && (text.isEmpty || text == "~" || text == "null")
+        case .mapping(let pairs): return pairs.isEmpty
+        case .sequence: return false
+        }
+    }
+}

@@ -1,0 +1,124 @@
+public import FlowCore
+
+/// A deep link's URI pattern: `movies://wishlist/movie/{id:int}`.
+///
+/// A scheme, `://`, then segments split on `/` (the host is the first); a segment is literal text or a whole-segment
+/// variable `{name}` (a string) or `{name:int}`. A URI matches when it has the scheme, as many segments, the same
+/// literal segments and, for `int` variables, an integer there; a query (`?…`) or fragment (`#…`) is ignored.
+///
+/// `Sendable`: a value.
+public struct URIPattern: Sendable, Hashable, CustomStringConvertible {
+    public enum Segment: Sendable, Hashable {
+        case literal(String)
+        case variable(String, isInt: Bool)
+    }
+
+    public var scheme: String
+    public var segments: [Segment]
+    public var source: String
+    public var location: SourceLocation
+
+    /// Parses a pattern.
+    ///
+    /// - Throws: a ``FlowFileDiagnostic/Code/badURIPattern`` diagnostic.
+    public init(parsing text: String, at location: SourceLocation) throws(FlowFileDiagnostic) {
+        func fail(_ message: String) -> FlowFileDiagnostic {
+            FlowFileDiagnostic(
+                .badURIPattern, at: location, "URI pattern '\(text)': \(message)",
+                fix: "write scheme://host/segment/{name} or {name:int}, a variable being a whole segment"
+            )
+        }
+        guard let separator = text.range(of: "://"), separator.lowerBound > text.startIndex else {
+            throw fail("no scheme (scheme://…)")
+        }
+        scheme = String(text[..<separator.lowerBound])
+        let rest = text[separator.upperBound...]
+        guard !rest.isEmpty else { throw fail("nothing after the scheme") }
+        var segments: [Segment] = []
+        var names: Set<String> = []
+        for piece in rest.split(separator: "/", omittingEmptySubsequences: false) {
+            guard !piece.isEmpty else { throw fail("an empty segment (//)") }
+            if piece.first == "{" || piece.last == "}" || piece.contains("{") {
+                guard piece.first == "{", piece.last == "}" else {
+                    throw fail("'\(piece)': a variable is a whole segment")
+                }
+                let inner = piece.dropFirst().dropLast().split(separator: ":", omittingEmptySubsequences: false)
+                let name = String(inner[0])
+                guard Template.isIdentifier(name), inner.count <= 2 else {
+                    throw fail("'\(piece)' is not {name} or {name:int}")
+                }
+                let type = inner.count == 2 ? String(inner[1]) : "string"
+                guard type == "int" || type == "string" else { throw fail("'\(piece)': a variable is string or int") }
+                guard names.insert(name).inserted else { throw fail("the variable '\(name)' is named twice") }
+                segments.append(.variable(name, isInt: type == "int"))
+            } else {
+                segments.append(.literal(String(piece)))
+            }
+        }
+        self.segments = segments
+        self.source = text
+        self.location = location
+    }
+
+    /// The variables, with their types.
+    public var variables: [String: PayloadType] {
+        var variables: [String: PayloadType] = [:]
+        for case .variable(let name, let isInt) in segments { variables[name] = isInt ? .int : .string }
+        return variables
+    }
+
+    /// The pattern with each variable written as `*` (for comparing patterns).
+    var shape: String {
+        scheme + "://"
+            + segments.map { segment in
+                if case .literal(let text) = segment { return text }
+                return "*"
+            }.joined(separator: "/")
+    }
+
+    /// The variables' values when `uri` matches, `nil` otherwise.
+    public func match(_ uri: String) -> [String: JSONValue]? {
+        guard let separator = uri.range(of: "://"), uri[..<separator.lowerBound] == scheme else { return nil }
+        var rest = uri[separator.upperBound...]
+        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        let pieces = rest.split(separator: "/", omittingEmptySubsequences: false)
+        guard pieces.count == segments.count else { return nil }
+        var values: [String: JSONValue] = [:]
+        for (piece, segment) in zip(pieces, segments) {
+            switch segment {
+            case .literal(let text): guard piece == text else { return nil }
+            case .variable(let name, let isInt):
+                let text = String(piece).removingPercentEncodingIfPossible
+                guard !text.isEmpty else { return nil }
+                if isInt {
+                    guard let value = Int(text) else { return nil }
+                    values[name] = .int(value)
+                } else {
+                    values[name] = .string(text)
+                }
+            }
+        }
+        return values
+    }
+
+    public var description: String { source }
+}
+
+extension String {
+    /// `%XX` sequences decoded when they make UTF-8; the text as is otherwise.
+    fileprivate var removingPercentEncodingIfPossible: String {
+        guard contains("%") else { return self }
+        var bytes: [UInt8] = []
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? self
+    }
+}

@@ -1,0 +1,355 @@
+import FlowFile
+import Foundation
+import Testing
+
+/// One mistake each, in a small valid file (`baseFile`): the exact diagnostics, with their line and column.
+struct BadFlowFileTests {
+    @Test func theBaseFileIsValid() {
+        #expect(diagnostics(baseFile) == [])
+    }
+
+    @Test func syntax() {
+        let found = diagnostics(base(replacing: "app: hello", with: "app: [hello"))
+        #expect(
+            found == [
+                "3:5: YAML syntax: did not find expected ',' or ']'; correct the YAML (or JSON) syntax here"
+            ])
+    }
+
+    @Test func duplicateKey() {
+        let found = diagnostics(base(replacing: "  close: {}\n  greet", with: "  close: {}\n  close: {}\n  greet"))
+        #expect(
+            found == [
+                "9:3: the key 'close' is written twice in one mapping; keep one of them (a mapping's keys are unique)"
+            ])
+    }
+
+    @Test func unknownKey() {
+        let found = diagnostics(
+            base(
+                replacing: "        contribute:\n          - screen: home",
+                with: "        contribut:\n          - screen: home"))
+        #expect(
+            found == [
+                "30:9: unknown key 'contribut' in the handler of 'start'; write 'contribute'"
+            ])
+    }
+
+    @Test func wrongType() {
+        let found = diagnostics(base(replacing: "root: main", with: "root: [main]"))
+        #expect(
+            found == [
+                "3:7: 'root' is a mapping, not a list; write it as a mapping of 'flow', 'stepper', 'allowStepWhenDismissed'"
+            ])
+    }
+
+    @Test func missingKey() {
+        let found = diagnostics(base(replacing: "    root: {id: modal.stack, kind: stack}\n", with: ""))
+        #expect(
+            found == [
+                "49:5: the flow 'modal' has no 'root'; add 'root: {id: <screen id>, kind: stack}'"
+            ])
+    }
+
+    @Test func unsupportedVersion() {
+        let found = diagnostics(base(replacing: "flowfile: 1", with: "flowfile: 2"))
+        #expect(
+            found == [
+                "1:11: flow file format '2' is not one this flowd reads; write 'flowfile: 1'"
+            ])
+    }
+
+    @Test func wrongKind() {
+        let found = diagnostics(
+            base(replacing: "{id: modal.stack, kind: stack}", with: "{id: modal.stack, kind: stak}"))
+        #expect(
+            found == [
+                "49:35: 'stak' is not a screen kind; write 'stack'"
+            ])
+    }
+
+    @Test func unknownStepInHandler() {
+        let found = diagnostics(
+            base(replacing: "      greet:\n        commands", with: "      greeet:\n        commands"))
+        #expect(
+            found == [
+                "10:3: no flow handles the step 'greet'; add 'greet:' under 'on:' of the flow that should handle it, or remove the step",
+                "21:14: the flow 'main' has no handler for 'greet', which its stepper may emit; add 'greet:' under 'on:' of 'main' (an empty handler does nothing)",
+                "42:7: unknown step 'greeet'; write 'greet', or declare 'greeet' under 'steps:'",
+            ])
+    }
+
+    @Test func unknownStepInStepper() {
+        let found = diagnostics(base(replacing: "{one: close}", with: "{one: clos}"))
+        #expect(
+            found == [
+                "50:20: unknown step 'clos'; write 'close', or declare 'clos' under 'steps:'"
+            ])
+    }
+
+    @Test func unknownFlow() {
+        let found = diagnostics(base(replacing: "          - flow: modal", with: "          - flow: modl"))
+        #expect(
+            found == [
+                "37:19: unknown flow 'modl'; write 'modal', or declare 'modl' under 'flows:'",
+                "48:3: the flow 'modal' is never started; start it from a reachable flow ('contribute: - flow: modal') or remove it",
+            ])
+    }
+
+    @Test func unknownScreen() {
+        let found = diagnostics(base(replacing: "          - push: detail", with: "          - push: detial"))
+        #expect(
+            found == [
+                "35:19: unknown screen 'detial' in the flow 'main'; write 'detail', or declare 'detial' under the flow's 'screens:'"
+            ])
+    }
+
+    @Test func unknownStepperKind() {
+        let found = diagnostics(
+            base(replacing: "{remote: greeter, initial: start}", with: "{remote: greeters, initial: start}"))
+        #expect(
+            found == [
+                "21:23: unknown stepper kind 'greeters'; write 'greeter', or declare 'greeters' under 'stepperKinds:'"
+            ])
+    }
+
+    @Test func unknownScreenType() {
+        let found = diagnostics(base(replacing: "type: Detail,", with: "type: Detial,"))
+        #expect(
+            found == [
+                "24:54: unknown screen type 'Detial'; write 'Detail', or declare 'Detial' under 'screenTypes:'"
+            ])
+    }
+
+    @Test func unknownAction() {
+        let found = diagnostics(base(replacing: "{actions: {about: ", with: "{actions: {abuot: "))
+        #expect(
+            found == [
+                "32:33: the screen type 'Home' accepts no action 'abuot'; write 'about', or declare 'abuot' under 'actions:' of the screen type 'Home'"
+            ])
+    }
+
+    @Test func stepNoFlowHandles() {
+        let found = diagnostics(base(replacing: "  close: {}\n", with: "  close: {}\n  wave: {}\n"))
+        #expect(
+            found == [
+                "10:3: no flow handles the step 'wave'; add 'wave:' under 'on:' of the flow that should handle it, or remove the step"
+            ])
+    }
+
+    @Test func stepAParentDoesNotHandle() {
+        let found = diagnostics(
+            base(replacing: "  close: {}\n", with: "  close: {}\n  done: {}\n").replacingOccurrences(
+                of: "        end: close", with: "        end: done\n      done: {}"))
+        #expect(
+            found == [
+                "54:14: the flow 'main' has no handler for 'done', which its child 'modal' hands it (end); add 'done:' under 'on:' of 'main' (an empty handler does nothing)"
+            ])
+    }
+
+    @Test func unreachableFlow() {
+        let found = diagnostics(
+            base(
+                replacing: "deepLinks:",
+                with:
+                    "  orphan:\n    root: {id: orphan.stack, kind: stack}\n    stepper: {one: close}\n    on:\n      close: {}\ndeepLinks:"
+            ))
+        #expect(
+            found == [
+                "54:3: the flow 'orphan' is never started; start it from a reachable flow ('contribute: - flow: orphan') or remove it"
+            ])
+    }
+
+    @Test func duplicateScreenID() {
+        let found = diagnostics(base(replacing: "{id: main.hello, kind: alert", with: "{id: main.home, kind: alert"))
+        #expect(
+            found == [
+                "25:19: the screen id 'main.home' of the screen 'hello' of the flow 'main' is already the id of the screen 'home' of the flow 'main' (23:18); give each screen its own id (a screen written in two flows has the same kind, type and data in both)"
+            ])
+    }
+
+    @Test func collidingScreenIDs() {
+        let found = diagnostics(
+            base(
+                replacing: "      hello: {id",
+                with: "      special: {id: main.detail.new, type: Detail}\n      hello: {id"))
+        #expect(
+            found == [
+                "25:21: the screen id 'main.detail.new' of the screen 'special' of the flow 'main' can be the same as 'main.detail.{payload.id}' of the screen 'detail' of the flow 'main' (24:21); make the ids differ in their fixed text (a prefix of their own, say)"
+            ])
+    }
+
+    @Test func badTemplate() {
+        let found = diagnostics(base(replacing: "data: \"{payload.id}\"", with: "data: \"{payload.id\""))
+        #expect(
+            found == [
+                "24:69: template '{payload.id': a '{' is not closed; write a reference as {payload} or {payload.field}, a literal brace as {{ or }}"
+            ])
+    }
+
+    @Test func unknownPayloadField() {
+        let found = diagnostics(
+            base(replacing: "\"main.detail.{payload.id}\"", with: "\"main.detail.{payload.ident}\""))
+        #expect(
+            found == [
+                "24:33: '{payload.ident}' names the field 'ident', which the payload of the step 'open' ({id: int}) does not declare; write one of {payload.id}, or declare the field"
+            ])
+    }
+
+    @Test func noPayload() {
+        let found = diagnostics(
+            base(replacing: "          - setStack: [home]", with: "          - setStack: [home, detail]"))
+        #expect(
+            found == [
+                "24:33: '{payload.id}' names the payload of the step 'start', which carries none; declare a payload for the step under 'steps:', or leave the reference out",
+                "24:69: '{payload.id}' names the payload of the step 'start', which carries none; declare a payload for the step under 'steps:', or leave the reference out",
+            ])
+    }
+
+    @Test func payloadMismatch() {
+        let found = diagnostics(base(replacing: "payload: {id: 1}}", with: "payload: {id: one}}"))
+        #expect(
+            found == [
+                "32:40: the step 'open' carries {id: int}, and this payload is {id: string}; give a payload of type {id: int}"
+            ])
+    }
+
+    @Test func missingPayload() {
+        let found = diagnostics(base(replacing: "{step: open, payload: {id: 1}}", with: "open"))
+        #expect(
+            found == [
+                "32:40: the step 'open' carries a payload ({id: int}), and none is given here; write '{step: open, payload: <{id: int}>}'"
+            ])
+    }
+
+    @Test func screenWithoutStepper() {
+        let found = diagnostics(
+            base(replacing: "            stepper: {actions: {about: {step: open, payload: {id: 1}}}}\n", with: ""))
+        #expect(
+            found == [
+                "31:13: the contributor of 'home' has no stepper; add 'stepper: {remote: <kind>}', '{one: <step>}' or '{actions: {<action>: <step>}}'"
+            ])
+    }
+
+    @Test func flowWithoutStepper() {
+        let found = diagnostics(base(replacing: "    stepper: {one: close}\n", with: ""))
+        #expect(
+            found == [
+                "37:13: the flow 'modal' is started without a stepper; add 'stepper:' here, or give the flow 'modal' a 'stepper:' of its own"
+            ])
+    }
+
+    @Test func endWithContributors() {
+        let found = diagnostics(
+            base(
+                replacing: "        end: close",
+                with: "        end: close\n        contribute:\n          - forwardToCurrentFlow: start"))
+        #expect(
+            found == [
+                "53:9: the handler of 'close' both ends its flow and has contributors; keep 'end' (the flow ends: .end(forwardToParentFlowWithStep:)) or 'contribute', not both"
+            ])
+    }
+
+    @Test func noParentFlow() {
+        let found = diagnostics(
+            base(replacing: "        commands:\n          - dismiss: root", with: "        end: close"))
+        #expect(
+            found == [
+                "46:14: the root flow 'main' has no parent to hand 'close' to (end); handle the step in 'main' itself (a forward or end on the root flow is dropped, D10)"
+            ])
+    }
+
+    @Test func wrongContainer() {
+        let found = diagnostics(
+            base(replacing: "          - push: detail", with: "          - push: detail\n            onto: home"))
+        #expect(
+            found == [
+                "36:19: 'push' needs a stack, and 'home' is a view; name a stack here (a flow's root or a screen of kind stack)"
+            ])
+    }
+
+    @Test func alertOfAView() {
+        let found = diagnostics(base(replacing: "          - alert: hello", with: "          - alert: home"))
+        #expect(
+            found == [
+                "44:20: 'alert' shows a screen of kind alert, and 'home' is a view; write 'present: home', or give the screen 'kind: alert'"
+            ])
+    }
+
+    @Test func flagOnAChildFlow() {
+        let found = diagnostics(
+            base(
+                replacing: "          - flow: modal",
+                with: "          - flow: modal\n            allowStepWhenNotPresented: true"))
+        #expect(
+            found == [
+                "38:13: 'allowStepWhenNotPresented' does not apply to a child flow's stepper; leave it out (a flow's own stepper is never gated by visibility, R14)"
+            ])
+    }
+
+    @Test func useWithoutChildFlows() {
+        let found = diagnostics(
+            base(
+                replacing: "          - alert: hello",
+                with: "          - alert: hello\n        use:\n          - when: ready\n            commands: []"))
+        #expect(
+            found == [
+                "46:13: 'use' waits for child flows, and this step starts none; start a flow in 'contribute' ('- flow: <name>'), or move the commands to 'commands'"
+            ])
+    }
+
+    @Test func notDeepLinkable() {
+        let found = diagnostics(
+            base(
+                replacing: "      - {step: open, payload: {id: \"{id}\"}}",
+                with: "      - {step: open, payload: {id: \"{id}\"}}\n      - close"))
+        #expect(
+            found == [
+                "58:9: the step 'close' is not one an operator may deep-link; add 'deepLink: true' to the step 'close' under 'steps:'"
+            ])
+    }
+
+    @Test func badURIPattern() {
+        let found = diagnostics(base(replacing: "hello://detail/{id:int}", with: "hello://detail/x{id}"))
+        #expect(
+            found == [
+                "55:11: URI pattern 'hello://detail/x{id}': 'x{id}': a variable is a whole segment; write scheme://host/segment/{name} or {name:int}, a variable being a whole segment"
+            ])
+    }
+
+    @Test func unknownURIVariable() {
+        let found = diagnostics(base(replacing: "payload: {id: \"{id}\"}", with: "payload: {id: \"{ident}\"}"))
+        #expect(
+            found == [
+                "57:37: '{ident}' names no variable of the URI pattern 'hello://detail/{id:int}'; write one of '{id}'"
+            ])
+    }
+
+    @Test func duplicateURIPattern() {
+        let found = diagnostics(
+            baseFile + "  - uri: \"hello://detail/{n:int}\"\n    steps: [{step: open, payload: {id: \"{n}\"}}]\n")
+        #expect(
+            found == [
+                "58:11: the URI pattern 'hello://detail/{n:int}' matches the same URIs as 'hello://detail/{id:int}' (55:11); make the patterns differ in a fixed segment, or merge them"
+            ])
+    }
+
+    @Test func screenNamedLikeAFlow() {
+        let found = diagnostics(
+            base(replacing: "      hello: {id", with: "      modal: {id: main.modal, type: Home}\n      hello: {id"))
+        #expect(
+            found == [
+                "25:7: the screen name 'modal' is taken: a flow is named 'modal' too; give the screen another name"
+            ])
+    }
+
+    @Test func templatedRootID() {
+        let found = diagnostics(
+            base(replacing: "{id: modal.stack, kind: stack}", with: "{id: \"modal.{payload.id}\", kind: stack}"))
+        #expect(
+            found == [
+                "49:17: the root id of 'modal' is a template; write a fixed id: a flow's root is its identity (two live flows cannot share one, D17)"
+            ])
+    }
+
+}

@@ -1,0 +1,160 @@
+import FlowFile
+import FlowdTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// `flowctl check` and `flowctl graph` run as processes (the built `flowctl`; `swift build --build-tests` first).
+struct FlowctlFlowFileTests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    /// Runs the built flowctl with `arguments`; `path` replaces PATH when given.
+    func flowctl(_ arguments: [String], path: String? = nil) throws -> Run {
+        let folder = try BuiltExecutables.folder(containing: ["flowctl"])
+        let process = Process()
+        process.executableURL = folder.appendingPathComponent("flowctl")
+        process.arguments = arguments
+        if let path {
+            var environment = ProcessInfo.processInfo.environment
+            environment["PATH"] = path
+            process.environment = environment
+        }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Both pipes are drained before the wait, the error one on another thread, so neither fills up.
+        let errorData = Mutex(Data())
+        let errorsRead = DispatchSemaphore(value: 0)
+        Thread {
+            errorData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() }
+            errorsRead.signal()
+        }.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        errorsRead.wait()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+            errors: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
+        )
+    }
+
+    /// A temporary file holding `text`, removed by `body`'s end.
+    func withFile<T>(_ text: String, named name: String, _ body: (String) throws -> T) throws -> T {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowfile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file)
+        return try body(file.path)
+    }
+
+    let movies = repositoryPath("Examples/flowfiles/movies.flows.yaml")
+
+    @Test func checkAcceptsTheMovieFile() throws {
+        let run = try flowctl(["check", movies])
+        #expect(run.status == 0)
+        #expect(run.output == "\(movies): ok: app 'movies', 9 flows, 20 steps, 3 deep links\n")
+        #expect(run.errors == "")
+    }
+
+    @Test func checkAcceptsTheJSONExample() throws {
+        let hello = repositoryPath("Examples/flowfiles/hello.flows.json")
+        let run = try flowctl(["check", hello])
+        #expect(run.status == 0)
+        #expect(run.output == "\(hello): ok: app 'hello', 2 flows, 5 steps, 1 deep links\n")
+    }
+
+    @Test func checkReportsEveryMistakeWithItsPlace() throws {
+        let text = base(replacing: "          - push: detail", with: "          - push: detial")
+            .replacingOccurrences(of: "{one: close}", with: "{one: clos}")
+        try withFile(text, named: "bad.flows.yaml") { path in
+            let run = try flowctl(["check", path])
+            #expect(run.status == 1)
+            #expect(run.output == "")
+            #expect(
+                run.errors == """
+                    \(path):35:19: error: unknown screen 'detial' in the flow 'main'; write 'detail', or declare \
+                    'detial' under the flow's 'screens:'
+                    \(path):50:20: error: unknown step 'clos'; write 'close', or declare 'clos' under 'steps:'
+                    flowctl: \(path): 2 errors
+
+                    """
+            )
+        }
+    }
+
+    @Test func checkReportsAJSONSyntaxErrorWithItsPlace() throws {
+        try withFile("{\n  \"flowfile\": 1,\n  \"app\": \"x\"\n  \"root\": \"main\"\n}\n", named: "bad.json") { path in
+            let run = try flowctl(["check", path])
+            #expect(run.status == 1)
+            #expect(
+                run.errors == """
+                    \(path):4:3: error: YAML syntax: did not find expected ',' or '}'; correct the YAML (or JSON) \
+                    syntax here
+                    flowctl: \(path): 1 error
+
+                    """
+            )
+        }
+    }
+
+    @Test func checkReportsAFileItCannotRead() throws {
+        let run = try flowctl(["check", "/nonexistent/app.flows.yaml"])
+        #expect(run.status == 1)
+        #expect(run.errors.hasPrefix("/nonexistent/app.flows.yaml:1:1: error: cannot read the file: "))
+    }
+
+    @Test func graphWritesDotAndMermaid() throws {
+        let app = try FlowFile.load(path: movies)
+        let dot = try flowctl(["graph", movies])
+        #expect(dot.status == 0)
+        #expect(dot.output == FlowGraph(app).dot)
+        let mermaid = try flowctl(["graph", movies, "--format", "mermaid"])
+        #expect(mermaid.status == 0)
+        #expect(mermaid.output == FlowGraph(app).mermaid)
+        #expect(mermaid.output.hasPrefix("flowchart LR\n"))
+    }
+
+    @Test func graphOfABadFileReportsItsMistakes() throws {
+        try withFile(base(replacing: "root: main", with: "root: mian"), named: "bad.yaml") { path in
+            let run = try flowctl(["graph", path])
+            #expect(run.status == 1)
+            #expect(run.output == "")
+            #expect(
+                run.errors
+                    == "\(path):3:7: error: unknown flow 'mian'; write 'main', or declare 'mian' under 'flows:'\n")
+        }
+    }
+
+    @Test func svgWithoutGraphvizIsAClearError() throws {
+        try withFile("", named: "empty") { emptyFolderFile in
+            let folder = URL(fileURLWithPath: emptyFolderFile).deletingLastPathComponent().path
+            let run = try flowctl(["graph", movies, "--format", "svg"], path: folder)
+            #expect(run.status == 2)
+            #expect(run.output == "")
+            #expect(
+                run.errors == "flowctl: --format svg needs Graphviz's `dot` on PATH (Debian: apt-get install graphviz);"
+                    + " --format dot writes the DOT text for another machine\n"
+            )
+        }
+    }
+
+    @Test(.enabled(if: Self.graphvizInstalled, "Graphviz's dot is not installed"))
+    func svgThroughGraphviz() throws {
+        let run = try flowctl(["graph", movies, "--format", "svg"])
+        #expect(run.status == 0)
+        #expect(run.output.contains("<svg"))
+        #expect(run.output.contains("wishlist.stack (stack)"))
+    }
+
+    static var graphvizInstalled: Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .contains { FileManager.default.isExecutableFile(atPath: "\($0)/dot") }
+    }
+}
