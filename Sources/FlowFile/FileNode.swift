@@ -1,4 +1,4 @@
-internal import FlowCore
+public import FlowCore
 internal import Yams
 
 /// A node of a flow file as written, YAML or JSON alike, each with its place in the file.
@@ -48,9 +48,16 @@ public struct FileNode: Sendable, Hashable {
         return nil
     }
 
+    /// Reads a file's text (YAML or JSON) into its nodes.
+    ///
+    /// - Throws: ``FlowFileErrors`` for a syntax error, a key written twice or an empty document.
+    public static func read(_ text: String, file: String) throws(FlowFileErrors) -> FileNode {
+        try FileNodeReader.read(text, file: file)
+    }
+
     /// The node as a JSON value: plain scalars are `null`, booleans and numbers when they read as one (YAML 1.2's
     /// core schema: `null`, `~`, `true`, `false`, integers, decimals), quoted ones are strings.
-    var json: JSONValue {
+    public var json: JSONValue {
         switch value {
         case .scalar(let text, let plain):
             guard plain else { return .string(text) }

@@ -11,7 +11,7 @@ extension FlowFileDecoder {
         return entries.compactMap { name, value in
             guard
                 let flow = MappingReader(
-                    value, as: "the flow '\(name)'", keys: ["root", "stepper", "screens", "on"], sink: sink),
+                    value, as: "the flow '\(name)'", keys: ["root", "stepper", "screens", "navigate"], sink: sink),
                 let rootNode = flow.required("root", "{id: <screen id>, kind: stack}"),
                 let root = decodeScreen(Name("root", at: rootNode.location), rootNode, in: name.value)
             else { return nil }
@@ -20,7 +20,7 @@ extension FlowFileDecoder {
                     MappingReader.namedEntries($0, as: "'screens' of '\(name)'", sink: sink)
                 } ?? []
             let handlers =
-                flow.value("on").flatMap { MappingReader.namedEntries($0, as: "'on' of '\(name)'", sink: sink) } ?? []
+                flow.value("navigate").flatMap { MappingReader.namedEntries($0, as: "'navigate' of '\(name)'", sink: sink) } ?? []
             return FlowDecl(
                 name: name, root: root, stepper: flow.value("stepper").flatMap(decodeStepper),
                 screens: screens.compactMap { decodeScreen($0.name, $0.value, in: name.value) },

@@ -53,7 +53,7 @@ extension FlowFileValidator {
             guard app.step(step) != nil, flow.handler(step) == nil else { return }
             sink.report(
                 .unhandledStep, at: location, "the flow '\(flow.name)' has no handler for '\(step)', which \(source)",
-                fix: "add '\(step):' under 'on:' of '\(flow.name)' (an empty handler does nothing)"
+                fix: "add '\(step):' under 'navigate:' of '\(flow.name)' (an empty handler does nothing)"
             )
         }
         func requireAll(_ stepper: StepperSpec, in flow: FlowDecl, what: String) {
@@ -106,7 +106,7 @@ extension FlowFileValidator {
         for step in app.steps where !handled.contains(step.name.value) {
             sink.report(
                 .unhandledStep, at: step.name.location, "no flow handles the step '\(step.name)'",
-                fix: "add '\(step.name):' under 'on:' of the flow that should handle it, or remove the step"
+                fix: "add '\(step.name):' under 'navigate:' of the flow that should handle it, or remove the step"
             )
         }
     }

@@ -73,8 +73,8 @@ struct BadFlowFileTests {
             base(replacing: "      greet:\n        commands", with: "      greeet:\n        commands"))
         #expect(
             found == [
-                "10:3: no flow handles the step 'greet'; add 'greet:' under 'on:' of the flow that should handle it, or remove the step",
-                "21:14: the flow 'main' has no handler for 'greet', which its stepper may emit; add 'greet:' under 'on:' of 'main' (an empty handler does nothing)",
+                "10:3: no flow handles the step 'greet'; add 'greet:' under 'navigate:' of the flow that should handle it, or remove the step",
+                "21:14: the flow 'main' has no handler for 'greet', which its stepper may emit; add 'greet:' under 'navigate:' of 'main' (an empty handler does nothing)",
                 "42:7: unknown step 'greeet'; write 'greet', or declare 'greeet' under 'steps:'",
             ])
     }
@@ -133,7 +133,7 @@ struct BadFlowFileTests {
         let found = diagnostics(base(replacing: "  close: {}\n", with: "  close: {}\n  wave: {}\n"))
         #expect(
             found == [
-                "10:3: no flow handles the step 'wave'; add 'wave:' under 'on:' of the flow that should handle it, or remove the step"
+                "10:3: no flow handles the step 'wave'; add 'wave:' under 'navigate:' of the flow that should handle it, or remove the step"
             ])
     }
 
@@ -143,7 +143,7 @@ struct BadFlowFileTests {
                 of: "        end: close", with: "        end: done\n      done: {}"))
         #expect(
             found == [
-                "54:14: the flow 'main' has no handler for 'done', which its child 'modal' hands it (end); add 'done:' under 'on:' of 'main' (an empty handler does nothing)"
+                "54:14: the flow 'main' has no handler for 'done', which its child 'modal' hands it (end); add 'done:' under 'navigate:' of 'main' (an empty handler does nothing)"
             ])
     }
 
@@ -152,7 +152,7 @@ struct BadFlowFileTests {
             base(
                 replacing: "deepLinks:",
                 with:
-                    "  orphan:\n    root: {id: orphan.stack, kind: stack}\n    stepper: {one: close}\n    on:\n      close: {}\ndeepLinks:"
+                    "  orphan:\n    root: {id: orphan.stack, kind: stack}\n    stepper: {one: close}\n    navigate:\n      close: {}\ndeepLinks:"
             ))
         #expect(
             found == [

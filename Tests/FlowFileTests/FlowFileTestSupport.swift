@@ -45,7 +45,7 @@ let baseFile = """
           home: {id: main.home, type: Home}
           detail: {id: "main.detail.{payload.id}", type: Detail, data: "{payload.id}"}
           hello: {id: main.hello, kind: alert, data: "{payload}"}
-        on:
+        navigate:
           start:
             commands:
               - setStack: [home]
@@ -70,7 +70,7 @@ let baseFile = """
       modal:
         root: {id: modal.stack, kind: stack}
         stepper: {one: close}
-        on:
+        navigate:
           close:
             end: close
     deepLinks:

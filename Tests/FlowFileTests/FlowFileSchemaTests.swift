@@ -1,0 +1,143 @@
+import FlowCore
+import FlowFile
+import Foundation
+import Testing
+
+/// docs/flowfile.schema.json parses, and the example files (and FLOWFILE.md's example) follow it: checked by a small
+/// JSON Schema reader below that knows the keywords the schema uses (type, properties, additionalProperties,
+/// required, items, oneOf, enum, const, $ref).
+struct FlowFileSchemaTests {
+    let schema: JSONValue
+
+    init() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: repositoryPath("docs/flowfile.schema.json")))
+        schema = try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    func document(_ relative: String) throws -> JSONValue {
+        let path = repositoryPath(relative)
+        return try FileNode.read(String(contentsOfFile: path, encoding: .utf8), file: path).json
+    }
+
+    @Test func theSchemaUsesOnlyWhatThisReaderKnows() {
+        #expect(SchemaReader(schema).unknownKeywords(in: schema) == [])
+    }
+
+    @Test func theExamplesFollowIt() throws {
+        for file in ["Examples/flowfiles/movies.flows.yaml", "Examples/flowfiles/hello.flows.json"] {
+            #expect(SchemaReader(schema).errors(in: try document(file)) == [], "\(file)")
+        }
+    }
+
+    @Test func theGuidesExampleFollowsItAndLoads() throws {
+        let guide = try String(contentsOfFile: repositoryPath("docs/FLOWFILE.md"), encoding: .utf8)
+        let afterHeading = try #require(guide.range(of: "## An example")).upperBound
+        let start = try #require(guide.range(of: "```yaml\n", range: afterHeading..<guide.endIndex)).upperBound
+        let end = try #require(guide.range(of: "```", range: start..<guide.endIndex)).lowerBound
+        let text = String(guide[start..<end])
+        #expect(SchemaReader(schema).errors(in: try FileNode.read(text, file: "FLOWFILE.md").json) == [])
+        let app = try FlowFile.parse(text, file: "FLOWFILE.md")
+        let hello = try FlowFile.load(path: repositoryPath("Examples/flowfiles/hello.flows.json"))
+        #expect(app.vocabulary == hello.vocabulary)
+        #expect(FlowGraph(app) == FlowGraph(hello))
+    }
+
+    @Test func aKeyTheFormatDoesNotHaveBreaksIt() throws {
+        guard case .object(var top) = try document("Examples/flowfiles/hello.flows.json"),
+            case .object(var flows) = top["flows"], case .object(var hello) = flows["hello"]
+        else {
+            Issue.record("the example's shape changed")
+            return
+        }
+        hello["navigat"] = .object([:])
+        flows["hello"] = .object(hello)
+        top["flows"] = .object(flows)
+        #expect(SchemaReader(schema).errors(in: .object(top)) == ["flows.hello: 'navigat' is not allowed"])
+    }
+}
+
+/// The part of JSON Schema (2020-12) the flow file's schema uses.
+struct SchemaReader {
+    let root: JSONValue
+    static let keywords: Set<String> = [
+        "$schema", "$id", "$defs", "$ref", "title", "description", "type", "properties", "additionalProperties",
+        "required", "items", "oneOf", "enum", "const",
+    ]
+
+    init(_ root: JSONValue) { self.root = root }
+
+    /// Keywords of `schema` this reader does not know.
+    func unknownKeywords(in schema: JSONValue) -> [String] {
+        guard case .object(let members) = schema else { return [] }
+        var unknown = members.keys.filter { !Self.keywords.contains($0) }.sorted()
+        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+            switch key {
+            case "properties", "$defs":
+                if case .object(let children) = value {
+                    for child in children.values { unknown += unknownKeywords(in: child) }
+                }
+            case "oneOf":
+                if case .array(let children) = value { for child in children { unknown += unknownKeywords(in: child) } }
+            case "items", "additionalProperties": unknown += unknownKeywords(in: value)
+            default: break
+            }
+        }
+        return unknown
+    }
+
+    /// What does not follow the schema, as `path: what`.
+    func errors(in value: JSONValue) -> [String] { errors(value, root, path: "") }
+
+    private func errors(_ value: JSONValue, _ schema: JSONValue, path: String) -> [String] {
+        guard case .object(let rule) = schema else { return [] }
+        let at = path.isEmpty ? "(top)" : path
+        if case .string(let ref) = rule["$ref"] {
+            let name = String(ref.dropFirst("#/$defs/".count))
+            guard case .object(let top) = root, case .object(let defs) = top["$defs"], let target = defs[name] else {
+                return ["\(at): no \(ref)"]
+            }
+            return errors(value, target, path: path)
+        }
+        var found: [String] = []
+        if case .string(let type) = rule["type"], !Self.has(value, type: type) {
+            return ["\(at): not of type \(type)"]
+        }
+        if let constant = rule["const"], constant != value { found.append("\(at): not \(constant)") }
+        if case .array(let options) = rule["enum"], !options.contains(value) { found.append("\(at): \(value) is not allowed") }
+        if case .object(let members) = value {
+            let properties: [String: JSONValue]
+            if case .object(let declared) = rule["properties"] { properties = declared } else { properties = [:] }
+            if case .array(let required) = rule["required"] {
+                for case .string(let key) in required where members[key] == nil { found.append("\(at): '\(key)' is required") }
+            }
+            for key in members.keys.sorted() {
+                let child = path.isEmpty ? key : "\(path).\(key)"
+                if let property = properties[key] {
+                    found += errors(members[key]!, property, path: child)
+                } else if rule["additionalProperties"] == .bool(false) {
+                    found.append("\(at): '\(key)' is not allowed")
+                } else if let additional = rule["additionalProperties"] {
+                    found += errors(members[key]!, additional, path: child)
+                }
+            }
+        }
+        if case .array(let items) = value, let itemRule = rule["items"] {
+            for (index, item) in items.enumerated() { found += errors(item, itemRule, path: "\(path)[\(index)]") }
+        }
+        if case .array(let options) = rule["oneOf"] {
+            let matching = options.filter { errors(value, $0, path: path).isEmpty }.count
+            if matching != 1 { found.append("\(at): matches \(matching) of the oneOf options, not 1") }
+        }
+        return found
+    }
+
+    private static func has(_ value: JSONValue, type: String) -> Bool {
+        switch (type, value) {
+        case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("null", .null),
+            ("integer", .int), ("number", .int), ("number", .double):
+            return true
+        default:
+            return false
+        }
+    }
+}
