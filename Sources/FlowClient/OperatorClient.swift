@@ -74,9 +74,24 @@ public final class OperatorClient: Sendable {
 
     // MARK: - Requests
 
-    /// Every session (`SESSIONS`).
-    public func sessions() async throws -> [SessionSummary] {
-        try await connection.request(SessionList.self) { req in .sessions(PlainRequest(req: req)) }.sessions
+    /// Every session whose ID starts with `prefix`, sorted by ID: `SESSIONS` page after page.
+    public func sessions(prefix: String? = nil) async throws -> [SessionSummary] {
+        var all: [SessionSummary] = []
+        var after: String?
+        repeat {
+            let page = try await sessions(after: after, limit: SessionsRequest.maxLimit, prefix: prefix)
+            all += page.sessions
+            after = page.next
+        } while after != nil
+        return all
+    }
+
+    /// One page of the sessions (`SESSIONS`, docs/PROTOCOL.md §7.3): up to `limit` (the daemon's default when `nil`)
+    /// sessions after the ID `after`, whose IDs start with `prefix`; its `next` is the `after` of the next page.
+    public func sessions(after: String?, limit: Int? = nil, prefix: String? = nil) async throws -> SessionList {
+        try await connection.request(SessionList.self) { req in
+            .sessions(SessionsRequest(req: req, after: after, limit: limit, prefix: prefix))
+        }
     }
 
     /// A session's flow tree (`TREE`).

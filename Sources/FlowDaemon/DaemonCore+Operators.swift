@@ -4,16 +4,23 @@ internal import Logging
 
 // Operators: SESSIONS, TREE, DEEP_LINK, CREATE_SESSION, END_SESSION and HEALTH.
 extension DaemonCore {
-    func sessionList() -> SessionList {
-        SessionList(
-            sessions: sortedSessions().map { session in
+    /// A page of `SESSIONS` (§7.3): from the sorted IDs, without walking the others.
+    mutating func sessionList(_ body: SessionsRequest, from peer: Peer) {
+        let limit = min(body.limit ?? SessionsRequest.defaultLimit, SessionsRequest.maxLimit)
+        guard limit >= 1 else {
+            return reject(.malformedBody, "limit must be 1 or more", req: body.req, type: .sessions, to: peer)
+        }
+        let page = sessions.ids(after: body.after, prefix: body.prefix ?? "", limit: limit)
+        let summaries = page.ids.compactMap { id in
+            sessions[id].map { session in
                 SessionSummary(
                     id: session.id, flows: session.machine.coordinatorIDs.count,
                     presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
                     steppers: session.machine.liveAttachments.count
                 )
             }
-        )
+        }
+        reply(to: peer.address, req: body.req, result: SessionList(sessions: summaries, next: page.more ? page.ids.last : nil))
     }
 
     mutating func tree(_ body: SessionRequest, from peer: Peer) {

@@ -73,7 +73,7 @@ extension DaemonCore {
         case .userAction(let body):
             userAction(body, from: peer)
         case .sessions(let body):
-            reply(to: address, req: body.req, result: sessionList())
+            sessionList(body, from: peer)
         case .tree(let body):
             tree(body, from: peer)
         case .deepLink(let body):

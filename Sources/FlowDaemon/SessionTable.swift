@@ -47,6 +47,17 @@ struct SessionTable {
     /// Every session, sorted by ID (a walk).
     var sorted: [Session] { ids.map { byID[$0]! } }
 
+    /// Up to `limit` IDs after `after` (exclusive) that start with `prefix`, sorted; and whether more follow (not a
+    /// walk: a binary search, then the page).
+    func ids(after: String?, prefix: String, limit: Int) -> (ids: ArraySlice<String>, more: Bool) {
+        var start = after.map { position(after: $0) } ?? 0
+        if !prefix.isEmpty { start = max(start, position(of: prefix)) }
+        var end = start
+        while end < sortedIDs.count, end - start < limit, sortedIDs[end].hasPrefix(prefix) { end += 1 }
+        let more = end < sortedIDs.count && sortedIDs[end].hasPrefix(prefix)
+        return (sortedIDs[start..<end], more)
+    }
+
     /// The first index whose ID is not below `id`.
     private func position(of id: String) -> Int {
         var low = 0
@@ -56,6 +67,12 @@ struct SessionTable {
             if sortedIDs[mid] < id { low = mid + 1 } else { high = mid }
         }
         return low
+    }
+
+    /// The first index whose ID is above `id`.
+    private func position(after id: String) -> Int {
+        let index = position(of: id)
+        return index < sortedIDs.count && sortedIDs[index] == id ? index + 1 : index
     }
 }
 

@@ -372,10 +372,33 @@ public struct UserAction: Sendable, Hashable, Codable {
 
 // MARK: - Operators
 
-/// A request naming nothing but its number (`SESSIONS`, `HEALTH`).
+/// A request naming nothing but its number (`HEALTH`, `DESCRIBE`).
 public struct PlainRequest: Sendable, Hashable, Codable {
     public var req: UInt64
     public init(req: UInt64) { self.req = req }
+}
+
+/// `SESSIONS`: one page of the sessions, sorted by ID (§7.3).
+public struct SessionsRequest: Sendable, Hashable, Codable {
+    /// The sessions in a page when the request names no `limit`.
+    public static let defaultLimit = 500
+    /// The most sessions in a page; a larger `limit` is taken as this.
+    public static let maxLimit = 2000
+
+    public var req: UInt64
+    /// The page starts after this ID (the previous page's `next`); `nil`: at the first session.
+    public var after: String?
+    /// The most sessions in the page (1 or more; ``defaultLimit`` when `nil`, at most ``maxLimit``).
+    public var limit: Int?
+    /// Only the sessions whose ID starts with this.
+    public var prefix: String?
+
+    public init(req: UInt64, after: String? = nil, limit: Int? = nil, prefix: String? = nil) {
+        self.req = req
+        self.after = after
+        self.limit = limit
+        self.prefix = prefix
+    }
 }
 
 /// A request about one session (`TREE`, `CREATE_SESSION`, `END_SESSION`).

@@ -39,11 +39,16 @@ public struct SessionSummary: Sendable, Hashable, Codable, CustomStringConvertib
     }
 }
 
-/// `SESSIONS`' result: every session, sorted by ID.
+/// `SESSIONS`' result: a page of the sessions, sorted by ID (§7.3).
 public struct SessionList: WireResult, Hashable {
     public var sessions: [SessionSummary]
+    /// The `after` of the next page when more sessions follow (the last ID of this one); `nil` (absent): none do.
+    public var next: String?
 
-    public init(sessions: [SessionSummary]) { self.sessions = sessions }
+    public init(sessions: [SessionSummary], next: String? = nil) {
+        self.sessions = sessions
+        self.next = next
+    }
 }
 
 /// `TREE`'s result: a session's flow tree.

@@ -23,7 +23,7 @@ public enum WireMessage: Sendable, Hashable {
     case ack(Ack)
     case report(Report)
     case userAction(UserAction)
-    case sessions(PlainRequest)
+    case sessions(SessionsRequest)
     case tree(SessionRequest)
     case deepLink(DeepLinkRequest)
     case createSession(SessionRequest)
@@ -73,7 +73,8 @@ public enum WireMessage: Sendable, Hashable {
         case .sync(let body): return body.req
         case .report(let body): return body.req
         case .userAction(let body): return body.req
-        case .sessions(let body), .health(let body), .describe(let body): return body.req
+        case .sessions(let body): return body.req
+        case .health(let body), .describe(let body): return body.req
         case .tree(let body), .createSession(let body), .endSession(let body): return body.req
         case .deepLink(let body): return body.req
         case .heartbeat, .bye, .attach, .detach, .action, .snapshot, .command, .ack, .event: return nil
@@ -126,7 +127,8 @@ public struct WireCodec: Sendable {
             case .ack(let body): return try json(body)
             case .report(let body): return try json(body)
             case .userAction(let body): return try json(body)
-            case .sessions(let body), .health(let body), .describe(let body): return try json(body)
+            case .sessions(let body): return try json(body)
+            case .health(let body), .describe(let body): return try json(body)
             case .tree(let body), .createSession(let body), .endSession(let body): return try json(body)
             case .deepLink(let body): return try json(body)
             case .event(let body): return try json(body)
@@ -240,7 +242,7 @@ public struct WireCodec: Sendable {
         case .ack: return .ack(try body(Ack.self))
         case .report: return .report(try body(Report.self))
         case .userAction: return .userAction(try body(UserAction.self))
-        case .sessions: return .sessions(try body(PlainRequest.self))
+        case .sessions: return .sessions(try body(SessionsRequest.self))
         case .tree: return .tree(try body(SessionRequest.self))
         case .deepLink: return .deepLink(try body(DeepLinkRequest.self))
         case .createSession: return .createSession(try body(SessionRequest.self))

@@ -110,19 +110,43 @@ struct SessionOption: ParsableArguments {
 // MARK: - Commands
 
 struct Sessions: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the sessions.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the sessions, sorted by ID: all of them, or one page with --after or --limit."
+    )
 
     @OptionGroup var connection: ConnectionOptions
     @Flag(name: .long, help: "Print JSON.") var json = false
+    @Option(name: .long, help: ArgumentHelp("Only the sessions whose ID starts with this.", valueName: "text"))
+    var prefix: String?
+    @Option(name: .long, help: ArgumentHelp("One page, starting after this session ID.", valueName: "id"))
+    var after: String?
+    @Option(name: .long, help: "One page of at most this many sessions (the daemon takes 2000 at most).")
+    var limit: Int?
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
 
     func run() async throws {
-        let sessions = try await connection.withOperator { client in try await client.sessions() }
+        let sessions: [SessionSummary]
+        var next: String?
+        if after != nil || limit != nil {
+            let page = try await connection.withOperator { client in
+                try await client.sessions(after: after, limit: limit, prefix: prefix)
+            }
+            // One page: as the daemon gave it, with `next` when more follow.
+            if json { return printLine(try encodeJSON(page)) }
+            (sessions, next) = (page.sessions, page.next)
+        } else {
+            sessions = try await connection.withOperator { client in try await client.sessions(prefix: prefix) }
+        }
         if json {
             printLine(try encodeJSON(sessions))
         } else if sessions.isEmpty {
             printLine("(no sessions)")
         } else {
             for session in sessions { printLine(session.description) }
+            if let next { printLine("(more: --after \(next))") }
         }
     }
 }

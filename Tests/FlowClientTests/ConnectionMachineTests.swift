@@ -45,14 +45,14 @@ import Testing
 
     @Test func helloFirstThenQueuedRequestsAfterWelcomeThenConnected() throws {
         var machine = machine()
-        #expect(try machine.submit(.sessions(PlainRequest(req: 10)), req: 10, policy: .wait).isEmpty)
+        #expect(try machine.submit(.sessions(SessionsRequest(req: 10)), req: 10, policy: .wait).isEmpty)
         #expect(throws: FlowClientError.self) {
             try machine.submit(.health(PlainRequest(req: 11)), req: 11, policy: .fail)
         }
         let (generation, hello) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
         #expect(Self.sent(hello) == [.hello(Self.hello)])
         let welcomed = machine.received(Self.welcome(), on: generation, at: start)
-        #expect(Self.sent(welcomed) == [.sessions(PlainRequest(req: 10))])
+        #expect(Self.sent(welcomed) == [.sessions(SessionsRequest(req: 10))])
         guard case .deliver(.connected(let welcome, let changed)) = welcomed.last else {
             Issue.record("expected .connected last, got \(welcomed)")
             return
@@ -225,7 +225,7 @@ import Testing
         var machine = machine()
         let (first, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
         _ = machine.received(Self.welcome(), on: first, at: start)
-        _ = try machine.submit(.sessions(PlainRequest(req: 10)), req: 10, policy: .wait)
+        _ = try machine.submit(.sessions(SessionsRequest(req: 10)), req: 10, policy: .wait)
         _ = try machine.submit(.health(PlainRequest(req: 11)), req: 11, policy: .wait)
         let refused = machine.received(
             .error(ErrorReply(req: 11, code: .notWelcome, message: "who?", type: "HEALTH")), on: first, at: start)

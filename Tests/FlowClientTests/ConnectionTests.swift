@@ -21,7 +21,7 @@ struct ConnectionTests {
                 try await daemon.send(
                     .welcome(Welcome(req: hello.req, peer: "p1", daemon: "d1", heartbeatMs: 60_000)), to: peer
                 )
-                let (_, request) = try await daemon.expect("SESSIONS") { message -> PlainRequest? in
+                let (_, request) = try await daemon.expect("SESSIONS") { message -> SessionsRequest? in
                     if case .sessions(let body) = message { body } else { nil }
                 }
                 #expect(request.req != hello.req)

@@ -74,7 +74,7 @@ struct HandshakeTests {
         #expect(h.core.seq(of: "default") == 2)
         // Once it said HELLO, the same request is served.
         h.hello(stranger, .operator, name: "flowctl")
-        #expect(h.receive(.sessions(PlainRequest(req: 9)), from: stranger).to(stranger).first?.req == 9)
+        #expect(h.receive(.sessions(SessionsRequest(req: 9)), from: stranger).to(stranger).first?.req == 9)
         #expect(h.core.counters.errors == ["notWelcome": 4])
     }
 

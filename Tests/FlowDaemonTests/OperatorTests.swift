@@ -18,7 +18,7 @@ struct OperatorTests {
         let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         #expect(
-            result(h.receive(.sessions(PlainRequest(req: 1)), from: Peers.flowctl), Peers.flowctl)
+            result(h.receive(.sessions(SessionsRequest(req: 1)), from: Peers.flowctl), Peers.flowctl)
                 == ["sessions": [["id": "default", "flows": 1, "presenter": nil, "seq": 2, "steppers": 2]]]
         )
         h.presenter(Peers.tui, name: "tui")
@@ -26,7 +26,7 @@ struct OperatorTests {
         h.report(Peers.tui, [("home", .visible)])
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home", "settings"])
         h.step(Peers.movies, Step("openSettings"), attachment: 2)
-        let sessions = result(h.receive(.sessions(PlainRequest(req: 3)), from: Peers.flowctl), Peers.flowctl)
+        let sessions = result(h.receive(.sessions(SessionsRequest(req: 3)), from: Peers.flowctl), Peers.flowctl)
         #expect(
             sessions == [
                 "sessions": [

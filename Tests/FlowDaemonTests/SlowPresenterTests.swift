@@ -569,7 +569,7 @@ final class StuckPresenterScenario {
 
     /// The daemon's latest `seq` in `session` (`SESSIONS`).
     func daemonSeq(_ session: String) throws -> UInt64 {
-        let ok = try request { .sessions(PlainRequest(req: $0)) }
+        let ok = try request { .sessions(SessionsRequest(req: $0)) }
         guard case .object(let fields) = ok.result, case .array(let sessions)? = fields["sessions"],
             let entry = sessions.first(where: {
                 if case .object(let fields) = $0 { return fields["id"]?.stringValue == session }

@@ -622,7 +622,7 @@ struct RecoveryFuzz {
         let message: WireMessage =
             switch rng.below(10) {
             case 0: .tree(SessionRequest(req: req(), session: randomSession()))
-            case 1..<6: .sessions(PlainRequest(req: req()))
+            case 1..<6: .sessions(SessionsRequest(req: req()))
             default: .health(PlainRequest(req: req()))
             }
         send(message, from: Self.operatorClient.address)

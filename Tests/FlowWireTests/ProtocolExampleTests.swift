@@ -172,7 +172,7 @@ let documentExamples: [DocExample] = [
         )
     ),
     // §7 Operators (the request bodies of the table)
-    DocExample(place: "§7", type: .sessions, json: #"{"req": 1}"#, expected: .sessions(PlainRequest(req: 1))),
+    DocExample(place: "§7", type: .sessions, json: #"{"req": 1}"#, expected: .sessions(SessionsRequest(req: 1))),
     DocExample(
         place: "§7", type: .tree, json: #"{"req": 2, "session": "default"}"#,
         expected: .tree(SessionRequest(req: 2, session: "default"))
@@ -191,6 +191,10 @@ let documentExamples: [DocExample] = [
         expected: .endSession(SessionRequest(req: 7, session: "kiosk-3"))
     ),
     DocExample(place: "§7", type: .health, json: #"{"req": 5}"#, expected: .health(PlainRequest(req: 5))),
+    DocExample(
+        place: "§7.3", type: .sessions, json: #"{"req": 8, "after": "kiosk-0499", "limit": 2, "prefix": "kiosk-"}"#,
+        expected: .sessions(SessionsRequest(req: 8, after: "kiosk-0499", limit: 2, prefix: "kiosk-"))
+    ),
     DocExample(place: "§7", type: .describe, json: #"{"req": 6}"#, expected: .describe(PlainRequest(req: 6))),
     // §9 Events
     DocExample(
@@ -242,8 +246,8 @@ let documentExamples: [DocExample] = [
     ),
 ]
 
-/// The `OK` bodies of §7.1 and §7.2, verbatim: their results are checked against the types that write them
-/// (``FlowWire/WireTree``, ``FlowCore/ApplicationVocabulary``).
+/// The `OK` bodies of §7.1, §7.2 and §7.3, verbatim: their results are checked against the types that write them
+/// (``FlowWire/WireTree``, ``FlowCore/ApplicationVocabulary``, ``FlowWire/SessionList``).
 let resultExamples: [(place: String, json: String)] = [
     (
         "§7.1",
@@ -263,6 +267,13 @@ let resultExamples: [(place: String, json: String)] = [
          "stepper_kinds": [{"kind": "movies.detail", "steps": ["castIsPicked"], "summary": "a movie's detail (movie service)"}],
          "screen_types": [{"type": "MovieDetail", "kind": "view", "data": "<int: the movie id>",
           "actions": [{"name": "pickCast", "payload": "<int: a cast id>", "summary": "a cast of the movie"}]}]}}
+        """#
+    ),
+    (
+        "§7.3",
+        #"""
+        {"req": 8, "result": {"sessions": [{"id": "kiosk-0500", "flows": 3, "presenter": null, "seq": 12, "steppers": 2},
+         {"id": "kiosk-0501", "flows": 1, "presenter": "tui", "seq": 4, "steppers": 2}], "next": "kiosk-0501"}}
         """#
     ),
 ]
@@ -355,7 +366,10 @@ struct ProtocolExampleTests {
                 continue
             }
             let written: JSONValue
-            if let tree = result["tree"] {
+            if result["sessions"] != nil {
+                written = try JSONValue(encoding: try reply.result.decode(SessionList.self))
+                #expect(written == reply.result, "\(place)")
+            } else if let tree = result["tree"] {
                 written = try JSONValue(encoding: try tree.decode(WireTree.self))
                 #expect(written == tree, "\(place)")
                 #expect(result["text"]?.stringValue?.isEmpty == false, "\(place)")

@@ -64,7 +64,7 @@ let roundTripMessages: [WireMessage] = {
         .report(Report(req: 10, session: "default", reports: [])),
         .userAction(
             UserAction(req: 10, session: "default", presentable: "p", action: Step("pickCast", payload: payload))),
-        .sessions(PlainRequest(req: 1)),
+        .sessions(SessionsRequest(req: 1)),
         .tree(SessionRequest(req: 2, session: "default")),
         .deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452))),
         .createSession(SessionRequest(req: 4, session: "kiosk-3")),

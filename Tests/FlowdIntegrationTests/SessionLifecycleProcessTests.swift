@@ -27,4 +27,23 @@ extension FlowdIntegrationTests {
             #expect(counters?["sessions_ended"] as? [String: Int] == ["operator": 1], "\(health)")
         }
     }
+
+    @Test func flowctlSessionsPagesWithAfterLimitAndPrefixAndListsEveryPageWithout() async throws {
+        try await withCluster { cluster in
+            _ = try await cluster.startFlowd()
+            for id in ["kiosk-1", "kiosk-2", "kiosk-3", "lobby"] {
+                _ = try await cluster.flowctlSucceeding(["session", "create", id])
+            }
+            let ids = { (lines: [String]) in lines.map { String($0.prefix { $0 != " " }) } }
+            let all = try await cluster.flowctlSucceeding(["sessions"])
+            #expect(ids(all.stdout) == ["default", "kiosk-1", "kiosk-2", "kiosk-3", "lobby"], "\(all)")
+            let kiosks = try await cluster.flowctlSucceeding(["sessions", "--prefix", "kiosk-"])
+            #expect(ids(kiosks.stdout) == ["kiosk-1", "kiosk-2", "kiosk-3"], "\(kiosks)")
+            let first = try await cluster.flowctlSucceeding(["sessions", "--prefix", "kiosk-", "--limit", "2"])
+            #expect(ids(first.stdout) == ["kiosk-1", "kiosk-2", "(more:"], "\(first)")
+            #expect(first.stdout.last == "(more: --after kiosk-2)", "\(first)")
+            let second = try await cluster.flowctlSucceeding(["sessions", "--prefix", "kiosk-", "--after", "kiosk-2"])
+            #expect(ids(second.stdout) == ["kiosk-3"], "\(second)")
+        }
+    }
 }

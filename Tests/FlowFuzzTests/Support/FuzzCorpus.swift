@@ -83,7 +83,7 @@ enum FuzzCorpus {
             .userAction(
                 UserAction(req: 10, session: "default", presentable: "home", action: Step("pickCast", payload: 4))
             ),
-            .sessions(PlainRequest(req: 1)),
+            .sessions(SessionsRequest(req: 1)),
             .tree(SessionRequest(req: 2, session: "default")),
             .deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452))),
             .createSession(SessionRequest(req: 4, session: "kiosk-3")),
