@@ -18,6 +18,10 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     /// How long a session may go without a presenter and without a journaled change before the daemon ends it, in
     /// seconds; 0 (the default): sessions are never ended for idleness.
     public var idleSessionTimeoutS: Int = 0
+    /// The screens (UI model nodes) a session may hold before its steps are refused (`sessionFull`).
+    public var maxSessionScreens: Int = 20_000
+    /// The live attachments (remote and in-daemon) a session may hold before its steps are refused (`sessionFull`).
+    public var maxSessionAttachments: Int = 20_000
 
     public init() {}
 
@@ -30,6 +34,8 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         case maxReplayCommands = "max_replay_commands"
         case defaultSession = "default_session"
         case idleSessionTimeoutS = "idle_session_timeout_s"
+        case maxSessionScreens = "max_session_screens"
+        case maxSessionAttachments = "max_session_attachments"
     }
 
     /// Reads a configuration; missing fields keep their defaults.
@@ -47,5 +53,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         defaultSession = try container.decodeIfPresent(String.self, forKey: .defaultSession) ?? defaults.defaultSession
         idleSessionTimeoutS =
             try container.decodeIfPresent(Int.self, forKey: .idleSessionTimeoutS) ?? defaults.idleSessionTimeoutS
+        maxSessionScreens =
+            try container.decodeIfPresent(Int.self, forKey: .maxSessionScreens) ?? defaults.maxSessionScreens
+        maxSessionAttachments =
+            try container.decodeIfPresent(Int.self, forKey: .maxSessionAttachments) ?? defaults.maxSessionAttachments
     }
 }

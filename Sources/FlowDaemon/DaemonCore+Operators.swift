@@ -38,6 +38,12 @@ extension DaemonCore {
         if let names = application.stepNames, !names.contains(body.step.name) {
             return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .deepLink, to: peer)
         }
+        guard admitsSteps(session) else {
+            return reject(
+                .sessionFull, "session '\(session.id)' holds as many screens or attachments as it may", req: body.req,
+                type: .deepLink, to: peer
+            )
+        }
         let actions = change(JournalRecord(session: session.id, kind: .input(.deepLink(body.step), origin: nil)))
         let navigations = actions.filter { if case .didNavigate = $0 { return true } else { return false } }.count
         reply(to: peer.address, req: body.req, result: DeepLinkResult(navigations: navigations))

@@ -31,6 +31,11 @@ extension DaemonCore {
                 type: .step, to: peer
             )
         }
+        guard admitsSteps(session) else {
+            // Not applied and not remembered: the same step sent again once the session shrank is carried out.
+            counters.stepsDropped[SessionBounds.reason, default: 0] += 1
+            return reply(to: peer.address, req: body.req, result: StepVerdict(accepted: false, reason: SessionBounds.reason))
+        }
         let actions = change(
             JournalRecord(session: session.id, kind: .input(.stepperEmitted(attachment, body.step), origin: origin))
         )

@@ -114,7 +114,9 @@ package struct DaemonCore {
             endIdleSessions(now: now)
         case .localStep(let sessionID, let attachment, let step):
             guard let session = sessions[sessionID] else { break }
-            if session.localAttachments[attachment] != nil {
+            if session.localAttachments[attachment] != nil, !admitsSteps(session) {
+                counters.stepsDropped[SessionBounds.reason, default: 0] += 1
+            } else if session.localAttachments[attachment] != nil {
                 change(JournalRecord(session: sessionID, kind: .input(.stepperEmitted(attachment, step), origin: nil)))
             }
         case .adaptCompleted(let sessionID, let request, let step):

@@ -3,7 +3,7 @@ internal import FlowWire
 
 /// What each peer holds across the sessions: the sessions a presenter hosts, the attachments a stepper process is
 /// assigned, and the attachments waiting for a process of their kind. So a heartbeat, a stepper's `HELLO` and a lost
-/// peer cost what that peer holds, not the number of sessions (docs/LIMITS.md, *Sessions*).
+/// peer cost what that peer holds, not the number of sessions (docs/LIMITS.md, *One session's size*).
 ///
 /// Kept by ``Session`` as its host and attachments change (each session refers to its daemon's one index).
 ///

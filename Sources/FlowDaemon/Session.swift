@@ -46,6 +46,8 @@ final class Session {
     /// in the idle deadlines, if one does (``IdleDeadlines``).
     var lastActive: UInt64
     var idleEntry: UInt64?
+    /// Whether the session was found at its bounds when a step last came (``DaemonCore/admitsSteps(_:)``).
+    var full = false
 
     init(id: String, outboxLimit: Int, holdings: PeerHoldings, now: UInt64) {
         self.id = id

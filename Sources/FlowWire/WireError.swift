@@ -27,6 +27,7 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         /// refused until it can; reads are served.
         public static let journalUnavailable = Code(rawValue: "journalUnavailable")
         public static let sessionEnded = Code(rawValue: "sessionEnded")
+        public static let sessionFull = Code(rawValue: "sessionFull")
         public static let `internal` = Code(rawValue: "internal")
 
         public var description: String { rawValue }
