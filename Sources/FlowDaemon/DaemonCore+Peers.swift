@@ -174,10 +174,9 @@ extension DaemonCore {
             assign(attachment, in: session, preferring: hello.serves.contains(remote.kind) ? address : nil)
         }
         if hello.role == .stepper {
-            // The attachments waiting for a process of the kinds it serves (the index: not every session).
-            for key in holdings.waitingAttachments(ofKinds: hello.serves) {
-                if let session = sessions[key.session] { assign(key.attachment, in: session) }
-            }
+            // The attachments waiting for a process of the kinds it serves (the index: not every session), a batch
+            // at a time so that they fit in its queue (§5.1).
+            offerWaitingAttachments(servedBy: hello, now: now)
         }
     }
 

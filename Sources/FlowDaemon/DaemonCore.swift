@@ -32,6 +32,8 @@ package struct DaemonCore {
     var idleDeadlines: IdleDeadlines
     /// The daemon's clock at the input being handled, in milliseconds.
     var currentTime: UInt64
+    /// When to offer stepper processes the next batch of waiting attachments, if more wait (``AttachOffers``).
+    var attachOffersDue: UInt64?
     /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
     package var journaling: Bool { log.enabled }
     /// Whether the journal is being written; while not, requests that change state are refused with
@@ -112,6 +114,7 @@ package struct DaemonCore {
         case .tick:
             tick(now: now)
             endIdleSessions(now: now)
+            if let due = attachOffersDue, now >= due { offerWaitingAttachments(now: now) }
         case .localStep(let sessionID, let attachment, let step):
             guard let session = sessions[sessionID] else { break }
             if session.localAttachments[attachment] != nil, !admitsSteps(session) {
@@ -141,6 +144,7 @@ package struct DaemonCore {
             deadline = min(deadline, peer.nextHeartbeat, expiry(of: peer))
         }
         if let idle = idleDeadlines.next { deadline = min(deadline, idle) }
+        if let offers = attachOffersDue { deadline = min(deadline, offers) }
         return max(deadline, now)
     }
 

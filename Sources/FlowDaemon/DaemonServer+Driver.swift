@@ -49,7 +49,7 @@ extension DaemonServer {
                     let frames = [address.routingID] + codec.encode(message)
                     do {
                         if try !router.trySend(ZMQMessage(frames)) {
-                            core.countDroppedSend(message.type)
+                            core.sendDropped(message, to: address)
                             // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.
                             droppedSends += 1
                             if DaemonServer.isPowerOfTen(droppedSends) {
