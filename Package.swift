@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "FlowdTesting", targets: ["FlowdTesting"]),
         .library(name: "FlowFile", targets: ["FlowFile"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
+        .executable(name: "flowd", targets: ["flowd"]),
         .library(name: "MovieVocabulary", targets: ["MovieVocabulary"]),
         .library(name: "MovieDemo", targets: ["MovieDemo"]),
         .library(name: "MovieServices", targets: ["MovieServices"]),
@@ -101,6 +102,8 @@ let package = Package(
             name: "FlowFile", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
+        // The stock daemon: `flowd --app FILE` runs the application a flow file declares.
+        .executableTarget(name: "flowd", dependencies: ["FlowDaemon", "FlowFile"], swiftSettings: swiftSettings),
 
         // MARK: - Testing kit
         // An embedded daemon (no sockets), fake stepper and presenter peers and a manual clock, for apps' and
@@ -201,7 +204,7 @@ let package = Package(
             name: "MovieDemoTests",
             dependencies: [
                 "MovieDemo", "MovieVocabulary", "MovieServices", "FlowDaemon", "FlowWire", "FlowCore", "FlowdTesting",
-                swiftLog,
+                "FlowFile", swiftLog,
             ],
             swiftSettings: swiftSettings
         ),

@@ -38,9 +38,13 @@ final class InMemoryDemoSystem {
     /// A daemon with the default session (the flows start at once), no peer connected yet.
     ///
     /// - Parameter journaling: whether the daemon journals its state (``restartDaemon()``, ``handledInputs``).
-    init(tokenLifetime: Duration = .seconds(3600), journaling: Bool = false) {
+    /// - Parameter application: the demo's flows: the Swift ones, or the flow file's (`FileApplication`).
+    init(
+        application: any FlowApplication = MovieDemoApplication(), tokenLifetime: Duration = .seconds(3600),
+        journaling: Bool = false
+    ) {
         login = LoginStepperLogic(service: LoginService(tokenLifetime: tokenLifetime))
-        daemon = EmbeddedDaemon(application: MovieDemoApplication(), daemonID: Self.daemonID, journaling: journaling)
+        daemon = EmbeddedDaemon(application: application, daemonID: Self.daemonID, journaling: journaling)
         daemon.settle()
     }
 

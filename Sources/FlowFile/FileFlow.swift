@@ -1,0 +1,195 @@
+public import FlowCore
+
+/// A flow declared in a flow file: ``navigate(to:with:)`` does what the file's handler for the step says.
+///
+/// The handler's screens, steps and contexts are evaluated with the step's payload first, then the commands are
+/// recorded, so a step whose payload does not give what the handler names (a step from a service with a payload of
+/// another shape) records nothing and returns `.none`, as a Swift flow's `default:` branch does. A step the flow has
+/// no handler for returns `.none` too.
+///
+/// Not `Sendable`: a flow lives in its coordinator's isolation.
+public final class FileFlow: Flow {
+    public let root: Screen
+    /// The file it is declared in.
+    public let file: AppFile
+    /// Its declaration.
+    public let declaration: FlowDecl
+
+    /// The flow `declaration` of `file`; its root id is fixed text (the checks make sure of it).
+    public init(_ declaration: FlowDecl, of file: AppFile) {
+        self.file = file
+        self.declaration = declaration
+        root = (try? declaration.root.screen(in: [:])) ?? Screen(id: PresentableID(declaration.root.id.source))
+    }
+
+    /// The flow's name in the file.
+    public var flowName: String { declaration.name.value }
+
+    public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
+        guard let handler = declaration.handler(step.name),
+            file.step(step.name).map({ $0.payloadType.admits(step.payload) }) ?? true,
+            let navigation = try? Navigation(handler, flow: self, payload: step.payload)
+        else { return .none }
+        return navigation.record(on: navigator)
+    }
+}
+
+@available(*, unavailable)
+extension FileFlow: Sendable {}
+
+/// One handler's navigation, evaluated before anything is recorded.
+private struct Navigation {
+    var commands: [NavigationCommand] = []
+    var created: [NavigationCommand] = []
+    var ready: [(flows: [FileFlow], commands: [NavigationCommand])] = []
+    var contributors: [FlowContributor] = []
+    var end: Step?
+
+    init(_ handler: StepHandler, flow: FileFlow, payload: JSONValue) throws(TemplateError) {
+        let scope = ["payload": payload]
+        let file = flow.file
+        var children: [(name: String, flow: FileFlow)] = []
+        for contributor in handler.contributors {
+            if case .flow(let name, _, _) = contributor.kind, let declaration = file.flow(name.value) {
+                children.append((name.value, FileFlow(declaration, of: file)))
+            }
+        }
+        func screen(_ ref: ScreenRef) throws(TemplateError) -> Screen {
+            if ref.value == "root" { return flow.root }
+            if let declared = flow.declaration.screen(ref.value) { return try declared.screen(in: scope) }
+            if let child = children.first(where: { $0.name == ref.value }) { return child.flow.root }
+            if let other = file.flow(ref.value) { return FileFlow(other, of: file).root }
+            throw TemplateError(template: ref.value, missing: "a screen named '\(ref.value)'")
+        }
+        func evaluate(_ declared: [CommandDecl]) throws(TemplateError) -> [NavigationCommand] {
+            var commands: [NavigationCommand] = []
+            for command in declared { commands.append(try Self.command(command, screen: screen)) }
+            return commands
+        }
+        commands = try evaluate(handler.commands)
+        for use in handler.uses {
+            let recorded = try evaluate(use.commands)
+            switch use.when {
+            case .created: created += recorded
+            case .ready:
+                let named = use.flows.map(\.value)
+                let flows = children.filter { named.isEmpty || named.contains($0.name) }.map(\.flow)
+                ready.append((flows, recorded))
+            }
+        }
+        for contributor in handler.contributors {
+            switch contributor.kind {
+            case .screen(let ref, let steppers, let allowNotPresented, let allowDismissed):
+                let shown = try screen(ref)
+                for spec in steppers {
+                    contributors.append(
+                        .contribute(
+                            withNextPresentable: shown, withNextStepper: try spec.stepper(in: scope),
+                            allowStepWhenNotPresented: allowNotPresented, allowStepWhenDismissed: allowDismissed
+                        )
+                    )
+                }
+            case .flow(let name, let spec, let allowDismissed):
+                guard let child = children.first(where: { $0.name == name.value })?.flow,
+                    let spec = spec ?? child.declaration.stepper
+                else { continue }
+                contributors.append(
+                    .contribute(
+                        withNextPresentable: child, withNextStepper: try spec.stepper(in: scope),
+                        allowStepWhenDismissed: allowDismissed
+                    )
+                )
+            case .forwardToCurrentFlow(let ref):
+                contributors.append(.forwardToCurrentFlow(withStep: try ref.step(in: scope)))
+            case .forwardToParentFlow(let ref):
+                contributors.append(.forwardToParentFlow(withStep: try ref.step(in: scope)))
+            }
+        }
+        end = try handler.end?.step(in: scope)
+    }
+
+    func record(on navigator: Navigator) -> FlowContributors {
+        for command in commands + created { navigator.perform(command) }
+        for (flows, commands) in ready {
+            Flows.use(flows, when: .ready, in: navigator) { navigator in
+                for command in commands { navigator.perform(command) }
+            }
+        }
+        if let end { return .end(forwardToParentFlowWithStep: end) }
+        switch contributors.count {
+        case 0: return .none
+        case 1: return .one(flowContributor: contributors[0])
+        default: return .multiple(flowContributors: contributors)
+        }
+    }
+
+    private static func command(_ command: CommandDecl, screen: (ScreenRef) throws(TemplateError) -> Screen)
+        throws(TemplateError) -> NavigationCommand
+    {
+        func id(_ ref: ScreenRef) throws(TemplateError) -> PresentableID { try screen(ref).id }
+        func screens(_ refs: [ScreenRef]) throws(TemplateError) -> [Screen] {
+            var screens: [Screen] = []
+            for ref in refs { screens.append(try screen(ref)) }
+            return screens
+        }
+        switch command.action {
+        case .setRoot(let shown): return .setRoot(try screen(shown))
+        case .push(let shown, let stack): return .push(try screen(shown), onto: try id(stack))
+        case .pop(let stack): return .pop(stack: try id(stack))
+        case .popToRoot(let stack): return .popToRoot(stack: try id(stack))
+        case .setStack(let shown, let stack): return .setStack(try id(stack), try screens(shown))
+        case .present(let shown, let presenter), .alert(let shown, let presenter):
+            return .present(try screen(shown), over: try id(presenter))
+        case .dismiss(let presenter): return .dismiss(presentedOver: try id(presenter))
+        case .setTabs(let shown, let tabs, let selected):
+            return .setTabs(try id(tabs), try screens(shown), selected: selected)
+        case .selectTab(let index, let tabs): return .selectTab(try id(tabs), index: index)
+        case .showMaster(let shown, let split): return .showMaster(try id(split), try screen(shown))
+        case .showDetail(let shown, let split): return .showDetail(try id(split), try screen(shown))
+        }
+    }
+}
+
+@available(*, unavailable)
+extension Navigation: Sendable {}
+
+extension StepRef {
+    /// The step, its payload evaluated in `scope`.
+    func step(in scope: [String: JSONValue]) throws(TemplateError) -> Step {
+        Step(name.value, payload: try payload?.evaluate(in: scope) ?? .null)
+    }
+}
+
+extension StepperSpec {
+    /// A new stepper as the spec says, its steps and context evaluated in `scope`.
+    func stepper(in scope: [String: JSONValue]) throws(TemplateError) -> any Stepper {
+        switch kind {
+        case .remote(let kind, let initial, let context):
+            return RemoteStepper(
+                kind: kind.value, initialStep: try initial?.step(in: scope) ?? .none,
+                context: try context?.evaluate(in: scope)
+            )
+        case .one(let step):
+            return OneStepper(withSingleStep: try step.step(in: scope))
+        case .actions(let mappings, let initial):
+            var actions: [String: Step] = [:]
+            for mapping in mappings { actions[mapping.action.value] = try mapping.step.step(in: scope) }
+            return ActionStepper(actions, initialStep: try initial?.step(in: scope) ?? .none)
+        }
+    }
+}
+
+extension PayloadType {
+    /// Whether `value` is of this type (an object with at least the declared fields, each of its type).
+    public func admits(_ value: JSONValue) -> Bool {
+        switch (self, value) {
+        case (.any, _), (.none, .null), (.string, .string), (.int, .int), (.number, .int), (.number, .double),
+            (.bool, .bool):
+            return true
+        case (.object(let fields), .object(let members)):
+            return fields.allSatisfy { name, type in members[name].map(type.admits) ?? false }
+        default:
+            return false
+        }
+    }
+}
