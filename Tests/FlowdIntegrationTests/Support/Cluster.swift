@@ -84,9 +84,9 @@ final class Cluster: Sendable {
     ///
     /// - Returns: the daemon and the endpoints it reported as bound (a `tcp://…:*` endpoint with its real port).
     @discardableResult
-    func startFlowd(_ extraArguments: [String] = []) async throws -> Daemon {
+    func startFlowd(_ extraArguments: [String] = [], executable: String = daemonExecutable) async throws -> Daemon {
         let process = try launch(
-            Self.daemonExecutable,
+            executable,
             ["--runtime-dir", runtimeDirectory, "--heartbeat-ms", "\(Self.heartbeatMs)", "--log-level", "info"]
                 + extraArguments,
             name: "flowd"

@@ -1,0 +1,62 @@
+// flowd: the stock daemon. It runs the application a flow file declares (docs/FLOWFILE.md): `flowd --app FILE`
+// (or FLOWD_APP=FILE), with every other flag and the config file as any Flowd daemon has them (`flowd --help`). The
+// file is checked first: a file with mistakes is reported, each with its line and column, and nothing starts.
+
+import FlowDaemon
+import FlowFile
+import Foundation
+
+/// `--app FILE` or `--app=FILE` taken out of `arguments`; `nil` when not given.
+func takeApp(from arguments: inout [String]) -> String? {
+    if let index = arguments.firstIndex(of: "--app"), index + 1 < arguments.count {
+        defer { arguments.removeSubrange(index...(index + 1)) }
+        return arguments[index + 1]
+    }
+    if let index = arguments.firstIndex(where: { $0.hasPrefix("--app=") }) {
+        defer { arguments.remove(at: index) }
+        return String(arguments[index].dropFirst("--app=".count))
+    }
+    return nil
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("flowd: \(message)\n".utf8))
+    exit(status)
+}
+
+/// What `--help` runs: a one-flow application, never started (the help is printed and the process exits first).
+let helpOnly = """
+    flowfile: 1
+    app: help
+    root: {flow: main, stepper: {one: start}}
+    steps: {start: {}}
+    flows: {main: {root: {id: main, kind: stack}, navigate: {start: {}}}}
+    """
+
+func main() async {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    let path = takeApp(from: &arguments) ?? ProcessInfo.processInfo.environment["FLOWD_APP"].flatMap { $0.isEmpty ? nil : $0 }
+    guard let path else {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print("flowd --app FILE [options]: runs the application the flow file FILE declares (docs/FLOWFILE.md);")
+            print("FLOWD_APP=FILE does the same. The options are every Flowd daemon's:\n")
+            guard let app = try? FlowFile.parse(helpOnly, file: "help") else { fail("no help", status: 70) }
+            await Flowd.main(FileApplication(app), arguments: ["--help"])
+            return
+        }
+        fail("no application: give --app FILE, a flow file (docs/FLOWFILE.md), or set FLOWD_APP", status: 64)
+    }
+    let file: AppFile
+    do {
+        file = try FlowFile.load(path: path)
+    } catch {
+        for diagnostic in error.diagnostics {
+            FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+        }
+        let count = error.diagnostics.count
+        fail("\(path): \(count) error\(count == 1 ? "" : "s"); nothing started", status: 1)
+    }
+    await Flowd.main(FileApplication(file), arguments: arguments)
+}
+
+await main()
