@@ -90,7 +90,7 @@ enum FileNodeReader {
         do {
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw FlowFileErrors([diagnostic(for: error, file: file)])
+            throw FlowFileErrors([diagnostic(for: error, file: file, text: text)])
         } catch {
             throw FlowFileErrors([
                 FlowFileDiagnostic(
@@ -140,7 +140,24 @@ enum FileNodeReader {
         }
     }
 
-    private static func diagnostic(for error: YamlError, file: String) -> FlowFileDiagnostic {
+    /// Where `key` is written again in a block mapping, at the same column as its first place (Yams reports only the
+    /// first); `nil` when it is not found that way (a flow mapping, say).
+    private static func secondKey(_ key: String, after first: SourceLocation, in text: String) -> SourceLocation? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, line) in lines.enumerated().dropFirst(first.line) {
+            let scalars = Array(line.unicodeScalars)
+            guard scalars.count >= first.column else { continue }
+            let before = String(String.UnicodeScalarView(scalars[..<(first.column - 1)]))
+            let rest = String(String.UnicodeScalarView(scalars[(first.column - 1)...]))
+            guard before.allSatisfy({ $0 == " " || $0 == "-" }) else { continue }
+            if rest.hasPrefix(key + ":") || rest.hasPrefix("\"\(key)\":") || rest.hasPrefix("'\(key)':") {
+                return SourceLocation(file: first.file, line: index + 1, column: first.column)
+            }
+        }
+        return nil
+    }
+
+    private static func diagnostic(for error: YamlError, file: String, text: String) -> FlowFileDiagnostic {
         let fix = "correct the YAML (or JSON) syntax here"
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
@@ -148,9 +165,12 @@ enum FileNodeReader {
             return FlowFileDiagnostic(.syntax, at: location(mark, file: file), "YAML syntax: \(problem)", fix: fix)
         case .duplicatedKeysInMapping(let duplicates, let context):
             let names = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+            let first = location(context.mark, file: file)
+            let second = duplicates.first.flatMap { secondKey($0, after: first, in: text) }
             return FlowFileDiagnostic(
-                .duplicateKey, at: location(context.mark, file: file),
-                "the key \(names) is written twice in one mapping",
+                .duplicateKey, at: second ?? first,
+                "the key \(names) is written twice in one mapping"
+                    + (second == nil ? "" : " (first at \(first.lineAndColumn))"),
                 fix: "keep one of them (a mapping's keys are unique)"
             )
         default:

@@ -20,8 +20,15 @@ struct BadFlowFileTests {
         let found = diagnostics(base(replacing: "  close: {}\n  greet", with: "  close: {}\n  close: {}\n  greet"))
         #expect(
             found == [
-                "9:3: the key 'close' is written twice in one mapping; keep one of them (a mapping's keys are unique)"
+                "10:3: the key 'close' is written twice in one mapping (first at 9:3); keep one of them (a mapping's keys are unique)"
             ])
+    }
+
+    @Test func duplicateKeyInJSON() {
+        let found = diagnostics("{\n  \"flowfile\": 1,\n  \"app\": \"x\",\n  \"flowfile\": 1\n}\n", file: "bad.json")
+        #expect(found == [
+            "4:3: the key 'flowfile' is written twice in one mapping (first at 2:3); keep one of them (a mapping's keys are unique)"
+        ])
     }
 
     @Test func unknownKey() {
