@@ -58,3 +58,8 @@ public final class AppFlow: Flow {
 
 @available(*, unavailable)
 extension AppFlow: Sendable {}
+
+extension AppFlow: RestorableFlow {
+    /// Nothing: the flow decides with its steppers' factory alone, which restoration gives again.
+    public var state: NoState { NoState() }
+}

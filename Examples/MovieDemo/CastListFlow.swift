@@ -33,3 +33,8 @@ public final class CastListFlow: Flow {
 
 @available(*, unavailable)
 extension CastListFlow: Sendable {}
+
+extension CastListFlow: RestorableFlow {
+    /// The stack the page pushes details on.
+    public var state: PresentableID { navigationStack }
+}

@@ -37,3 +37,8 @@ public final class DashboardFlow: Flow {
 
 @available(*, unavailable)
 extension DashboardFlow: Sendable {}
+
+extension DashboardFlow: RestorableFlow {
+    /// Nothing: the flow decides with its steppers' factory alone, which restoration gives again.
+    public var state: NoState { NoState() }
+}

@@ -17,6 +17,11 @@ public struct MovieDemoApplication: FlowApplication {
         return FlowRoot(flow: AppFlow(steppers: steppers), stepper: steppers.app())
     }
 
+    /// The demo's flows over ``RemoteDemoSteppers``, made again from their saved state (``DemoRestoration``).
+    public func restoration(session: String) -> FlowRestoration? {
+        DemoRestoration.restoration(steppers: RemoteDemoSteppers())
+    }
+
     /// Every ``DemoStep`` name.
     public var stepNames: Set<String>? { DemoStep.names }
 

@@ -44,3 +44,8 @@ public final class OnboardingFlow: Flow {
 
 @available(*, unavailable)
 extension OnboardingFlow: Sendable {}
+
+extension OnboardingFlow: RestorableFlow {
+    /// Nothing: the flow decides with its steppers' factory alone, which restoration gives again.
+    public var state: NoState { NoState() }
+}

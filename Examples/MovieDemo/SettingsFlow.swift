@@ -74,3 +74,8 @@ public final class SettingsFlow: Flow {
 
 @available(*, unavailable)
 extension SettingsFlow: Sendable {}
+
+extension SettingsFlow: RestorableFlow {
+    /// Nothing: the flow decides with its steppers' factory alone, which restoration gives again.
+    public var state: NoState { NoState() }
+}

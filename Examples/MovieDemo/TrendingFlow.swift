@@ -41,3 +41,8 @@ public final class TrendingFlow: Flow {
 
 @available(*, unavailable)
 extension TrendingFlow: Sendable {}
+
+extension TrendingFlow: RestorableFlow {
+    /// Nothing: the flow decides with its steppers' factory alone, which restoration gives again.
+    public var state: NoState { NoState() }
+}

@@ -44,3 +44,8 @@ public final class TrendingMovieFlow: Flow {
 
 @available(*, unavailable)
 extension TrendingMovieFlow: Sendable {}
+
+extension TrendingMovieFlow: RestorableFlow {
+    /// The stack the page pushes details on.
+    public var state: PresentableID { navigationStack }
+}

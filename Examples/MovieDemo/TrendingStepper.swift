@@ -12,3 +12,7 @@ public final class TrendingStepper: Stepper, CustomStringConvertible {
 
     public var description: String { "TrendingStepper" }
 }
+
+extension TrendingStepper: RestorableStepper {
+    public var state: NoState { NoState() }
+}

@@ -43,3 +43,8 @@ public final class WatchedFlow: Flow {
 
 @available(*, unavailable)
 extension WatchedFlow: Sendable {}
+
+extension WatchedFlow: RestorableFlow {
+    /// Nothing: the flow decides with its steppers' factory alone, which restoration gives again.
+    public var state: NoState { NoState() }
+}

@@ -27,6 +27,12 @@ public final class WishlistFlow: Flow {
         self.steppers = steppers
     }
 
+    /// The tab as saved: `aboutRequests` About requests counted so far.
+    init(steppers: any DemoSteppers, aboutRequests: Int) {
+        self.steppers = steppers
+        self.aboutRequests = aboutRequests
+    }
+
     public func adapt(step: Step) -> Adaptation {
         guard DemoStep(step: step) == .aboutIsRequired else { return .step(step) }
         aboutRequests += 1
@@ -80,3 +86,12 @@ public final class WishlistFlow: Flow {
 
 @available(*, unavailable)
 extension WishlistFlow: Sendable {}
+
+extension WishlistFlow: RestorableFlow {
+    /// What ``adapt(step:)`` decides with.
+    public struct State: Codable, Hashable, Sendable {
+        public var aboutRequests: Int
+    }
+
+    public var state: State { State(aboutRequests: aboutRequests) }
+}

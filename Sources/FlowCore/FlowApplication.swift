@@ -12,11 +12,17 @@ public protocol FlowApplication: Sendable {
 
     /// What the application declares it speaks, for `DESCRIBE` (docs/PROTOCOL.md §7.2); empty by default.
     var vocabulary: ApplicationVocabulary { get }
+
+    /// How a session's flows and steppers are made again from their saved state, or `nil` (the default) when they
+    /// cannot be: the daemon then keeps such a session's history and replays it after a restart (docs/RELIABILITY.md,
+    /// "State snapshots"). Called on the daemon's I/O thread, when a session is saved or restored.
+    func restoration(session: String) -> FlowRestoration?
 }
 
 extension FlowApplication {
     public var stepNames: Set<String>? { nil }
     public var vocabulary: ApplicationVocabulary { ApplicationVocabulary() }
+    public func restoration(session: String) -> FlowRestoration? { nil }
 }
 
 /// A session's root flow and what to coordinate it with.

@@ -47,9 +47,9 @@
 /// `setStack`/`setTabs`) keeps its subtree.
 ///
 /// `Sendable`: a value made of values.
-public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
+public struct PresentationModel: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Where a presentable sits in the UI.
-    public enum Placement: Hashable, Sendable {
+    public enum Placement: Hashable, Sendable, Codable {
         /// The window's root.
         case window
         /// A child of a container: a stack entry, a tab, a master or a detail.
@@ -58,7 +58,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         case presented(over: PresentableID)
     }
 
-    private struct Node: Hashable, Sendable {
+    private struct Node: Hashable, Sendable, Codable {
         var screen: Screen
         var placement: Placement
         /// Stack entries (bottom to top) or tabs (in order).

@@ -10,18 +10,51 @@ extension DaemonCore {
         log.take()
     }
 
-    /// Every record the state still needs, in order: what a snapshot holds (the journal after it starts empty).
-    ///
-    /// Compaction is in what is never kept: inputs that changed nothing (an in-daemon stepper's step or a deep link
-    /// dropped before any flow saw it) are not journaled. Flows are application objects, so a session is rebuilt by
-    /// replaying its inputs.
-    package var journalHistory: [[UInt8]] { log.records }
+    /// Every record the state still needs, in order: what a snapshot holds (the journal after it starts empty). A
+    /// session saved as data by ``compactJournal()`` is one `state` record and what followed it; a session that could
+    /// not be is its history. Ended sessions have none.
+    package var journalHistory: [[UInt8]] { (try? JournalSnapshot.records(in: journalSnapshotPayload)) ?? [] }
 
     /// ``journalHistory`` as a snapshot's payload, ready to write.
-    package var journalSnapshotPayload: [UInt8] { log.history }
+    package var journalSnapshotPayload: [UInt8] {
+        let windowsNeeded = log.droppedStepRecords && !stepResults.isEmpty
+        return log.payload(trailer: windowsNeeded ? JournalRecord(session: "", kind: .stepWindows(stepResults)).encoded : nil)
+    }
 
-    /// How many records ``journalHistory`` holds.
+    /// How many records ``journalHistory`` holds, but for the STEP windows' record.
     package var journalRecordCount: Int { log.count }
+
+    /// Saves each session's live state as data, in place of its history (docs/RELIABILITY.md, "State snapshots"):
+    /// called before a snapshot is written. A session whose flows the application cannot restore, or whose tree
+    /// waits for code (an asynchronous adaptation, a `.ready` block), keeps its history until a later compaction;
+    /// those are counted in the result and logged.
+    @discardableResult
+    package mutating func compactJournal() -> JournalCompaction {
+        var compaction = JournalCompaction()
+        guard log.enabled else { return compaction }
+        for session in sortedSessions() {
+            guard log.recordCount(of: session.id) > 1 else {
+                compaction.unchanged += 1
+                continue
+            }
+            do throws(RestorationError) {
+                guard let restoration = application.restoration(session: session.id) else {
+                    throw RestorationError(.notRestorable, "the application restores no flows")
+                }
+                let bytes = JournalRecord(session: session.id, kind: .state(try session.save(with: restoration))).encoded
+                guard !bytes.isEmpty else { throw RestorationError(.notRestorable, "the state does not encode") }
+                log.replace(session.id, with: bytes)
+                compaction.saved += 1
+            } catch {
+                compaction.keptAsHistory[error.code.rawValue, default: 0] += 1
+                counters.sessionsKeptAsHistory[error.code.rawValue, default: 0] += 1
+                logger.debug(
+                    "session kept as history in the snapshot",
+                    metadata: ["session": "\(session.id)", "reason": "\(error)"])
+            }
+        }
+        return compaction
+    }
 
     /// Rebuilds the state from journal records (a snapshot's, then the journal's), before ``start(now:)``.
     ///
@@ -63,15 +96,22 @@ extension DaemonCore {
             }
             if case .daemon = record.kind {
                 report.recoveredDaemonID = true
-            } else if record.kind != .sessionCreated, sessions[record.session] == nil {
+            } else if record.startsSession || record.isGlobal {
+                if case .state = record.kind { report.restoredSessions += 1 }
+            } else if sessions[record.session] == nil {
                 report.skipped += 1
                 logger.error(
                     "journal record for an unknown session skipped", metadata: ["session": "\(record.session)"]
                 )
                 continue
             }
-            change(record)
-            log.keep(bytes)
+            do throws(RestorationError) {
+                try recover(record, bytes: bytes)
+            } catch {
+                throw RecoveryError(
+                    .unrestorable, "journal record \(index + 1) of \(records.count): session '\(record.session)' "
+                        + "cannot be restored: \(error)", record: index)
+            }
             report.records += 1
         }
         _ = takeOutputs()  // nothing of the replay goes out: no peer is connected, no stepper listened to yet
@@ -99,6 +139,27 @@ extension DaemonCore {
         return report
     }
 
+    /// Replays one record: a saved state is made again, the others are applied as they were live.
+    private mutating func recover(_ record: JournalRecord, bytes: [UInt8]) throws(RestorationError) {
+        switch record.kind {
+        case .state(let state):
+            guard let restoration = application.restoration(session: record.session) else {
+                throw RestorationError(.notRestorable, "the application restores no flows")
+            }
+            let session = try Session(
+                id: record.session, outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime,
+                restoring: state, with: restoration)
+            sessions.insert(session)
+            idleDeadlines.watch(session)
+        case .stepWindows(let windows):
+            stepResults = windows
+            return  // not kept: every snapshot writes the live windows anew
+        default:
+            change(record)
+        }
+        log.keep(bytes, of: record)
+    }
+
     /// Why `record` cannot follow the records replayed so far, `nil` when it can. A journal flowd wrote never has
     /// one: each session is created once, and the daemon ID is only ever replaced by a record naming it
     /// (``changeDaemonID(to:)``).
@@ -112,7 +173,7 @@ extension DaemonCore {
                 return "a daemon record (\(id)) replacing \(replacing) before any daemon ID"
             }
             return nil
-        case .sessionCreated:
+        case .sessionCreated, .state:
             return sessions[record.session] == nil ? nil : "a second session record for session \(record.session)"
         default:
             return nil
@@ -123,7 +184,7 @@ extension DaemonCore {
     /// resync (a presenter takes a snapshot; a stepper's pending STEPs are reported not delivered). For a state that
     /// lost records (``JournalDamagePolicy/truncate``). A new state (nothing recovered) just takes `id`.
     package mutating func changeDaemonID(to id: String) {
-        guard !log.history.isEmpty else {
+        guard !log.isEmpty else {
             daemonID = id
             return
         }
@@ -183,6 +244,8 @@ extension DaemonCore {
             journal(record)
             applyReport(entry, in: session)
             return []
+        case .state, .stepWindows:
+            return []  // found only in a snapshot, and read by recovery
         case .snapshotAdopted:
             guard let session = sessions[record.session] else { return [] }
             journal(record)

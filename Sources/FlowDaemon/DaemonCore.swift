@@ -96,7 +96,7 @@ package struct DaemonCore {
     /// listen to again (``DaemonOutput/resumeLocal(session:attachment:)``) and the adaptations still pending.
     package mutating func start(now: UInt64) -> [DaemonOutput] {
         currentTime = now
-        if log.history.isEmpty {
+        if log.isEmpty {
             journal(.daemon(daemonID))
             if sessions[configuration.defaultSession] == nil { _ = createSession(configuration.defaultSession) }
         }

@@ -24,6 +24,9 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Messages not sent because the peer's queue was full (its high-water mark), by message type: the peer is
     /// slow or stuck, and resyncs from the heartbeat's `seq` (docs/LIMITS.md).
     package var sendsDropped: [String: Int] = [:]
+    /// Sessions a compaction could not save as data and kept as history in the snapshot, by reason
+    /// (`notRestorable`, `notAtRest`); in ``json`` once there is one.
+    package var sessionsKeptAsHistory: [String: Int] = [:]
     /// Connections the ZAP handler refused (a key not on the allow-list, or not allowed on that socket); `nil` when
     /// the daemon runs without CURVE (then it is not in ``json``).
     package var authDenied: Int?
@@ -51,6 +54,9 @@ package struct DaemonCounters: Sendable, Hashable {
             "sessions_ended": .object(sessionsEnded.mapValues { .int($0) }),
             "sends_dropped": .object(sendsDropped.mapValues { .int($0) }),
         ]
+        if !sessionsKeptAsHistory.isEmpty {
+            fields["sessions_kept_as_history"] = .object(sessionsKeptAsHistory.mapValues { .int($0) })
+        }
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
         if let peersRevoked { fields["peers_revoked"] = .int(peersRevoked) }
         return .object(fields)

@@ -94,14 +94,16 @@ extension DaemonServer {
         return error.located(file: contents.journalPath, offset: position < offsets.count ? offsets[position] : nil)
     }
 
-    /// Writes a snapshot of everything the state needs and starts an empty journal; returns when to compact next at
+    /// Saves the sessions as data (``DaemonCore/compactJournal()``), writes a snapshot of everything the state needs
+    /// and starts an empty journal; returns when to compact next at
     /// the earliest: now, or after a minute when the snapshot could not be written (the disk is full; the journal
     /// goes on as it was).
     ///
     /// - Throws: ``JournalError`` `.unusable` when it failed after the new snapshot took effect.
-    func compact(_ journal: JournalStore, core: DaemonCore, clock: ContinuousClock, now: UInt64) throws -> UInt64 {
+    func compact(_ journal: JournalStore, core: inout DaemonCore, clock: ContinuousClock, now: UInt64) throws -> UInt64 {
         let started = clock.now
         let before = journal.journalBytes
+        let compaction = core.compactJournal()
         do throws(JournalError) {
             try journal.writeSnapshot(core.journalSnapshotPayload)
         } catch {
@@ -115,6 +117,8 @@ extension DaemonServer {
             "journal compacted into a snapshot",
             metadata: [
                 "records": "\(core.journalRecordCount)", "snapshot_bytes": "\(journal.snapshotBytes)",
+                "sessions_saved": "\(compaction.saved)", "sessions_unchanged": "\(compaction.unchanged)",
+                "sessions_kept_as_history": "\(compaction.keptAsHistory)",
                 "journal_bytes_before": "\(before)",
                 "duration": "\(started.duration(to: clock.now))",
             ]

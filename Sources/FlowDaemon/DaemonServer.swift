@@ -345,7 +345,7 @@ public final class DaemonServer: Service, Sendable {
                 nextTick = min(nextTick, core.nextDeadline(now: time))
             }
             if let journal, journal.needsCompaction, !journal.hasPendingRecords, time >= nextCompaction {
-                nextCompaction = try compact(journal, core: core, clock: clock, now: time)
+                nextCompaction = try compact(journal, core: &core, clock: clock, now: time)
             }
             // Counters after each turn, gauges (which walk the peers and sessions) at most every 100 ms.
             if metrics != nil {

@@ -1,34 +1,86 @@
-/// The daemon's journal, without I/O: the records made and not yet taken by the transport, and every record kept as
-/// one snapshot payload (``JournalSnapshot``).
+/// The journal's records on the core's side: those made since the transport last took them, and per session the
+/// records a snapshot must hold to rebuild it (its `state` record and what followed, or its whole history when it
+/// could not be saved as data).
 struct JournalLog {
     /// Whether state changes make records; off for a daemon without a state directory.
     let enabled: Bool
     /// Records made since the transport last took them (``take()``).
     private var untaken: [[UInt8]] = []
-    /// Every record kept, as a snapshot's payload: one contiguous buffer, so memory stays about the records' own size.
-    private(set) var history: [UInt8] = []
-    /// How many records ``history`` holds.
+    /// The daemon ID's record, as a snapshot starts with it.
+    private var daemonRecord: [UInt8]?
+    /// Each live session's records, framed as in a snapshot's payload: one contiguous buffer per session.
+    private var sessions: [String: SessionRecords] = [:]
+    /// How many records ``sessions`` and ``daemonRecord`` hold.
     private(set) var count = 0
+    /// Whether records were dropped (a session ended or saved as data) that STEP de-duplication windows were built
+    /// from: a snapshot must then hold the windows themselves.
+    private(set) var droppedStepRecords = false
+
+    private struct SessionRecords {
+        var bytes: [UInt8] = []
+        var count = 0
+    }
 
     init(enabled: Bool) {
         self.enabled = enabled
     }
 
-    /// Every record kept, one array each.
-    var records: [[UInt8]] { (try? JournalSnapshot.records(in: history)) ?? [] }
+    /// Whether the log holds nothing yet: a new state.
+    var isEmpty: Bool { daemonRecord == nil && sessions.isEmpty }
 
     /// Makes a record of a state change (when ``enabled``): kept, and queued for the transport.
     mutating func append(_ record: JournalRecord) {
         guard enabled else { return }
         let bytes = record.encoded
         untaken.append(bytes)
-        keep(bytes)
+        keep(bytes, of: record)
     }
 
-    /// Keeps a record that is already written (one replayed at recovery): in the history, not for the transport.
-    mutating func keep(_ bytes: [UInt8]) {
-        JournalSnapshot.append(bytes, to: &history)
+    /// Keeps a record: one made now, or one replayed at recovery (already written, not for the transport).
+    mutating func keep(_ bytes: [UInt8], of record: JournalRecord) {
+        guard enabled else { return }
+        switch record.kind {
+        case .daemon(let id, _):
+            // A snapshot names the daemon ID alone: what it replaced matters only to the journal that recorded it.
+            if daemonRecord == nil { count += 1 }
+            daemonRecord = JournalRecord.daemon(id).encoded
+        case .sessionEnded:
+            count -= sessions.removeValue(forKey: record.session)?.count ?? 0
+            droppedStepRecords = true
+        case .sessionCreated, .state:
+            replace(record.session, with: bytes)
+        case .stepWindows:
+            droppedStepRecords = true  // every snapshot writes the live windows anew (``payload(trailer:)``)
+        case .input, .report, .snapshotAdopted:
+            JournalSnapshot.append(bytes, to: &sessions[record.session, default: SessionRecords()].bytes)
+            sessions[record.session]!.count += 1
+            count += 1
+        }
+    }
+
+    /// Replaces a session's records by one: its creation, or its state as data.
+    mutating func replace(_ session: String, with bytes: [UInt8]) {
+        if let replaced = sessions[session]?.count, replaced > 1 { droppedStepRecords = true }
+        count -= sessions[session]?.count ?? 0
+        var records = SessionRecords()
+        JournalSnapshot.append(bytes, to: &records.bytes)
+        records.count = 1
+        sessions[session] = records
         count += 1
+    }
+
+    /// How many records a session's history holds (1 right after it was saved as data).
+    func recordCount(of session: String) -> Int { sessions[session]?.count ?? 0 }
+
+    /// A snapshot's payload: the daemon record, each session's records (sessions in ID order), then `trailer` (the
+    /// STEP de-duplication windows, which follow the records they would otherwise be rebuilt from).
+    func payload(trailer: [UInt8]?) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(sessions.values.reduce(64) { $0 + $1.bytes.count } + (trailer?.count ?? 0))
+        if let daemonRecord { JournalSnapshot.append(daemonRecord, to: &bytes) }
+        for session in sessions.keys.sorted() { bytes += sessions[session]!.bytes }
+        if let trailer { JournalSnapshot.append(trailer, to: &bytes) }
+        return bytes
     }
 
     /// Reads one record.

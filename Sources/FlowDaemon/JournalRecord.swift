@@ -31,6 +31,11 @@ struct JournalRecord: Hashable, Sendable {
         case report(PresentableReport)
         /// A presenter adopted the session's snapshot: it will not report the dismissals of the commands before it.
         case snapshotAdopted
+        /// The session's live state as data, in a snapshot: it stands for every record of the session before it.
+        /// Format version 3.
+        case state(SessionState)
+        /// The STEP de-duplication windows, at the end of a snapshot (empty session). Format version 3.
+        case stepWindows(StepResultWindows)
     }
 
     /// The session the record belongs to; empty for ``Kind/daemon(id:replacing:)``.
@@ -39,6 +44,24 @@ struct JournalRecord: Hashable, Sendable {
 
     static func daemon(_ id: String, replacing: String? = nil) -> JournalRecord {
         JournalRecord(session: "", kind: .daemon(id: id, replacing: replacing))
+    }
+}
+
+extension JournalRecord {
+    /// Whether the record starts a session's records: its creation, or its state saved as data.
+    var startsSession: Bool {
+        switch kind {
+        case .sessionCreated, .state: true
+        default: false
+        }
+    }
+
+    /// Whether the record belongs to no session.
+    var isGlobal: Bool {
+        switch kind {
+        case .daemon, .stepWindows: true
+        default: false
+        }
     }
 }
 
@@ -56,7 +79,7 @@ extension JournalRecord {
     /// The newest record format version this flowd reads and writes. A record says its version in `"v"` (absent: 1);
     /// a record kind added later is written with the version that introduced it, so that an older flowd refuses it
     /// by name (``DecodingFailure/newerVersion(_:kind:)``) instead of reading a journal it would replay wrong.
-    static let formatVersion = 2
+    static let formatVersion = 3
 
     /// Why bytes are not a record this flowd can replay.
     enum DecodingFailure: Error, Hashable, CustomStringConvertible {
@@ -97,6 +120,10 @@ extension JournalRecord {
             json.field("session", string: session)
             json.field("v", int: 2)
             return json.finish()
+        case .state(let state):
+            return Self.encodeJSON(StateBody(session: session, state: state))
+        case .stepWindows(let windows):
+            return Self.encodeJSON(StepWindowsBody(windows: windows))
         case .report(let report):
             json.field("kind", literal: "\"report\"", first: true)
             json.writer.raw(",\"report\":{\"presentable\":")
@@ -238,6 +265,10 @@ extension JournalRecord {
         let kind = fields["kind"]?.stringValue ?? "?"
         let version = fields["v"].map { $0.intValue ?? Int.max } ?? 1
         guard version <= Self.formatVersion else { throw .newerVersion(version, kind: kind) }
+        if kind == "steps", version >= 3 {
+            self = JournalRecord(session: "", kind: .stepWindows(try Self.decodeJSON(StepWindowsBody.self, bytes).windows))
+            return
+        }
         if kind == "daemon" {
             self = .daemon(try Self.string("daemon", in: fields), replacing: fields["replaces"]?.stringValue)
             return
@@ -250,6 +281,8 @@ extension JournalRecord {
             self.init(session: session, kind: .snapshotAdopted)
         case "ended" where version >= 2:
             self.init(session: session, kind: .sessionEnded)
+        case "state" where version >= 3:
+            self.init(session: session, kind: .state(try Self.decodeJSON(StateBody.self, bytes).state))
         case "report":
             guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,
                 let state = report["state"]?.stringValue.flatMap(PresentableState.init(rawValue:))
@@ -313,6 +346,39 @@ extension JournalRecord {
             throw .malformed("a req that is not an unsigned integer")
         }
         return wide.req
+    }
+}
+
+// MARK: - Records written by JSONEncoder
+
+// The records a compaction writes, once per session: their size, not the cost of encoding them, matters.
+extension JournalRecord {
+    struct StateBody: Codable {
+        var kind = "state"
+        var session: String
+        var state: SessionState
+        var v = 3
+    }
+
+    struct StepWindowsBody: Codable {
+        var kind = "steps"
+        var windows: StepResultWindows
+        var v = 3
+    }
+
+    static func encodeJSON(_ body: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Every part of a state is a value flowd made and can encode: a failure here is a bug, not an input.
+        return (try? Array(encoder.encode(body))) ?? []
+    }
+
+    static func decodeJSON<Body: Decodable>(_ type: Body.Type, _ bytes: [UInt8]) throws(DecodingFailure) -> Body {
+        do {
+            return try JSONDecoder().decode(Body.self, from: Data(bytes))
+        } catch {
+            throw .malformed("a '\(Body.self)' record that does not decode: \(error)")
+        }
     }
 }
 

@@ -8,6 +8,8 @@ package struct RecoveryReport: Sendable, Hashable {
     package var sessions = 0
     /// Whether the records named the state's daemon ID (they do unless the state is new).
     package var recoveredDaemonID = false
+    /// Sessions made again from a saved state (`state` records) rather than from their history.
+    package var restoredSessions = 0
 
     package init() {}
 }
@@ -34,6 +36,9 @@ public struct RecoveryError: Error, Sendable, CustomStringConvertible {
         /// session, a second `daemon` record that does not replace the first): the journal was tampered with or
         /// damaged in a way its checksums cannot see.
         public static let damagedRecord = Code("damagedRecord")
+        /// A session's saved state names a flow or stepper the application cannot make again (or restores none):
+        /// the application changed since the snapshot was written.
+        public static let unrestorable = Code("unrestorable")
         /// A record of a record format version newer than this flowd reads (written by a newer flowd).
         public static let newerRecord = Code("newerRecord")
         public var description: String { rawValue }
@@ -66,4 +71,16 @@ public struct RecoveryError: Error, Sendable, CustomStringConvertible {
         guard let file else { return "\(code): \(message)" }
         return "\(code): \(file)\(offset.map { " at offset \($0)" } ?? ""): \(message)"
     }
+}
+
+/// What ``DaemonCore/compactJournal()`` did with each session.
+package struct JournalCompaction: Sendable, Hashable {
+    /// Sessions saved as data: one `state` record each.
+    package var saved = 0
+    /// Sessions whose records were one record already (created, or saved, with nothing since).
+    package var unchanged = 0
+    /// Sessions kept as history, by reason (a ``FlowCore/RestorationError`` code).
+    package var keptAsHistory: [String: Int] = [:]
+
+    package init() {}
 }

@@ -54,8 +54,7 @@ final class Session {
         self.outboxLimit = max(1, outboxLimit)
         self.holdings = holdings
         self.lastActive = now
-        // The tree hears at once what a command took out of the UI (docs/SEMANTICS.md D18).
-        machine.commandObserver = { [unowned self] command in self.sequence(command) }
+        observeCommands()
     }
 
     /// A new remote attachment, not assigned yet.
@@ -91,6 +90,58 @@ final class Session {
     }
 
     private func key(_ id: AttachmentID) -> PeerHoldings.AttachmentKey { .init(session: self.id, attachment: id) }
+
+    /// The session `state` saved, its flows and steppers made again through `restoration`; no host, and the remote
+    /// attachments not assigned to any stepper process yet.
+    init(
+        id: String, outboxLimit: Int, holdings: PeerHoldings, now: UInt64, restoring state: SessionState,
+        with restoration: FlowRestoration
+    ) throws(RestorationError) {
+        self.id = id
+        self.outboxLimit = max(1, outboxLimit)
+        self.holdings = holdings
+        self.lastActive = now
+        machine = try FlowCoordinatorStateMachine(restoring: state.tree, with: restoration)
+        ui = state.ui
+        seq = state.seq
+        storedOutbox = state.outbox
+        for awaited in state.awaitedReports { awaitedDismissalReports[awaited.presentable] = awaited.count }
+        let remote = Dictionary(uniqueKeysWithValues: state.remoteAttachments.map { ($0.attachment, $0) })
+        for attachment in machine.liveAttachments {
+            if let stepper = attachment.stepper as? RemoteStepper {
+                let saved = remote[attachment.id]
+                addRemote(
+                    RemoteAttachment(
+                        info: attachment, kind: stepper.kind, context: saved?.context ?? .null, assignedTo: nil,
+                        stepped: saved?.stepped ?? false))
+            } else {
+                localAttachments[attachment.id] = attachment
+            }
+        }
+        observeCommands()
+    }
+
+    /// The tree hears at once what a command took out of the UI (docs/SEMANTICS.md D18).
+    private func observeCommands() {
+        machine.commandObserver = { [unowned self] command in self.sequence(command) }
+    }
+
+    /// The session's live state as data.
+    ///
+    /// - Throws: ``RestorationError`` when the tree is not at rest or holds a flow or stepper `restoration` cannot
+    ///   save.
+    func save(with restoration: FlowRestoration) throws(RestorationError) -> SessionState {
+        SessionState(
+            tree: try machine.save(with: restoration), ui: ui, seq: seq, outbox: Array(outbox),
+            awaitedReports: awaitedDismissalReports.keys.sorted().map {
+                SessionState.AwaitedReports(presentable: $0, count: awaitedDismissalReports[$0]!)
+            },
+            remoteAttachments: remoteAttachments.keys.sorted().map { id in
+                let remote = remoteAttachments[id]!
+                return SessionState.RemoteAttachment(attachment: id, context: remote.context, stepped: remote.stepped)
+            }
+        )
+    }
 
     /// Sequences a command as the tree outputs it: applies it to the UI model and keeps it for replay; returns the
     /// presentables it took out of the UI. ``takeSequenced()`` hands the message over when its action is carried out.

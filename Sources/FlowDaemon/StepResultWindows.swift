@@ -7,12 +7,12 @@ internal import FlowWire
 ///
 /// Bounded: the last ``windowSize`` verdicts per instance (a client resends only the few steps in flight when its
 /// connection went), and the ``instanceLimit`` instances heard from last (an instance is one run of a client
-/// process). Rebuilt by journal replay like the rest of the state, so it survives a restart.
-struct StepResultWindows: Sendable {
+/// process). Kept across a restart: a snapshot's `steps` record holds them, and the STEP records after it add to them.
+struct StepResultWindows: Hashable, Sendable {
     static let windowSize = 1024
     static let instanceLimit = 256
 
-    private struct Window: Sendable {
+    private struct Window: Hashable, Sendable {
         var verdicts: [UInt64: StepVerdict] = [:]
         /// The remembered reqs, oldest first.
         var order: Deque<UInt64> = []
@@ -44,5 +44,52 @@ struct StepResultWindows: Sendable {
         }
         // Mutated in place (`default:`): a copy out and back would duplicate the window's dictionary on every STEP.
         windows[origin.instance, default: Window()].remember(verdict, for: origin.req, at: clock)
+    }
+
+    /// Whether no STEP verdict is remembered.
+    var isEmpty: Bool { windows.isEmpty }
+}
+
+// The windows as data, for a snapshot: a snapshot's `steps` record holds them, since it no longer holds the STEP
+// records they would be rebuilt from.
+extension StepResultWindows: Codable {
+    private struct SavedWindow: Codable {
+        var instance: String
+        var lastUse: UInt64
+        /// Oldest first.
+        var reqs: [UInt64]
+        /// One per req.
+        var verdicts: [StepVerdict]
+    }
+
+    private enum CodingKeys: String, CodingKey { case clock, windows }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        clock = try container.decode(UInt64.self, forKey: .clock)
+        for saved in try container.decode([SavedWindow].self, forKey: .windows) {
+            guard saved.reqs.count == saved.verdicts.count else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .windows, in: container, debugDescription: "a window with \(saved.reqs.count) reqs and "
+                        + "\(saved.verdicts.count) verdicts")
+            }
+            var window = Window()
+            window.lastUse = saved.lastUse
+            window.order = Deque(saved.reqs)
+            window.verdicts = Dictionary(zip(saved.reqs, saved.verdicts), uniquingKeysWith: { _, last in last })
+            windows[saved.instance] = window
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(clock, forKey: .clock)
+        let saved = windows.keys.sorted().map { instance in
+            let window = windows[instance]!
+            return SavedWindow(
+                instance: instance, lastUse: window.lastUse, reqs: Array(window.order),
+                verdicts: window.order.map { window.verdicts[$0]! })
+        }
+        try container.encode(saved, forKey: .windows)
     }
 }

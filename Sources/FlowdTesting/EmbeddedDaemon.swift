@@ -220,6 +220,18 @@ public final class EmbeddedDaemon {
         return recovered
     }
 
+    /// Saves each session's live state as data in place of its history, as flowd does before it writes a snapshot
+    /// (docs/RELIABILITY.md, "State snapshots"); a ``restart(journal:daemonID:)`` after it restores those sessions
+    /// from their state.
+    ///
+    /// - Returns: how many sessions were saved as data, and how many kept their history (their flows cannot be
+    ///   restored, or wait for an adaptation or a `.ready` block).
+    @discardableResult
+    public func compactJournal() -> (saved: Int, keptAsHistory: Int) {
+        let compaction = core.compactJournal()
+        return (compaction.saved, compaction.keptAsHistory.values.reduce(0, +))
+    }
+
     // MARK: - State
 
     /// The journal's records so far.

@@ -124,16 +124,20 @@ struct JournalRecordTests {
         #expect(
             try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":1}"#.utf8))
                 == JournalRecord(session: "s", kind: .sessionCreated), "version 1 said aloud")
-        #expect(JournalRecord.formatVersion == 2)
+        #expect(JournalRecord.formatVersion == 3)
         #expect(
             try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":2}"#.utf8))
                 == JournalRecord(session: "s", kind: .sessionEnded), "version 2 introduced 'ended'")
-        #expect(throws: JournalRecord.DecodingFailure.newerVersion(3, kind: "ended")) {
-            try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":3}"#.utf8))
+        #expect(throws: JournalRecord.DecodingFailure.newerVersion(4, kind: "ended")) {
+            try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":4}"#.utf8))
         }
-        #expect(throws: JournalRecord.DecodingFailure.newerVersion(3, kind: "session"), "a known kind, newer fields") {
-            try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":3}"#.utf8))
+        #expect(throws: JournalRecord.DecodingFailure.newerVersion(4, kind: "session"), "a known kind, newer fields") {
+            try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":4}"#.utf8))
         }
+        let unknownState = #expect(throws: JournalRecord.DecodingFailure.self, "version 3 introduced 'state'") {
+            try JournalRecord(decoding: Array(#"{"kind":"state","session":"s","v":2}"#.utf8))
+        }
+        #expect(unknownState.map { if case .malformed = $0 { true } else { false } } == true)
         let unknown = #expect(throws: JournalRecord.DecodingFailure.self) {
             try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s"}"#.utf8))
         }

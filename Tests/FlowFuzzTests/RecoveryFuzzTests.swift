@@ -38,6 +38,9 @@ struct RecoveryFuzzTests {
                 + "\(summary.stepsDropped), duplicates \(summary.duplicates); adaptations pending at restarts "
                 + "\(summary.pendingAdaptsAtRestarts); presentables visible when restarted \(summary.visibleAtRestarts)"
         )
+        print(
+            "  compactions before restarts \(summary.compactions): sessions saved as data \(summary.sessionsSaved), "
+                + "kept as history \(summary.sessionsKeptAsHistory)")
         print("  records by kind: \(summary.recordKinds.sorted { $0.key < $1.key })")
         print("  refused (since the last restart): \(summary.errors.sorted { $0.key < $1.key })")
         print("  steps dropped (since the last restart): \(summary.dropReasons.sorted { $0.key < $1.key })")
@@ -52,6 +55,9 @@ struct RecoveryFuzzTests {
         #expect(summary.navigations > 1000)
         #expect(summary.duplicates > 100)
         #expect(summary.pendingAdaptsAtRestarts > 0)
+        // Most restarts start from state snapshots; some sessions wait for an adaptation then and stay history.
+        #expect(summary.compactions > Self.restartCount / 4)
+        #expect(summary.sessionsSaved > Self.restartCount / 4)
         #expect(summary.visibleAtRestarts > 0)
         for kind in [
             "session", "step", "lost", "adapted", "deep_link", "report.visible", "report.hidden", "report.dismissed", "adopted",
@@ -77,6 +83,10 @@ struct RecoveryFuzz {
         var duplicates = 0
         var pendingAdaptsAtRestarts = 0
         var visibleAtRestarts = 0
+        /// Restarts from a compacted history: sessions saved as data (`state` records) where they could be.
+        var compactions = 0
+        var sessionsSaved = 0
+        var sessionsKeptAsHistory = 0
         var failures: [String] = []
         var failureCount = 0
         var seconds = 0.0
@@ -225,6 +235,13 @@ struct RecoveryFuzz {
 
         subjectSteps.cancelAll()
         subjectSteps = LocalStepQueue()
+        if rng.perMille(600) {
+            // A snapshot written before the kill: the sessions that can be are saved as data.
+            let compaction = subject.compactJournal()
+            summary.compactions += 1
+            summary.sessionsSaved += compaction.saved
+            summary.sessionsKeptAsHistory += compaction.keptAsHistory.values.reduce(0, +)
+        }
         var restarted = Self.makeCore(daemonID: "restarted-\(restartEpoch)", now: now)
         do {
             let report = try restarted.recover(from: subject.journalHistory)

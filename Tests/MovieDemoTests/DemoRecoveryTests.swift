@@ -139,21 +139,38 @@ struct DemoRecoveryTests {
             )
             #expect(restarted.daemonID == InMemoryDemoSystem.daemonID)
 
+            // The same state saved as data (a snapshot written at that point) and restored from it.
+            var compacted = reference
+            let compaction = compacted.compactJournal()
+            #expect(compaction.keptAsHistory.isEmpty && compaction.saved + compaction.unchanged == 1)
+            var restored = InMemoryDemoSystem.makeCore(daemonID: "restored", journaling: true)
+            let restoredReport = try restored.recover(from: compacted.journalHistory)
+            #expect(restoredReport.restoredSessions == compaction.saved, "after \(cut) inputs")
+            _ = restored.start(now: 0)
+
             // A restarted daemon has no presenter yet: compare with the live one once its presenter is gone.
             _ = reference.handle(.peerUnreachable(presenter), now: 0)
             #expect(restarted.sessionIDs == reference.sessionIDs, "after \(cut) inputs")
+            #expect(restored.sessionIDs == reference.sessionIDs, "after \(cut) inputs")
             for session in reference.sessionIDs {
                 let expected = Self.state(of: reference, session: session)
                 let actual = Self.state(of: restarted, session: session)
                 #expect(actual == expected, "session \(session) after input \(cut) of \(inputs.count)")
+                let fromState = Self.state(of: restored, session: session)
+                #expect(fromState == expected, "session \(session) from its state after input \(cut)")
             }
         }
     }
 
-    @Test("Restarted between any two operations, the journey goes on to the same end: no navigation lost or twice")
-    func theJourneyGoesOnAfterARestartAnywhere() throws {
+    @Test(
+        "Restarted between any two operations, the journey goes on to the same end: no navigation lost or twice",
+        arguments: [false, true]
+    )
+    func theJourneyGoesOnAfterARestartAnywhere(fromStateSnapshot: Bool) throws {
         let expected = try Self.uninterrupted()
-        print("demo recovery: restarted before each of \(Self.journey.count) operations and at the end")
+        print(
+            "demo recovery: restarted before each of \(Self.journey.count) operations and at the end"
+                + (fromStateSnapshot ? ", from state snapshots" : ""))
         for cut in 0...Self.journey.count {
             let system = InMemoryDemoSystem(journaling: true)
             for operation in Self.journey.prefix(cut) { try operation.run(system) }
@@ -163,6 +180,12 @@ struct DemoRecoveryTests {
             let before = Self.state(of: system.core)
             let at = cut < Self.journey.count ? "before '\(Self.journey[cut])'" : "at the end"
 
+            if fromStateSnapshot {
+                // A snapshot written before the kill: the session saved as data (the demo waits for no adaptation
+                // or `.ready` block between operations), unless it has nothing but its creation yet.
+                #expect(system.daemon.compactJournal().keptAsHistory == 0, "\(at)")
+                #expect(system.core.journalRecordCount == 2, "the daemon record and the session's state, \(at)")
+            }
             try system.restartDaemon()
             // Every other time the presenter restarted as well: it syncs from nothing and adopts a snapshot.
             system.reconnectAfterRestart(presenterRestarted: cut % 2 == 1)

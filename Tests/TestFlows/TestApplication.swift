@@ -50,19 +50,35 @@ public struct TestApplication: FlowApplication {
     /// The step names to accept, or `nil` for any.
     public var stepNames: Set<String>?
     public var vocabulary: ApplicationVocabulary
+    /// Whether the flows are made again from saved state (`restoration(session:)`); if not, a snapshot keeps every
+    /// session's history.
+    public var restorable: Bool
 
-    public init(stepNames: Set<String>? = nil, vocabulary: ApplicationVocabulary = ApplicationVocabulary()) {
+    public init(
+        stepNames: Set<String>? = nil, vocabulary: ApplicationVocabulary = ApplicationVocabulary(),
+        restorable: Bool = true
+    ) {
         self.stepNames = stepNames
         self.vocabulary = vocabulary
+        self.restorable = restorable
     }
 
     public func makeRoot(session: String) -> FlowRoot {
         FlowRoot(flow: AppFlow(), stepper: OneStepper(withSingleStep: Step("start")))
     }
+
+    public func restoration(session: String) -> FlowRestoration? {
+        guard restorable else { return nil }
+        var restoration = FlowRestoration()
+        restoration.register(AppFlow.self) { _ in AppFlow() }
+        restoration.register(SettingsFlow.self) { _ in SettingsFlow() }
+        return restoration
+    }
 }
 
-final class AppFlow: Flow {
+final class AppFlow: RestorableFlow {
     let root = Screens.app
+    var state: NoState { NoState() }
 
     func adapt(step: Step) -> Adaptation {
         guard step.name == "openDetailLater" else { return .step(step) }
@@ -138,8 +154,9 @@ final class AppFlow: Flow {
     }
 }
 
-final class SettingsFlow: Flow {
+final class SettingsFlow: RestorableFlow {
     let root = Screens.settings
+    var state: NoState { NoState() }
 
     func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch step.name {

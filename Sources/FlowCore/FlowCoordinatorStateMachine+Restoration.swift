@@ -1,0 +1,163 @@
+/// A coordinator tree as data: what ``FlowCoordinatorStateMachine/save(with:)`` gives and
+/// ``FlowCoordinatorStateMachine/init(restoring:with:)`` takes back. Everything the machine decides with is in it:
+/// the flows and steppers (as ``SavedObject``s), the tree, readiness, visibility and dismissal, held initial steps and
+/// the numbering, so a restored machine answers every input as the saved one would have.
+public struct SavedFlowTree: Codable, Hashable, Sendable {
+    /// One coordinator.
+    public struct Node: Codable, Hashable, Sendable {
+        public var id: FlowCoordinatorID
+        public var flow: SavedObject
+        public var flowName: String
+        public var root: PresentableID
+        public var parent: FlowCoordinatorID?
+        public var allowStepWhenDismissed: Bool
+        public var children: [FlowCoordinatorID]
+        public var attachments: [AttachmentID]
+        public var isReady: Bool
+        public var hasNavigated: Bool
+        public var awaitedChildren: [FlowCoordinatorID]
+    }
+
+    /// One attached stepper.
+    public struct Attachment: Codable, Hashable, Sendable {
+        public var id: AttachmentID
+        public var coordinator: FlowCoordinatorID
+        public var presentable: PresentableID
+        public var role: StepperAttachment.Role
+        public var stepper: SavedObject
+        public var allowStepWhenNotPresented: Bool
+        public var allowStepWhenDismissed: Bool
+        public var pendingInitialStep: Step?
+    }
+
+    /// What the machine knows of one presentable.
+    public struct Presentable: Codable, Hashable, Sendable {
+        public var id: PresentableID
+        public var isVisible: Bool
+        public var isDismissed: Bool
+        public var attachments: [AttachmentID]
+    }
+
+    /// Coordinators in ID order.
+    public var nodes: [Node]
+    public var root: FlowCoordinatorID?
+    /// Attachments in ID order.
+    public var attachments: [Attachment]
+    /// Presentables in ID order.
+    public var presentables: [Presentable]
+    public var lastCoordinatorNumber: Int
+    public var lastAttachmentNumber: Int
+    public var lastAdaptNumber: Int
+}
+
+extension FlowCoordinatorStateMachine {
+    /// Whether the tree waits for nothing that is code: no asynchronous adaptation running and no `.ready` block
+    /// registered. Only such a tree can be saved.
+    public var isAtRest: Bool { pendingAdapts.isEmpty && pendingReadiness.isEmpty }
+
+    /// The tree as data.
+    ///
+    /// - Throws: ``RestorationError`` `.notAtRest` (see ``isAtRest``), `.notRestorable` when a flow or stepper is not
+    ///   restorable with `restoration`.
+    public func save(with restoration: FlowRestoration) throws(RestorationError) -> SavedFlowTree {
+        guard pendingAdapts.isEmpty else {
+            throw RestorationError(.notAtRest, "\(pendingAdapts.count) asynchronous adaptation(s) running")
+        }
+        guard pendingReadiness.isEmpty else {
+            throw RestorationError(.notAtRest, "\(pendingReadiness.count) .ready block(s) waiting")
+        }
+        var savedNodes: [SavedFlowTree.Node] = []
+        savedNodes.reserveCapacity(nodes.count)
+        for id in nodes.keys.sorted() {
+            let node = nodes[id]!
+            savedNodes.append(
+                SavedFlowTree.Node(
+                    id: id, flow: try restoration.save(node.flow), flowName: node.flowName, root: node.rootID,
+                    parent: node.parent, allowStepWhenDismissed: node.allowStepWhenDismissed, children: node.children,
+                    attachments: node.attachments, isReady: node.isReady, hasNavigated: node.hasNavigated,
+                    awaitedChildren: node.awaitedChildren
+                )
+            )
+        }
+        var savedAttachments: [SavedFlowTree.Attachment] = []
+        savedAttachments.reserveCapacity(attachments.count)
+        for id in attachments.keys.sorted() {
+            let attachment = attachments[id]!
+            let info = attachment.info
+            savedAttachments.append(
+                SavedFlowTree.Attachment(
+                    id: id, coordinator: info.coordinator, presentable: info.presentable, role: info.role,
+                    stepper: try restoration.save(info.stepper),
+                    allowStepWhenNotPresented: info.allowStepWhenNotPresented,
+                    allowStepWhenDismissed: info.allowStepWhenDismissed,
+                    pendingInitialStep: attachment.pendingInitialStep
+                )
+            )
+        }
+        let savedPresentables = presentables.keys.sorted().map { id in
+            let state = presentables[id]!
+            return SavedFlowTree.Presentable(
+                id: id, isVisible: state.isVisible, isDismissed: state.isDismissed, attachments: state.attachments)
+        }
+        return SavedFlowTree(
+            nodes: savedNodes, root: rootCoordinator, attachments: savedAttachments, presentables: savedPresentables,
+            lastCoordinatorNumber: lastCoordinatorNumber, lastAttachmentNumber: lastAttachmentNumber,
+            lastAdaptNumber: lastAdaptNumber
+        )
+    }
+
+    /// Makes a saved tree again, its flows and steppers through `restoration`.
+    ///
+    /// The steppers are listened to again (their relays registered for synchronous emissions), but neither their
+    /// initial steps nor `readyToEmitSteps()` run again, and no action is output: a driver that listens to steppers
+    /// subscribes again to each of ``liveAttachments``.
+    ///
+    /// - Throws: ``RestorationError`` `.unknownType` for a flow or stepper `restoration` cannot make, `.inconsistent`
+    ///   for a tree that contradicts itself.
+    public init(restoring saved: SavedFlowTree, with restoration: FlowRestoration) throws(RestorationError) {
+        self.init()
+        for savedNode in saved.nodes {
+            let flow = try restoration.makeFlow(savedNode.flow)
+            guard flow.root.id == savedNode.root else {
+                throw RestorationError(
+                    .inconsistent, "the flow '\(savedNode.flow.type)' was made again with root \(flow.root.id), "
+                        + "not \(savedNode.root)")
+            }
+            nodes[savedNode.id] = Node(
+                id: savedNode.id, flow: flow, flowName: savedNode.flowName, rootID: savedNode.root,
+                parent: savedNode.parent, allowStepWhenDismissed: savedNode.allowStepWhenDismissed,
+                children: savedNode.children, attachments: savedNode.attachments, isReady: savedNode.isReady,
+                hasNavigated: savedNode.hasNavigated, awaitedChildren: savedNode.awaitedChildren
+            )
+            coordinatorByFlow[ObjectIdentifier(flow)] = savedNode.id
+        }
+        for savedAttachment in saved.attachments {
+            guard nodes[savedAttachment.coordinator] != nil else {
+                throw RestorationError(
+                    .inconsistent,
+                    "attachment \(savedAttachment.id) is on coordinator \(savedAttachment.coordinator), which is not saved")
+            }
+            let info = StepperAttachment(
+                id: savedAttachment.id, coordinator: savedAttachment.coordinator,
+                presentable: savedAttachment.presentable, role: savedAttachment.role,
+                stepper: try restoration.makeStepper(savedAttachment.stepper),
+                allowStepWhenNotPresented: savedAttachment.allowStepWhenNotPresented,
+                allowStepWhenDismissed: savedAttachment.allowStepWhenDismissed
+            )
+            attachments[info.id] = Attachment(info: info, pendingInitialStep: savedAttachment.pendingInitialStep)
+            emissions.register(info.stepper.steps, as: info.id)
+        }
+        for presentable in saved.presentables {
+            presentables[presentable.id] = PresentableState(
+                isVisible: presentable.isVisible, isDismissed: presentable.isDismissed,
+                attachments: presentable.attachments)
+        }
+        if let root = saved.root, nodes[root] == nil {
+            throw RestorationError(.inconsistent, "the root coordinator \(root) is not saved")
+        }
+        rootCoordinator = saved.root
+        lastCoordinatorNumber = saved.lastCoordinatorNumber
+        lastAttachmentNumber = saved.lastAttachmentNumber
+        lastAdaptNumber = saved.lastAdaptNumber
+    }
+}
