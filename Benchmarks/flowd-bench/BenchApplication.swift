@@ -6,6 +6,13 @@ struct BenchApplication: FlowApplication {
     func makeRoot(session: String) -> FlowRoot {
         FlowRoot(flow: BenchFlow(), stepper: OneStepper(withSingleStep: BenchFlow.start))
     }
+
+    /// The flow is restorable, so snapshots hold each session's state, not its history.
+    func restoration(session: String) -> FlowRestoration? {
+        var restoration = FlowRestoration()
+        restoration.register(BenchFlow.self) { _ in BenchFlow() }
+        return restoration
+    }
 }
 
 /// One flow: a stack whose only screen is contributed with a `RemoteStepper(kind: "bench")`.
@@ -13,12 +20,13 @@ struct BenchApplication: FlowApplication {
 /// `start` pushes the screen; every `tick` replaces the stack's content with the same screen carrying the step's
 /// payload as its data, so each step makes exactly one `COMMAND` for the presenter, and the UI stays one screen deep
 /// however many steps run.
-final class BenchFlow: Flow {
+final class BenchFlow: RestorableFlow {
     static let start = Step("start")
     static let stackID: PresentableID = "bench.root"
     static let screenID: PresentableID = "bench.screen"
 
     let root = Screen.stack(BenchFlow.stackID)
+    var state: NoState { NoState() }
 
     static func screen(payload: JSONValue) -> Screen { .view(screenID, type: "Bench", data: payload) }
 

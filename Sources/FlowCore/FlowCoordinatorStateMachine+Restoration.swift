@@ -1,27 +1,28 @@
 /// A coordinator tree as data: what ``FlowCoordinatorStateMachine/save(with:)`` gives and
 /// ``FlowCoordinatorStateMachine/init(restoring:with:)`` takes back. Everything the machine decides with is in it:
 /// the flows and steppers (as ``SavedObject``s), the tree, readiness, visibility and dismissal, held initial steps and
-/// the numbering, so a restored machine answers every input as the saved one would have.
+/// the numbering, so a restored machine answers every input as the saved one would have. Coordinators and attachments
+/// are saved by number (a snapshot holds one per session, so its size matters more than its types).
 public struct SavedFlowTree: Codable, Hashable, Sendable {
     /// One coordinator.
     public struct Node: Codable, Hashable, Sendable {
-        public var id: FlowCoordinatorID
+        public var id: Int
         public var flow: SavedObject
         public var flowName: String
         public var root: PresentableID
-        public var parent: FlowCoordinatorID?
+        public var parent: Int?
         public var allowStepWhenDismissed: Bool
-        public var children: [FlowCoordinatorID]
-        public var attachments: [AttachmentID]
+        public var children: [Int]
+        public var attachments: [Int]
         public var isReady: Bool
         public var hasNavigated: Bool
-        public var awaitedChildren: [FlowCoordinatorID]
+        public var awaitedChildren: [Int]
     }
 
     /// One attached stepper.
     public struct Attachment: Codable, Hashable, Sendable {
-        public var id: AttachmentID
-        public var coordinator: FlowCoordinatorID
+        public var id: Int
+        public var coordinator: Int
         public var presentable: PresentableID
         public var role: StepperAttachment.Role
         public var stepper: SavedObject
@@ -35,12 +36,12 @@ public struct SavedFlowTree: Codable, Hashable, Sendable {
         public var id: PresentableID
         public var isVisible: Bool
         public var isDismissed: Bool
-        public var attachments: [AttachmentID]
+        public var attachments: [Int]
     }
 
     /// Coordinators in ID order.
     public var nodes: [Node]
-    public var root: FlowCoordinatorID?
+    public var root: Int?
     /// Attachments in ID order.
     public var attachments: [Attachment]
     /// Presentables in ID order.
@@ -72,10 +73,11 @@ extension FlowCoordinatorStateMachine {
             let node = nodes[id]!
             savedNodes.append(
                 SavedFlowTree.Node(
-                    id: id, flow: try restoration.save(node.flow), flowName: node.flowName, root: node.rootID,
-                    parent: node.parent, allowStepWhenDismissed: node.allowStepWhenDismissed, children: node.children,
-                    attachments: node.attachments, isReady: node.isReady, hasNavigated: node.hasNavigated,
-                    awaitedChildren: node.awaitedChildren
+                    id: id.rawValue, flow: try restoration.save(node.flow), flowName: node.flowName,
+                    root: node.rootID, parent: node.parent?.rawValue,
+                    allowStepWhenDismissed: node.allowStepWhenDismissed, children: node.children.map(\.rawValue),
+                    attachments: node.attachments.map(\.rawValue), isReady: node.isReady,
+                    hasNavigated: node.hasNavigated, awaitedChildren: node.awaitedChildren.map(\.rawValue)
                 )
             )
         }
@@ -86,7 +88,7 @@ extension FlowCoordinatorStateMachine {
             let info = attachment.info
             savedAttachments.append(
                 SavedFlowTree.Attachment(
-                    id: id, coordinator: info.coordinator, presentable: info.presentable, role: info.role,
+                    id: id.rawValue, coordinator: info.coordinator.rawValue, presentable: info.presentable, role: info.role,
                     stepper: try restoration.save(info.stepper),
                     allowStepWhenNotPresented: info.allowStepWhenNotPresented,
                     allowStepWhenDismissed: info.allowStepWhenDismissed,
@@ -97,10 +99,11 @@ extension FlowCoordinatorStateMachine {
         let savedPresentables = presentables.keys.sorted().map { id in
             let state = presentables[id]!
             return SavedFlowTree.Presentable(
-                id: id, isVisible: state.isVisible, isDismissed: state.isDismissed, attachments: state.attachments)
+                id: id, isVisible: state.isVisible, isDismissed: state.isDismissed,
+                attachments: state.attachments.map(\.rawValue))
         }
         return SavedFlowTree(
-            nodes: savedNodes, root: rootCoordinator, attachments: savedAttachments, presentables: savedPresentables,
+            nodes: savedNodes, root: rootCoordinator?.rawValue, attachments: savedAttachments, presentables: savedPresentables,
             lastCoordinatorNumber: lastCoordinatorNumber, lastAttachmentNumber: lastAttachmentNumber,
             lastAdaptNumber: lastAdaptNumber
         )
@@ -123,22 +126,25 @@ extension FlowCoordinatorStateMachine {
                     .inconsistent, "the flow '\(savedNode.flow.type)' was made again with root \(flow.root.id), "
                         + "not \(savedNode.root)")
             }
-            nodes[savedNode.id] = Node(
-                id: savedNode.id, flow: flow, flowName: savedNode.flowName, rootID: savedNode.root,
-                parent: savedNode.parent, allowStepWhenDismissed: savedNode.allowStepWhenDismissed,
-                children: savedNode.children, attachments: savedNode.attachments, isReady: savedNode.isReady,
-                hasNavigated: savedNode.hasNavigated, awaitedChildren: savedNode.awaitedChildren
+            let id = FlowCoordinatorID(savedNode.id)
+            nodes[id] = Node(
+                id: id, flow: flow, flowName: savedNode.flowName, rootID: savedNode.root,
+                parent: savedNode.parent.map(FlowCoordinatorID.init), allowStepWhenDismissed: savedNode.allowStepWhenDismissed,
+                children: savedNode.children.map(FlowCoordinatorID.init),
+                attachments: savedNode.attachments.map(AttachmentID.init), isReady: savedNode.isReady,
+                hasNavigated: savedNode.hasNavigated, awaitedChildren: savedNode.awaitedChildren.map(FlowCoordinatorID.init)
             )
-            coordinatorByFlow[ObjectIdentifier(flow)] = savedNode.id
+            coordinatorByFlow[ObjectIdentifier(flow)] = id
         }
         for savedAttachment in saved.attachments {
-            guard nodes[savedAttachment.coordinator] != nil else {
+            let coordinator = FlowCoordinatorID(savedAttachment.coordinator)
+            guard nodes[coordinator] != nil else {
                 throw RestorationError(
                     .inconsistent,
                     "attachment \(savedAttachment.id) is on coordinator \(savedAttachment.coordinator), which is not saved")
             }
             let info = StepperAttachment(
-                id: savedAttachment.id, coordinator: savedAttachment.coordinator,
+                id: AttachmentID(savedAttachment.id), coordinator: coordinator,
                 presentable: savedAttachment.presentable, role: savedAttachment.role,
                 stepper: try restoration.makeStepper(savedAttachment.stepper),
                 allowStepWhenNotPresented: savedAttachment.allowStepWhenNotPresented,
@@ -150,12 +156,13 @@ extension FlowCoordinatorStateMachine {
         for presentable in saved.presentables {
             presentables[presentable.id] = PresentableState(
                 isVisible: presentable.isVisible, isDismissed: presentable.isDismissed,
-                attachments: presentable.attachments)
+                attachments: presentable.attachments.map(AttachmentID.init))
         }
-        if let root = saved.root, nodes[root] == nil {
+        let root = saved.root.map(FlowCoordinatorID.init)
+        if let root, nodes[root] == nil {
             throw RestorationError(.inconsistent, "the root coordinator \(root) is not saved")
         }
-        rootCoordinator = saved.root
+        rootCoordinator = root
         lastCoordinatorNumber = saved.lastCoordinatorNumber
         lastAttachmentNumber = saved.lastAttachmentNumber
         lastAdaptNumber = saved.lastAdaptNumber

@@ -106,7 +106,7 @@ final class Session {
         seq = state.seq
         storedOutbox = state.outbox
         for awaited in state.awaitedReports { awaitedDismissalReports[awaited.presentable] = awaited.count }
-        let remote = Dictionary(uniqueKeysWithValues: state.remoteAttachments.map { ($0.attachment, $0) })
+        let remote = Dictionary(uniqueKeysWithValues: state.remoteAttachments.map { (AttachmentID($0.attachment), $0) })
         for attachment in machine.liveAttachments {
             if let stepper = attachment.stepper as? RemoteStepper {
                 let saved = remote[attachment.id]
@@ -138,7 +138,8 @@ final class Session {
             },
             remoteAttachments: remoteAttachments.keys.sorted().map { id in
                 let remote = remoteAttachments[id]!
-                return SessionState.RemoteAttachment(attachment: id, context: remote.context, stepped: remote.stepped)
+                return SessionState.RemoteAttachment(
+                    attachment: id.rawValue, context: remote.context, stepped: remote.stepped)
             }
         )
     }

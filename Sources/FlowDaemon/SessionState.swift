@@ -8,7 +8,8 @@ internal import FlowWire
 struct SessionState: Codable, Hashable, Sendable {
     /// A remote attachment's context and whether a stepper process stepped for it (`ATTACH.resumed`).
     struct RemoteAttachment: Codable, Hashable, Sendable {
-        var attachment: AttachmentID
+        /// The attachment's number.
+        var attachment: Int
         var context: JSONValue
         var stepped: Bool
     }

@@ -50,6 +50,12 @@ extension FlowdIntegrationTests {
                 #expect(report.losses.isEmpty, "\(report.losses) — \(plan)")
                 #expect(report.duplicates.isEmpty, "\(report.duplicates) — \(plan)")
                 #expect(report.restarts.values.reduce(0, +) > 0, "no fault was injected — \(plan)")
+                // Every flowd of the run compacts its journal into state snapshots as it goes (4 KiB compact_bytes).
+                let compactions = system.daemons.reduce(0) { count, daemon in
+                    count + daemon.process.stderr.lines.filter { $0.contains("journal compacted into a snapshot") }.count
+                }
+                print("  state snapshots written: \(compactions)")
+                #expect(compactions > 0, "no snapshot was written — \(plan)")
                 if !plan.faults.contains(.movieService) {
                     // Steppers that live through the run see every step of the journey acknowledged, some twice (an
                     // action issued again). A stepper killed after sending a STEP never logs its acknowledgement.

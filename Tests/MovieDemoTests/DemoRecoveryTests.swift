@@ -106,6 +106,9 @@ struct DemoRecoveryTests {
         #expect(system.rejectedCommands == [])
         #expect(system.stepOutcomes.allSatisfy { $0 == "accepted" })
         #expect(system.presentation.visiblePresentables == ["app.stack", "dashboard.tabs", "wishlist.stack", "wishlist.movie.23452"])
+        system.daemon.compactJournal()
+        let sizes = system.core.journalHistory.map(\.count)
+        print("demo state snapshot at the journey's end: records of \(sizes) bytes")
     }
 
     @Test("Restarted from the journal after any input of the journey, the daemon has the live state")

@@ -53,12 +53,16 @@ final class JourneySystem {
     /// Starts everything in order, as ``DemoSystem/start(in:presenterArguments:)`` does, and waits until the
     /// presenter shows the onboarding's login form.
     ///
-    /// flowd runs with `--state-dir` (a folder in the runtime folder) and `extraFlowdArguments`.
+    /// flowd runs with `--state-dir` (a folder in the runtime folder), `extraFlowdArguments`, and a config file
+    /// with the smallest `journal.compact_bytes` (4 KiB): it writes a state snapshot every few dozen records, so that
+    /// kills land before, during and after compactions.
     static func start(in cluster: Cluster, extraFlowdArguments: [String] = []) async throws -> JourneySystem {
         // A presenter or flowctl may be written to after it died: a failed write, not the end of the test process.
         signal(SIGPIPE, SIG_IGN)
         let stateDirectory = cluster.runtimeDirectory + "/state"
-        let arguments = extraFlowdArguments + ["--state-dir", stateDirectory]
+        let config = cluster.runtimeDirectory + "/flowd-compacting.json"
+        try Data(#"{"journal": {"compact_bytes": 4096}}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let arguments = extraFlowdArguments + ["--state-dir", stateDirectory, "--config", config]
         let daemon = try await cluster.startFlowd(arguments)
         let watch = try await cluster.startWatch(session: "default")
         let login = try cluster.startLoginService()

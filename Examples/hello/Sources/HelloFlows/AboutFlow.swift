@@ -4,10 +4,12 @@ public import FlowCore
 ///
 /// - `aboutIsShown`: pushes the text, whose `close` action is `aboutIsComplete`.
 /// - `aboutIsComplete`: ends the flow and hands `aboutIsComplete` to its parent, which dismisses it.
-public final class AboutFlow: Flow {
+public final class AboutFlow: RestorableFlow {
     public let root = Screen.stack("about")
 
     public init() {}
+
+    public var state: NoState { NoState() }
 
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch step.name {

@@ -13,4 +13,12 @@ public struct HelloApplication: FlowApplication {
             stepper: RemoteStepper(kind: HelloStep.greeterKind, initialStep: HelloStep.helloIsRequired)
         )
     }
+
+    /// How flowd makes the flows again from a snapshot of their state, instead of replaying the session's history.
+    public func restoration(session: String) -> FlowRestoration? {
+        var restoration = FlowRestoration()
+        restoration.register(HelloFlow.self) { _ in HelloFlow() }
+        restoration.register(AboutFlow.self) { _ in AboutFlow() }
+        return restoration
+    }
 }

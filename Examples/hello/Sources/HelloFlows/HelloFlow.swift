@@ -6,10 +6,13 @@ public import FlowCore
 /// - `greetingIsReady(message)`: pushes the greeting, whose `about` action asks for About.
 /// - `aboutIsRequired`: presents a new ``AboutFlow`` modally.
 /// - `aboutIsComplete`: dismisses it.
-public final class HelloFlow: Flow {
+public final class HelloFlow: RestorableFlow {
     public let root = Screen.stack("hello")
 
     public init() {}
+
+    /// Nothing to save: what the flow shows is in the session's UI, which flowd saves itself.
+    public var state: NoState { NoState() }
 
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         switch step.name {
