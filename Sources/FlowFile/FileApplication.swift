@@ -19,6 +19,18 @@ public struct FileApplication: FlowApplication {
         return FlowRoot(flow: flow, stepper: stepper, allowStepWhenDismissed: file.root.allowStepWhenDismissed)
     }
 
+    /// The file's flows are data: a snapshot saves which flow each is, and restores it from this file.
+    public func restoration(session: String) -> FlowRestoration? {
+        var restoration = FlowRestoration()
+        restoration.register(FileFlow.self) { [file] state in
+            guard let declaration = file.flow(state.flow) else {
+                throw RestorationError(.unknownType, "the flow file declares no flow '\(state.flow)' any more")
+            }
+            return FileFlow(declaration, of: file)
+        }
+        return restoration
+    }
+
     public var stepNames: Set<String>? { file.stepNames }
 
     public var vocabulary: ApplicationVocabulary { file.vocabulary }

@@ -193,3 +193,12 @@ extension PayloadType {
         }
     }
 }
+
+extension FileFlow: RestorableFlow {
+    /// Which of the file's flows it is: a file-declared flow holds nothing else of its own.
+    public struct State: Codable, Hashable, Sendable {
+        public var flow: String
+    }
+
+    public var state: State { State(flow: declaration.name.value) }
+}

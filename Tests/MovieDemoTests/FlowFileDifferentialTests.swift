@@ -104,7 +104,7 @@ struct FlowFileDifferentialTests {
                 move("back on trending") { try $0.tapBack(in: "trending.stack") },
                 move("cast page") { try $0.selectTab(1, in: "trending.pages") },
                 act(DemoAction.pick, on: "trending.casts", 5),
-                act(DemoAction.pick, on: "watched.list", 43424),
+                act(DemoAction.pick, on: "watched.list", ["id": 43424]),
                 move("Wishlist tab") { try $0.selectTab(0, in: "dashboard.tabs") },
                 act(DemoAction.settings, on: "wishlist.list"),
                 move("settings alert closed") { try $0.dismiss("settings.alert") },
@@ -137,6 +137,12 @@ struct FlowFileDifferentialTests {
                 move("daemon restarts") { try $0.restartDaemon() },
                 move("peers reconnect") { $0.reconnectAfterRestart() },
                 act(DemoAction.pickCast, on: "wishlist.movie.23452", 2),
+                move("daemon restarts from a state snapshot") { system in
+                    #expect(system.daemon.compactJournal() == (saved: 1, keptAsHistory: 0))
+                    try system.restartDaemon()
+                },
+                move("peers reconnect again") { $0.reconnectAfterRestart() },
+                act(DemoAction.pick, on: "watched.list", ["id": 43424]),
                 move("the token expires") { $0.advanceLoginClock(by: .seconds(3600)) },
             ],
             journaling: true
