@@ -5,7 +5,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     /// How many of a peer's heartbeat intervals may pass in silence before the peer counts as dead.
     public var livenessIntervals: Int = 3
     /// The most sessions the daemon holds at once (`sessionLimit` beyond).
-    public var maxSessions: Int = 64
+    public var maxSessions: Int = 10_000
     /// The largest message body accepted (`messageTooLarge` beyond).
     public var maxBodyBytes: Int = 256 * 1024
     /// How many sent commands a session keeps for a presenter's replay; older ones are served by a snapshot.

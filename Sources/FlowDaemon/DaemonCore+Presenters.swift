@@ -18,7 +18,8 @@ extension DaemonCore {
             }
             guard sessions.count < configuration.maxSessions else {
                 return reject(
-                    .sessionLimit, "the daemon holds \(configuration.maxSessions) sessions already", req: body.req,
+                    .sessionLimit, "the daemon holds \(configuration.maxSessions) sessions, its limit (daemon.max_sessions): end one "
+                    + "(END_SESSION) or raise the limit (docs/LIMITS.md)", req: body.req,
                     type: .sync, to: peer
                 )
             }

@@ -272,7 +272,7 @@ public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 ///
 /// ```json
 /// {"control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
-///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 64, "max_body_bytes": 262144, "outbox_limit": 1024,
+///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 10000, "max_body_bytes": 262144, "outbox_limit": 1024,
 ///             "idle_session_timeout_s": 0},
 ///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608,
 ///              "damage": "refuse"},

@@ -148,6 +148,12 @@ struct OperatorTests {
             h.receive(.createSession(SessionRequest(req: 4, session: "kiosk-4")), from: Peers.flowctl).sent
                 == [Delivery(Peers.flowctl, refused(4, .sessionLimit, .createSession))]
         )
+        guard case .error(let refusal)? = h.daemon.received[Peers.flowctl]?.last else {
+            Issue.record("no ERROR for the session over the limit")
+            return
+        }
+        #expect(refusal.message.contains("holds 2 sessions, its limit (daemon.max_sessions)"), "\(refusal.message)")
+        #expect(DaemonConfiguration().maxSessions == 10_000)
         #expect(h.core.sessionIDs == ["default", "kiosk-3"])
     }
 
