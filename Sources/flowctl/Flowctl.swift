@@ -100,10 +100,13 @@ struct SessionOption: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The session.", valueName: "id"))
     var session = "default"
 
-    func validate() throws {
-        guard WireProtocol.isValidName(session) else {
-            throw ValidationError("session '\(session)' is not [A-Za-z0-9._-]{1,64}")
-        }
+    func validate() throws { try validateSessionID(session) }
+}
+
+/// Refuses a session ID the daemon would refuse (`WireProtocol.isValidName`) before connecting to it.
+func validateSessionID(_ id: String) throws {
+    guard WireProtocol.isValidName(id) else {
+        throw ValidationError("session '\(id)' is not [A-Za-z0-9._-]{1,64}")
     }
 }
 
@@ -183,9 +186,7 @@ struct Watch: AsyncParsableCommand {
     @Flag(name: .long, help: "Start each line with the session's ID.") var showSession = false
 
     func validate() throws {
-        if let session, !WireProtocol.isValidName(session) {
-            throw ValidationError("session '\(session)' is not [A-Za-z0-9._-]{1,64}")
-        }
+        if let session { try validateSessionID(session) }
     }
 
     func run() async throws {
@@ -320,11 +321,7 @@ struct SessionGroup: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: ArgumentHelp("The new session's ID.", valueName: "id")) var id: String
 
-        func validate() throws {
-            guard WireProtocol.isValidName(id) else {
-                throw ValidationError("session '\(id)' is not [A-Za-z0-9._-]{1,64}")
-            }
-        }
+        func validate() throws { try validateSessionID(id) }
 
         func run() async throws {
             let created = try await connection.withOperator { client in try await client.createSession(id) }
@@ -343,11 +340,7 @@ struct EndSession: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: ArgumentHelp("The session to end.", valueName: "id")) var id: String
 
-    func validate() throws {
-        guard WireProtocol.isValidName(id) else {
-            throw ValidationError("session '\(id)' is not [A-Za-z0-9._-]{1,64}")
-        }
-    }
+    func validate() throws { try validateSessionID(id) }
 
     func run() async throws {
         let ended = try await connection.withOperator { client in try await client.endSession(id) }
