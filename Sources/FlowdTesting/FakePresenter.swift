@@ -1,6 +1,6 @@
 public import FlowCore
 public import FlowDaemon
-internal import FlowWire
+public import FlowWire
 
 /// A truthful presenter speaking to an ``EmbeddedDaemon``: hosts one session from a `SNAPSHOT`, applies the
 /// `COMMAND`s to a ``PresentationModel`` (one input's commands as one batch, as a presenter does with what arrives
@@ -35,16 +35,16 @@ public final class FakePresenter: EmbeddedPeer {
     }
 
     /// Says `HELLO` and `SYNC`s from the last `seq` it applied; after a replay it reports what it shows (a snapshot
-    /// brings its own reports), as FlowClient's presenter does. Returns the `SYNC`'s result.
+    /// brings its own reports), as FlowClient's presenter does. Returns the `SYNC`'s result, if an `OK` came.
     @discardableResult
-    public func connect(create: Bool = false) -> JSONValue? {
+    public func connect(create: Bool = false) -> SyncResult? {
         let hello = Hello(req: record.nextReq(), role: .presenter, name: name, instance: name, heartbeatMs: 1000)
         daemon.enqueue(.hello(hello), from: address)
         let req = record.nextReq()
         daemon.enqueue(.sync(Sync(req: req, session: session, lastSeq: lastSeq, create: create)), from: address)
         daemon.settle()
-        let result = record.results[req]
-        if result?[member: "mode"]?.stringValue == "replay" {
+        let result = record.results[req].flatMap { try? SyncResult(json: $0) }
+        if result?.mode == .replay {
             report(presentation.visiblePresentables.map { .visibilityChanged($0, visible: true) })
         }
         return result
@@ -56,16 +56,16 @@ public final class FakePresenter: EmbeddedPeer {
         lastSeq = 0
     }
 
-    /// A person acts on a screen (`USER_ACTION`); returns the `OK`'s result (`delivered`), if one came.
+    /// A person acts on a screen (`USER_ACTION`); returns the `OK`'s result, if one came.
     @discardableResult
-    public func act(_ name: String, on presentable: PresentableID, payload: JSONValue = .null) -> JSONValue? {
+    public func act(_ name: String, on presentable: PresentableID, payload: JSONValue = .null) -> UserActionResult? {
         let req = record.nextReq()
         let action = UserAction(
             req: req, session: session, presentable: presentable.rawValue, action: Step(name, payload: payload)
         )
         daemon.enqueue(.userAction(action), from: address)
         daemon.settle()
-        return record.results[req]
+        return record.results[req].flatMap { try? UserActionResult(json: $0) }
     }
 
     /// A person taps a stack's back button.

@@ -66,30 +66,34 @@ public final class FakeStepper: EmbeddedPeer {
         hello(instance: instance)
     }
 
-    /// Emits `step` on an attachment; returns the `OK`'s result, if one came.
+    /// Emits `step` on an attachment; returns the `OK`'s verdict, if one came.
     @discardableResult
-    public func emit(_ step: Step, attachment: Int, session: String = "default") -> JSONValue? {
+    public func emit(_ step: Step, attachment: Int, session: String = "default") -> StepVerdict? {
         let req = queue(Emission(session: session, attachment: attachment, step: step))
         daemon.settle()
-        return record.results[req]
+        return verdict(req)
     }
 
-    /// Emits several steps at once (queued together, then handled); returns each `OK`'s result, if one came.
+    /// Emits several steps at once (queued together, then handled); returns each `OK`'s verdict, if one came.
     @discardableResult
-    public func emit(_ emissions: [Emission]) -> [JSONValue?] {
+    public func emit(_ emissions: [Emission]) -> [StepVerdict?] {
         let reqs = emissions.map { queue($0) }
         daemon.settle()
-        return reqs.map { record.results[$0] }
+        return reqs.map(verdict)
     }
 
-    /// Sends its last `STEP` again with the same `req` (as after a lost reply); returns the `OK`'s result, if any.
+    /// Sends its last `STEP` again with the same `req` (as after a lost reply); returns the `OK`'s verdict, if any.
     @discardableResult
-    public func resendLastStep() -> JSONValue? {
+    public func resendLastStep() -> StepVerdict? {
         guard let lastStep else { return nil }
         record.results[lastStep.req] = nil
         daemon.enqueue(.step(lastStep), from: address)
         daemon.settle()
-        return record.results[lastStep.req]
+        return verdict(lastStep.req)
+    }
+
+    private func verdict(_ req: UInt64) -> StepVerdict? {
+        record.results[req].flatMap { try? StepVerdict(json: $0) }
     }
 
     /// Says `BYE`.
@@ -114,12 +118,11 @@ public final class FakeStepper: EmbeddedPeer {
         record.note(message)
         switch message {
         case .ok(let reply):
-            guard case .bool(let accepted)? = reply.result[member: "accepted"] else { break }
-            let outcome = accepted ? "accepted" : reply.result[member: "reason"]?.stringValue ?? "dropped"
-            if reply.result[member: "duplicate"] == true {
-                duplicateStepOutcomes.append(outcome)
+            guard let verdict = try? reply.result(as: StepVerdict.self) else { break }
+            if verdict.duplicate {
+                duplicateStepOutcomes.append(verdict.outcome)
             } else {
-                stepOutcomes.append(outcome)
+                stepOutcomes.append(verdict.outcome)
             }
         case .attach(let attach):
             attachesReceived += 1
@@ -152,4 +155,9 @@ extension EmbeddedDaemon {
         stepper.hello()
         return stepper
     }
+}
+
+extension StepVerdict {
+    /// `accepted`, or the drop reason (`dropped` when the daemon gave none): what ``FakeStepper/stepOutcomes`` lists.
+    public var outcome: String { accepted ? "accepted" : reason ?? "dropped" }
 }

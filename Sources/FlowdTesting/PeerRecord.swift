@@ -30,11 +30,3 @@ public struct PeerRecord: Sendable {
         }
     }
 }
-
-extension JSONValue {
-    /// A member of an object, or `nil`.
-    subscript(member key: String) -> JSONValue? {
-        if case .object(let members) = self { return members[key] }
-        return nil
-    }
-}

@@ -202,7 +202,7 @@ struct DemoRecoveryTests {
             // A STEP whose reply was lost in the crash, sent again: its first verdict, not applied twice.
             for service in [system.loginService, system.movieService].compactMap({ $0 }) {
                 guard let result = service.resendLastStep() else { continue }
-                #expect(result == ["accepted": true, "duplicate": true], "\(service.name) \(at)")
+                #expect(result == StepVerdict(accepted: true, duplicate: true), "\(service.name) \(at)")
             }
             #expect(Self.state(of: system.core) == before, "a STEP sent again changes nothing, \(at)")
 

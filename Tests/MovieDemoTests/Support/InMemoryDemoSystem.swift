@@ -96,10 +96,10 @@ final class InMemoryDemoSystem {
 
     private func stepVerdicts(duplicate: Bool) -> [String] {
         daemon.sent.compactMap {
-            guard case .ok(let reply) = $0.message, case .object(let result) = reply.result,
-                case .bool(let accepted)? = result["accepted"], (result["duplicate"] == true) == duplicate
+            guard case .ok(let reply) = $0.message, let verdict = try? reply.result(as: StepVerdict.self),
+                verdict.duplicate == duplicate
             else { return nil }
-            return accepted ? "accepted" : result["reason"]?.stringValue ?? "dropped"
+            return verdict.outcome
         }
     }
 
@@ -160,8 +160,7 @@ final class InMemoryDemoSystem {
     /// A person acts on a screen (`USER_ACTION`); returns how many attachments got the action.
     @discardableResult
     func act(_ name: String, on presentable: PresentableID, payload: JSONValue = .null) -> Int? {
-        guard case .object(let result)? = presenter?.act(name, on: presentable, payload: payload) else { return nil }
-        return result["delivered"]?.intValue
+        presenter?.act(name, on: presentable, payload: payload)?.delivered
     }
 
     /// A person taps a stack's back button.
@@ -201,8 +200,8 @@ final class InMemoryDemoSystem {
         daemon.enqueue(.deepLink(DeepLinkRequest(req: req, session: Self.session, step: step)), from: peer)
         daemon.settle()
         for delivery in daemon.sent.reversed() where delivery.peer == peer {
-            if case .ok(let reply) = delivery.message, reply.req == req, case .object(let result) = reply.result {
-                return result["navigations"]?.intValue
+            if case .ok(let reply) = delivery.message, reply.req == req {
+                return try? reply.result(as: DeepLinkResult.self).navigations
             }
         }
         return nil
