@@ -1,0 +1,56 @@
+import Foundation
+
+/// A child process: this executable in another mode, its standard output read line by line.
+final class Child {
+    let name: String
+    let process = Process()
+    private let output = Pipe()
+    private var reader: LineReader
+
+    init(_ name: String, arguments: [String], prefix: [String] = []) throws {
+        self.name = name
+        let executable = try Child.executablePath()
+        if prefix.isEmpty {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = prefix + [executable] + arguments
+        }
+        process.standardOutput = output
+        reader = LineReader(fd: output.fileHandleForReading.fileDescriptor)
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Reads lines until one starts with `prefix`; returns the rest of it. Other lines go to standard error.
+    func expect(_ prefix: String, timeout: Double) throws -> String {
+        let deadline = monotonicNanoseconds() + UInt64(timeout * 1e9)
+        while true {
+            let left = Double(deadline &- monotonicNanoseconds()) / 1e9
+            guard left > 0, left < timeout + 1 else { throw BenchError("\(name): timed out waiting for \(prefix)") }
+            let line = try reader.next(timeout: left, what: "\(name) \(prefix)")
+            if line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)) }
+            note("[\(name)] \(line)")
+        }
+    }
+
+    /// Waits `grace` seconds for the child to exit by itself, then ends it by its pid (SIGTERM, then SIGKILL) and
+    /// waits for it.
+    func finish(grace: Double) {
+        let deadline = monotonicNanoseconds() + UInt64(grace * 1e9)
+        while process.isRunning, monotonicNanoseconds() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(pid, SIGTERM)
+            let killDeadline = monotonicNanoseconds() + 10_000_000_000
+            while process.isRunning, monotonicNanoseconds() < killDeadline { usleep(10_000) }
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+        process.waitUntilExit()
+    }
+
+    private static func executablePath() throws -> String {
+        try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    }
+}
