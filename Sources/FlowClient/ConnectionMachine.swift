@@ -15,7 +15,7 @@ enum ConnectionOutcome: Sendable {
 /// What ``ConnectionMachine`` asks its shell to do, in order.
 enum ConnectionAction: Sendable {
     /// Send this on the current connection (in order with every other `send`).
-    case send(WireMessage)
+    case send(ClientMessage)
     /// Hand this to the client's handler.
     case deliver(ConnectionEvent)
     /// The request `req` is done: hand this to whoever waits for it.
@@ -60,7 +60,7 @@ struct ConnectionMachine: Sendable {
     }
 
     private struct Request {
-        let message: WireMessage
+        let message: ClientMessage
         let policy: DisconnectedPolicy
         /// The connection it was handed to; `nil` while queued for the next one.
         var sentOn: UInt64?
@@ -140,7 +140,7 @@ struct ConnectionMachine: Sendable {
 
     /// Something arrived on connection `generation` (`nil`: it did not decode).
     mutating func received(
-        _ message: WireMessage?, on generation: UInt64, at now: ContinuousClock.Instant
+        _ message: DaemonMessage?, on generation: UInt64, at now: ContinuousClock.Instant
     ) -> [ConnectionAction] {
         guard link?.generation == generation else { return [] }
         link?.lastHeard = now
@@ -320,7 +320,7 @@ struct ConnectionMachine: Sendable {
     /// - Throws: ``FlowClientError/Code/stopped`` after `run` ended; ``FlowClientError/Code/notConnected`` with
     ///   ``DisconnectedPolicy/fail`` when no connection is welcomed.
     mutating func submit(
-        _ message: WireMessage, req: UInt64, policy: DisconnectedPolicy
+        _ message: ClientMessage, req: UInt64, policy: DisconnectedPolicy
     ) throws(FlowClientError) -> [ConnectionAction] {
         guard phase != .stopped else { throw Self.stopped }
         guard let link, let welcome = link.welcome else {
@@ -337,7 +337,7 @@ struct ConnectionMachine: Sendable {
     }
 
     /// A message that gets no reply (`ACK`, `HEARTBEAT`): sent when a connection is welcomed, else dropped.
-    func send(_ message: WireMessage) -> [ConnectionAction]? {
+    func send(_ message: ClientMessage) -> [ConnectionAction]? {
         link?.welcome == nil ? nil : [.send(message)]
     }
 

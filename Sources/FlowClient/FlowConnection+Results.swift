@@ -6,7 +6,7 @@ extension FlowConnection {
     /// - Throws: what ``request(policy:_:)`` throws; ``FlowClientError/Code/badReply`` when the result does not
     ///   decode as `Result`.
     func request<Result: WireResult>(
-        _: Result.Type, policy: DisconnectedPolicy = .wait, _ make: (UInt64) -> WireMessage
+        _: Result.Type, policy: DisconnectedPolicy = .wait, _ make: (UInt64) -> ClientMessage
     ) async throws -> Result {
         try await reply(Result.self, to: try submit(policy: policy, make))
     }

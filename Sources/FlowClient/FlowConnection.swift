@@ -10,7 +10,7 @@ enum ConnectionEvent: Sendable {
     /// previous connection saw (the daemon restarted and forgot everything).
     case connected(Welcome, daemonChanged: Bool)
     /// A message from the daemon that is not a reply (`ATTACH`, `COMMAND`, `HEARTBEAT`, an unattributed `ERROR`…).
-    case message(WireMessage)
+    case message(DaemonMessage)
     /// The connection ended, for `reason`; a new one follows unless the client is stopping.
     case disconnected(reason: String)
 }
@@ -314,9 +314,14 @@ final class FlowConnection: Sendable {
     private func read(_ socket: ZMQSocketHandle, generation: UInt64) async -> ConnectionOutcome? {
         for await received in socket.messages {
             let now = ContinuousClock.now
-            var message: WireMessage?
+            var message: DaemonMessage?
             do {
-                message = try codec.decode(received.frames)
+                let decoded = try codec.decode(received.frames)
+                message = DaemonMessage(decoded)
+                if message == nil {
+                    logger.warning(
+                        "ignoring a message only clients send", metadata: ["type": "\(decoded.type.rawValue)"])
+                }
             } catch {
                 logger.warning("ignoring a message flowd sent that does not decode", metadata: ["error": "\(error)"])
             }
@@ -369,7 +374,7 @@ final class FlowConnection: Sendable {
     ///   ``DisconnectedPolicy/fail`` when no connection is welcomed.
     func submit(
         policy: DisconnectedPolicy = .wait,
-        _ make: (UInt64) -> WireMessage
+        _ make: (UInt64) -> ClientMessage
     ) throws(FlowClientError) -> RequestTicket {
         try state.withLock { state throws(FlowClientError) in
             let req = Self.nextRequestNumber()
@@ -423,7 +428,7 @@ final class FlowConnection: Sendable {
     }
 
     /// Submits a request and waits for its reply (see ``submit(policy:_:)`` and ``reply(to:timeout:)``).
-    func request(policy: DisconnectedPolicy = .wait, _ make: (UInt64) -> WireMessage) async throws -> JSONValue {
+    func request(policy: DisconnectedPolicy = .wait, _ make: (UInt64) -> ClientMessage) async throws -> JSONValue {
         try await reply(to: try submit(policy: policy, make))
     }
 
@@ -431,7 +436,7 @@ final class FlowConnection: Sendable {
     ///
     /// - Returns: `false` when no connection is welcomed (the message is dropped).
     @discardableResult
-    func send(_ message: WireMessage) -> Bool {
+    func send(_ message: ClientMessage) -> Bool {
         state.withLock { state in
             guard state.machine.send(message) != nil else { return false }
             state.outbox?.yield(frames(message))
@@ -467,7 +472,7 @@ final class FlowConnection: Sendable {
         return try result.get()
     }
 
-    private func frames(_ message: WireMessage) -> ZMQMessage {
-        ZMQMessage(codec.encode(message))
+    private func frames(_ message: ClientMessage) -> ZMQMessage {
+        ZMQMessage(codec.encode(message.wire))
     }
 }

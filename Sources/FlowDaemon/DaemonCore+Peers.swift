@@ -38,7 +38,7 @@ extension DaemonCore {
         }
         peers.heard(address, at: now)
         peer.lastHeard = now
-        guard Self.allowed(message.type, for: peer.role) else {
+        guard let request = ClientMessage(message), Self.allowed(request, for: peer.role) else {
             reject(
                 WireError(
                     .forbidden, "a \(peer.role.rawValue) may not send \(message.type.rawValue)", req: message.req,
@@ -56,7 +56,7 @@ extension DaemonCore {
                 to: address)
             return
         }
-        switch message {
+        switch request {
         case .heartbeat:
             break
         case .bye:
@@ -86,18 +86,19 @@ extension DaemonCore {
             reply(to: address, req: body.req, result: healthReport(now: now))
         case .describe(let body):
             reply(to: address, req: body.req, result: application.vocabulary)
-        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event:
+        case .hello:
             break  // refused by `allowed` above
         }
     }
 
-    static func allowed(_ type: MessageType, for role: PeerRole) -> Bool {
-        switch type {
+    /// Whether a peer of `role` may send `message` (a second `HELLO` is answered before this is asked).
+    static func allowed(_ message: ClientMessage, for role: PeerRole) -> Bool {
+        switch message {
         case .heartbeat, .bye: return true
         case .step: return role == .stepper
         case .sync, .ack, .report, .userAction: return role == .presenter
         case .sessions, .tree, .deepLink, .createSession, .endSession, .health, .describe: return role == .operator
-        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event: return false
+        case .hello: return false
         }
     }
 

@@ -182,7 +182,7 @@ package struct DaemonCore {
 
     // MARK: - Output
 
-    mutating func send(_ message: WireMessage, to address: PeerAddress) {
+    mutating func send(_ message: DaemonMessage, to address: PeerAddress) {
         counters.messagesOut += 1
         outputs.append(.send(address, message))
     }

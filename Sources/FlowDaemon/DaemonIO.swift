@@ -32,7 +32,7 @@ public enum DaemonInput: Sendable {
 /// What ``DaemonCore`` asks its transport to do, in order.
 package enum DaemonOutput: Sendable {
     /// Send a message on the control socket.
-    case send(PeerAddress, WireMessage)
+    case send(PeerAddress, DaemonMessage)
     /// Publish an event on the events socket.
     case publish(EventMessage)
     /// Listen to a stepper inside the daemon: subscribe to its steps (the tree called its `readyToEmitSteps()` as it

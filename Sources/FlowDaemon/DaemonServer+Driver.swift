@@ -46,7 +46,7 @@ extension DaemonServer {
             for output in outputs {
                 switch output {
                 case .send(let address, let message):
-                    let frames = [address.routingID] + codec.encode(message)
+                    let frames = [address.routingID] + codec.encode(message.wire)
                     do {
                         if try !router.trySend(ZMQMessage(frames)) {
                             core.sendDropped(message, to: address)

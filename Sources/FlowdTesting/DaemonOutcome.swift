@@ -4,9 +4,9 @@ public import FlowWire
 /// A message the daemon sent, to whom (decoded from the frames a transport would send).
 public struct Delivery: Hashable, Sendable, CustomStringConvertible {
     public let peer: PeerAddress
-    public let message: WireMessage
+    public let message: DaemonMessage
 
-    public init(_ peer: PeerAddress, _ message: WireMessage) {
+    public init(_ peer: PeerAddress, _ message: DaemonMessage) {
         self.peer = peer
         self.message = message
     }
@@ -26,5 +26,5 @@ public struct DaemonOutcome: Sendable {
     public init() {}
 
     /// The messages sent to one peer, in order.
-    public func to(_ peer: PeerAddress) -> [WireMessage] { sent.filter { $0.peer == peer }.map(\.message) }
+    public func to(_ peer: PeerAddress) -> [DaemonMessage] { sent.filter { $0.peer == peer }.map(\.message) }
 }

@@ -30,7 +30,7 @@ public final class EmbeddedDaemon {
     /// What the daemon did when it (last) started: the default session's creation, the recovered attachments.
     public private(set) var started = DaemonOutcome()
     /// Everything each peer received, in order (across restarts).
-    public private(set) var received: [PeerAddress: [WireMessage]] = [:]
+    public private(set) var received: [PeerAddress: [DaemonMessage]] = [:]
     /// Every message sent to any peer, in order (across restarts).
     public private(set) var sent: [Delivery] = []
     /// Every event published, in order.
@@ -303,12 +303,15 @@ public final class EmbeddedDaemon {
     }
 
     /// `message` as its peer decodes it, or `nil` (and a test issue) if it cannot.
-    private func roundTrip(_ message: WireMessage) -> WireMessage? {
-        let frames = codec.encode(message)
+    private func roundTrip(_ message: DaemonMessage) -> DaemonMessage? {
+        let frames = codec.encode(message.wire)
         do {
-            let decoded = try codec.decode(frames)
+            guard let decoded = DaemonMessage(try codec.decode(frames)) else {
+                Issue.record("\(message) decodes as a client's message")
+                return nil
+            }
             // Compared as bytes: JSON does not tell 0.0 from 0, so a double may come back as an integer.
-            if codec.encode(decoded) != frames { Issue.record("the codec changes \(message)") }
+            if codec.encode(decoded.wire) != frames { Issue.record("the codec changes \(message)") }
             if case .error(let reply) = decoded, reply.message.isEmpty { Issue.record("an ERROR without text") }
             return decoded
         } catch {
@@ -338,6 +341,6 @@ extension EmbeddedDaemon: Sendable {}
 /// input's batch (a presenter applies one batch's commands together).
 protocol EmbeddedPeer: AnyObject {
     var address: PeerAddress { get }
-    func receive(_ message: WireMessage)
+    func receive(_ message: DaemonMessage)
     func endOfBatch()
 }

@@ -103,7 +103,7 @@ public final class FakePresenter: EmbeddedPeer {
         return true
     }
 
-    func receive(_ message: WireMessage) {
+    func receive(_ message: DaemonMessage) {
         record.note(message)
         switch message {
         case .command(let command) where command.session == session:

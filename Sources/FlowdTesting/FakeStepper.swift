@@ -37,12 +37,12 @@ public final class FakeStepper: EmbeddedPeer {
     /// The outcomes of `STEP`s sent again that the daemon recognised (`duplicate`).
     public private(set) var duplicateStepOutcomes: [String] = []
     /// The service's logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` it received.
-    public var respond: (WireMessage) -> [Emission]
+    public var respond: (DaemonMessage) -> [Emission]
 
     private unowned let daemon: EmbeddedDaemon
     private var lastStep: StepMessage?
 
-    init(daemon: EmbeddedDaemon, name: String, kinds: [String], respond: @escaping (WireMessage) -> [Emission]) {
+    init(daemon: EmbeddedDaemon, name: String, kinds: [String], respond: @escaping (DaemonMessage) -> [Emission]) {
         self.daemon = daemon
         self.address = daemon.newPeerAddress()
         self.name = name
@@ -114,7 +114,7 @@ public final class FakeStepper: EmbeddedPeer {
 
     func endOfBatch() {}
 
-    func receive(_ message: WireMessage) {
+    func receive(_ message: DaemonMessage) {
         record.note(message)
         switch message {
         case .ok(let reply):
@@ -148,7 +148,7 @@ extension EmbeddedDaemon {
     ///
     /// - Parameter respond: its logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` received.
     public func connectStepper(
-        name: String, kinds: [String], respond: @escaping (WireMessage) -> [FakeStepper.Emission] = { _ in [] }
+        name: String, kinds: [String], respond: @escaping (DaemonMessage) -> [FakeStepper.Emission] = { _ in [] }
     ) -> FakeStepper {
         let stepper = FakeStepper(daemon: self, name: name, kinds: kinds, respond: respond)
         register(stepper)

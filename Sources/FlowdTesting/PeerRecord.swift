@@ -4,7 +4,7 @@ public import FlowWire
 /// What a fake peer heard from the daemon: every message, the replies by `req`, the errors, the `WELCOME`s.
 public struct PeerRecord: Sendable {
     /// Every message received, in order.
-    public internal(set) var messages: [WireMessage] = []
+    public internal(set) var messages: [DaemonMessage] = []
     /// The result of every `OK`, by `req`.
     public internal(set) var results: [UInt64: JSONValue] = [:]
     /// Every `ERROR` received.
@@ -20,7 +20,7 @@ public struct PeerRecord: Sendable {
     }
 
     /// Records the parts every peer keeps; the message itself is appended to ``messages``.
-    mutating func note(_ message: WireMessage) {
+    mutating func note(_ message: DaemonMessage) {
         messages.append(message)
         switch message {
         case .ok(let reply): results[reply.req] = reply.result

@@ -19,11 +19,11 @@ import Testing
 
     static let hello = Hello(req: 1, role: .operator, name: "ops", instance: "i", heartbeatMs: 1000)
 
-    static func welcome(daemon: String = "d1", heartbeatMs: Int = 1000) -> WireMessage {
+    static func welcome(daemon: String = "d1", heartbeatMs: Int = 1000) -> DaemonMessage {
         .welcome(Welcome(req: 1, peer: "p", daemon: daemon, heartbeatMs: heartbeatMs))
     }
 
-    static func sent(_ actions: [ConnectionAction]) -> [WireMessage] {
+    static func sent(_ actions: [ConnectionAction]) -> [ClientMessage] {
         actions.compactMap { if case .send(let message) = $0 { message } else { nil } }
     }
 
@@ -245,7 +245,7 @@ import Testing
 
     @Test func aResendRequestSurvivesALostConnectionButNotADaemonRestart() throws {
         var machine = machine()
-        let step = WireMessage.health(PlainRequest(req: 10))
+        let step = ClientMessage.health(PlainRequest(req: 10))
         let (first, _) = machine.connecting(helloReq: 1, hello: Self.hello, at: start)
         _ = machine.received(Self.welcome(daemon: "d1"), on: first, at: start)
         #expect(Self.sent(try machine.submit(step, req: 10, policy: .resend)) == [step])

@@ -229,7 +229,7 @@ struct HandshakeTests {
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         let flowd1 = Array("FLOWD1".utf8)
-        let inputs: [(PeerAddress, [[UInt8]], WireMessage)] = [
+        let inputs: [(PeerAddress, [[UInt8]], DaemonMessage)] = [
             (Peers.flowctl, [flowd1, Array("HEALTH".utf8)], refused(nil, .malformedFrame, nil)),
             (
                 Peers.flowctl, [Array("FLOWD2".utf8), Array("HEALTH".utf8), Array(#"{"req": 3}"#.utf8)],

@@ -48,22 +48,22 @@ struct JournalUnavailableTests {
         }
 
         /// What goes out now for `message` from `peer`.
-        func send(_ message: WireMessage, from peer: PeerAddress) throws -> [WireMessage] {
+        func send(_ message: WireMessage, from peer: PeerAddress) throws -> [DaemonMessage] {
             let outputs = core.handle(.message(from: peer, frames: WireCodec().encode(message)), now: now)
             return Self.messages(try committer.commit(core.takeJournal(), outputs: outputs, core: &core, now: now))
         }
 
-        func retry(at time: UInt64) throws -> [WireMessage] {
+        func retry(at time: UInt64) throws -> [DaemonMessage] {
             now = time
             return Self.messages(try committer.retryIfDue(core: &core, now: time))
         }
 
-        static func messages(_ outputs: [DaemonOutput]) -> [WireMessage] {
+        static func messages(_ outputs: [DaemonOutput]) -> [DaemonMessage] {
             outputs.compactMap { if case .send(_, let message) = $0 { message } else { nil } }
         }
     }
 
-    private func health(_ replies: [WireMessage]) -> JSONValue? {
+    private func health(_ replies: [DaemonMessage]) -> JSONValue? {
         guard case .ok(let reply)? = replies.first else { return nil }
         return reply.result
     }

@@ -5,7 +5,7 @@ import FlowdTesting
 import TestFlows
 import Testing
 
-private func syncReply(_ req: UInt64 = 2, seq: Int, _ mode: String) -> WireMessage {
+private func syncReply(_ req: UInt64 = 2, seq: Int, _ mode: String) -> DaemonMessage {
     ok(req, ["seq": .int(seq), "mode": .string(mode)])
 }
 

@@ -6,7 +6,7 @@ import TestFlows
 import Testing
 
 private let homeAttach = attach(2, kind: "home", on: "home", context: ["greeting": "hi"])
-private let homeResumed = WireMessage.attach(
+private let homeResumed = DaemonMessage.attach(
     Attach(
         session: "default", attachment: 2, kind: "home", presentable: "home", role: "contributor",
         context: ["greeting": "hi"], resumed: true

@@ -177,7 +177,7 @@ struct CoreFuzz {
         return nextReq
     }
 
-    private static func sent(_ outputs: [DaemonOutput], to peer: PeerAddress) -> [WireMessage] {
+    private static func sent(_ outputs: [DaemonOutput], to peer: PeerAddress) -> [DaemonMessage] {
         outputs.compactMap { output in
             if case .send(let address, let message) = output, address == peer { return message }
             return nil
@@ -235,7 +235,7 @@ struct CoreFuzz {
         let toStepper = Self.sent(outputs, to: Self.stepper)
         let toPresenter = Self.sent(outputs, to: Self.presenter)
         lastSeq += 1
-        let command = WireMessage.command(CommandMessage(session: "default", seq: lastSeq, command: expected))
+        let command = DaemonMessage.command(CommandMessage(session: "default", seq: lastSeq, command: expected))
         check(toPresenter == [command], "\(step) sent the presenter \(toPresenter), not \(command)")
         check(toStepper.last == .ok(OKReply(req: number, result: ["accepted": true])), "\(step) answered \(toStepper)")
         let ack = send(.ack(Ack(session: "default", seq: lastSeq)), from: Self.presenter)
@@ -265,7 +265,7 @@ struct CoreFuzz {
         }
         let detail = Screens.detail(detailNumber)
         let back = acceptedStep(Step("back"), attachment: detailAttachment, expected: .pop(stack: "app"))
-        let detach = WireMessage.detach(
+        let detach = DaemonMessage.detach(
             Detach(session: "default", attachment: detailAttachment, reason: "presentableDismissed")
         )
         // The pop ends the detail's attachment as it is sequenced (docs/SEMANTICS.md D18); the report is no news.
@@ -277,7 +277,7 @@ struct CoreFuzz {
         check(send(.heartbeat(Heartbeat()), from: Self.presenter).isEmpty, "HEARTBEAT answered")
         let syncReq = req()
         let sync = send(.sync(Sync(req: syncReq, session: "default", lastSeq: lastSeq)), from: Self.presenter)
-        let replay = WireMessage.ok(OKReply(req: syncReq, result: ["seq": .int(Int(lastSeq)), "mode": "replay"]))
+        let replay = DaemonMessage.ok(OKReply(req: syncReq, result: ["seq": .int(Int(lastSeq)), "mode": "replay"]))
         check(Self.sent(sync, to: Self.presenter) == [replay], "re-SYNC answered \(sync)")
         reportShown(["app": .visible, "home": .visible])
         let healthReq = req()
@@ -393,7 +393,7 @@ struct CoreFuzz {
             if delta != [error.code.rawValue: 1] { fail("counted \(delta) for \(error.code)", fuzzCase) }
             if report.cases % 64 == 0, let message = toPeer.first {
                 // What the daemon sends decodes on the other side (sampled: it costs an encoder).
-                if (try? codec.decode(codec.encode(message))) != message { fail("ERROR does not decode", fuzzCase) }
+                if (try? codec.decode(codec.encode(message.wire))) != message.wire { fail("ERROR does not decode", fuzzCase) }
             }
         case .success(let message):
             report.decoded += 1
@@ -402,7 +402,7 @@ struct CoreFuzz {
     }
 
     private mutating func checkDecoded(
-        _ message: WireMessage, _ fuzzCase: FuzzCase, from peer: FuzzPeer, replies: [WireMessage],
+        _ message: WireMessage, _ fuzzCase: FuzzCase, from peer: FuzzPeer, replies: [DaemonMessage],
         delta: [String: Int], expectedDelta: [String: Int]
     ) {
         let type = message.type.rawValue
@@ -478,7 +478,7 @@ struct CoreFuzz {
         }
     }
 
-    private static func session(of message: WireMessage) -> String? {
+    private static func session(of message: DaemonMessage) -> String? {
         switch message {
         case .attach(let body): return body.session
         case .detach(let body): return body.session

@@ -62,7 +62,7 @@ struct DaemonHarness {
     /// What the daemon did when it started (the default session's creation, the recovered attachments).
     var started: DaemonOutcome { blanked(daemon.started) }
     /// Everything each peer received, in order.
-    var received: [PeerAddress: [WireMessage]] { daemon.received.mapValues { $0.map(blanked) } }
+    var received: [PeerAddress: [DaemonMessage]] { daemon.received.mapValues { $0.map(blanked) } }
     /// Every event published, in order.
     var events: [EventMessage] { daemon.events }
 
@@ -178,7 +178,7 @@ struct DaemonHarness {
         return blanked
     }
 
-    private func blanked(_ message: WireMessage) -> WireMessage {
+    private func blanked(_ message: DaemonMessage) -> DaemonMessage {
         guard case .error(var reply) = message else { return message }
         reply.message = ""
         return .error(reply)
@@ -187,14 +187,14 @@ struct DaemonHarness {
 
 // MARK: - Expected messages
 
-func welcome(req: UInt64 = 1, peer: String, heartbeatMs: Int = 1000) -> WireMessage {
+func welcome(req: UInt64 = 1, peer: String, heartbeatMs: Int = 1000) -> DaemonMessage {
     .welcome(Welcome(req: req, peer: peer, daemon: "test-daemon", heartbeatMs: heartbeatMs, protocol: 1))
 }
 
-func ok(_ req: UInt64, _ result: JSONValue = [:]) -> WireMessage { .ok(OKReply(req: req, result: result)) }
+func ok(_ req: UInt64, _ result: JSONValue = [:]) -> DaemonMessage { .ok(OKReply(req: req, result: result)) }
 
 /// An `ERROR` reply as the harness shows it (text blanked).
-func refused(_ req: UInt64?, _ code: WireError.Code, _ type: MessageType?) -> WireMessage {
+func refused(_ req: UInt64?, _ code: WireError.Code, _ type: MessageType?) -> DaemonMessage {
     .error(ErrorReply(req: req, code: code, message: "", type: type?.rawValue))
 }
 
@@ -204,7 +204,7 @@ func dropped(_ reason: String) -> JSONValue { ["accepted": false, "reason": .str
 func attach(
     _ attachment: Int, kind: String, on presentable: PresentableID, role: String = "contributor",
     context: JSONValue, session: String = "default"
-) -> WireMessage {
+) -> DaemonMessage {
     .attach(
         Attach(
             session: session, attachment: attachment, kind: kind, presentable: presentable.rawValue, role: role,
@@ -213,15 +213,15 @@ func attach(
     )
 }
 
-func detach(_ attachment: Int, _ reason: String, session: String = "default") -> WireMessage {
+func detach(_ attachment: Int, _ reason: String, session: String = "default") -> DaemonMessage {
     .detach(Detach(session: session, attachment: attachment, reason: reason))
 }
 
-func command(_ seq: UInt64, _ command: NavigationCommand, session: String = "default") -> WireMessage {
+func command(_ seq: UInt64, _ command: NavigationCommand, session: String = "default") -> DaemonMessage {
     .command(CommandMessage(session: session, seq: seq, command: command))
 }
 
-func heartbeat(_ sessions: [String: UInt64] = [:]) -> WireMessage { .heartbeat(Heartbeat(sessions: sessions)) }
+func heartbeat(_ sessions: [String: UInt64] = [:]) -> DaemonMessage { .heartbeat(Heartbeat(sessions: sessions)) }
 
 func navigation(
     _ kind: String, _ flow: String, coordinator: Int, _ step: Step, session: String = "default"

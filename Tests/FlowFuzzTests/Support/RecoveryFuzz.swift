@@ -42,7 +42,7 @@ struct RecoveryFuzz {
 
     /// An output as the two cores must agree on it.
     enum Output: Equatable, CustomStringConvertible {
-        case send(PeerAddress, WireMessage)
+        case send(PeerAddress, DaemonMessage)
         case health(PeerAddress, req: UInt64)
         case publish(EventMessage)
         case local(String)

@@ -241,7 +241,7 @@ final class InMemoryDemoSystem {
 
     /// Runs a service's logic for a message it received; what it refuses goes to ``serviceErrors``.
     private func serve(
-        _ message: WireMessage,
+        _ message: DaemonMessage,
         attach: (InMemoryDemoSystem, ServiceAttachment, ContinuousClock.Instant) throws(ServiceError)
             -> [ServiceEmission],
         action: (InMemoryDemoSystem, Step, AttachmentKey, ContinuousClock.Instant) throws(ServiceError)
