@@ -119,7 +119,7 @@ struct IdleExpiryTests {
     }
 }
 
-extension WireMessage {
+extension DaemonMessage {
     fileprivate var isDetach: Bool {
         if case .detach = self { return true }
         return false
