@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowClient", targets: ["FlowClient"]),
         .library(name: "FlowdTesting", targets: ["FlowdTesting"]),
+        .library(name: "FlowClientTesting", targets: ["FlowClientTesting"]),
         .library(name: "FlowFile", targets: ["FlowFile"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "flowd", targets: ["flowd"]),
@@ -112,6 +113,12 @@ let package = Package(
             name: "FlowdTesting", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", swiftLog],
             swiftSettings: swiftSettings
         ),
+        // A scripted daemon over real sockets, for a service's or a presenter's tests of its FlowClient code; apart
+        // from FlowdTesting so that a service's tests link FlowClient and not the daemon.
+        .target(
+            name: "FlowClientTesting", dependencies: ["FlowClient", "FlowWire", "ZeroMQ", swiftLog],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: - Examples
         // What the demo's processes agree on: step names, actions, stepper kinds, screen ids and types, the catalogue.
@@ -186,7 +193,8 @@ let package = Package(
         .testTarget(
             name: "FlowClientTests",
             dependencies: [
-                "FlowClient", "FlowWire", "FlowCore", "ZeroMQ", swiftLog, argumentParser, serviceLifecycle[0],
+                "FlowClient", "FlowClientTesting", "FlowWire", "FlowCore", "ZeroMQ", swiftLog, argumentParser,
+                serviceLifecycle[0],
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import FlowClient
+import FlowClientTesting
 import FlowCore
 import FlowWire
 import Testing
@@ -8,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct ConnectionTests {
     @Test func helloComesFirstAndARequestMadeBeforeWelcomeGoesOutAfterIt() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(name: "ops-1", configuration: daemon.configuration())
             try await whileRunning(client.run) {
                 async let sessions = client.sessions()
@@ -39,7 +40,7 @@ struct ConnectionTests {
     }
 
     @Test func heartbeatsFollowTheWelcomeWithAnEmptyBody() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(name: "ops-hb", configuration: daemon.configuration())
             try await whileRunning(client.run) {
                 let (peer, _) = try await daemon.acceptHello()
@@ -57,7 +58,7 @@ struct ConnectionTests {
     }
 
     @Test func anErrorReplySurfacesAsADaemonErrorWithItsWireCode() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(name: "ops-err", configuration: daemon.configuration())
             try await whileRunning(client.run) {
                 let (peer, _) = try await daemon.acceptHello()
@@ -86,7 +87,7 @@ struct ConnectionTests {
     }
 
     @Test func notWelcomeMakesTheClientSayHelloAgainAndSendTheRequestAgain() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(name: "ops-nw", configuration: daemon.configuration())
             try await whileRunning(client.run) {
                 let (firstPeer, firstHello) = try await daemon.acceptHello(daemon: "d1")
@@ -116,7 +117,7 @@ struct ConnectionTests {
     }
 
     @Test func aSilentDaemonMakesTheClientReconnectWithANewSocketAndHello() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(name: "ops-silent", configuration: daemon.configuration())
             try await whileRunning(client.run) {
                 // 3 × 300 ms of silence is enough for the client to give up on this connection.
@@ -154,7 +155,7 @@ struct ConnectionTests {
     }
 
     @Test func aRequestTimesOutWhenTheDaemonDoesNotAnswer() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(
                 name: "ops-timeout", configuration: daemon.configuration(requestTimeout: .milliseconds(200)))
             try await whileRunning(client.run) {
@@ -165,7 +166,7 @@ struct ConnectionTests {
     }
 
     @Test func cancellingRunSaysBye() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(name: "ops-bye", configuration: daemon.configuration())
             let peer = try await whileRunning(client.run) {
                 let (peer, _) = try await daemon.acceptHello()
@@ -177,7 +178,7 @@ struct ConnectionTests {
     }
 
     @Test func aRefusedHelloEndsRunWithTheDaemonError() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(name: "ops-refused", configuration: daemon.configuration())
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -1,4 +1,5 @@
 import FlowClient
+import FlowClientTesting
 import FlowCore
 import FlowWire
 import Testing
@@ -15,7 +16,7 @@ struct OperatorClientTests {
         var machine = FlowCoordinatorStateMachine()
         _ = try machine.coordinate(flow: AppFlow(), with: NoneStepper())
         let snapshot = machine.snapshot()
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let report = try await OperatorClient.withConnection(configuration: daemon.configuration()) { client in
                 async let tree = client.tree(session: "default")
                 let (peer, _) = try await daemon.acceptHello()
@@ -42,7 +43,7 @@ struct OperatorClientTests {
             stepperKinds: [.init("movies.detail", steps: ["castIsPicked"], summary: "a detail")],
             screenTypes: [.init("MovieDetail", actions: [.init("pickCast", payload: "<int>", summary: "a cast")])]
         )
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let vocabulary = try await OperatorClient.withConnection(configuration: daemon.configuration()) { client in
                 async let vocabulary = client.describe()
                 let (peer, _) = try await daemon.acceptHello()
@@ -57,7 +58,7 @@ struct OperatorClientTests {
     }
 
     @Test func deepLinkSendsTheStepAndReturnsTheNavigations() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let navigations = try await OperatorClient.withConnection(configuration: daemon.configuration()) { client in
                 async let navigations = client.deepLink(session: "kiosk-3", step: Step("movieIsPicked", payload: 23452))
                 let (peer, _) = try await daemon.acceptHello()
@@ -74,7 +75,7 @@ struct OperatorClientTests {
     }
 
     @Test func withConnectionSaysByeWhenTheBodyEnds() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let created = try await OperatorClient.withConnection(
                 name: "flowctl-1", configuration: daemon.configuration()
             ) { client in
@@ -93,7 +94,7 @@ struct OperatorClientTests {
     }
 
     @Test func watchYieldsTheEventsOfItsSessionOnly() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = OperatorClient(configuration: daemon.configuration())
             let events = client.watch(session: "default")
             #expect(events.topic == "nav/default")

@@ -1,4 +1,5 @@
 import FlowClient
+import FlowClientTesting
 import FlowCore
 import FlowWire
 import Testing
@@ -37,7 +38,7 @@ struct PresenterClientTests {
         return (peer, sync, report.reports)
     }
 
-    static func command(_ seq: UInt64, _ command: NavigationCommand) -> WireMessage {
+    static func command(_ seq: UInt64, _ command: NavigationCommand) -> DaemonMessage {
         .command(CommandMessage(session: "default", seq: seq, command: command))
     }
 
@@ -59,7 +60,7 @@ struct PresenterClientTests {
     @Test func aPresenterReplacedByAnotherOfItsNameStopsInsteadOfSayingHelloAgain() async throws {
         // docs/PROTOCOL.md §3: the daemon tells the old connection `replaced`; saying HELLO again would take the
         // session back from the other process, which would do the same, for ever.
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -82,7 +83,7 @@ struct PresenterClientTests {
     }
 
     @Test func syncAdoptsTheSnapshotAcknowledgesItAndReportsWhatIsVisible() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             let changes = presenter.changes()
             try await whileRunning(presenter.run) {
@@ -102,7 +103,7 @@ struct PresenterClientTests {
     }
 
     @Test func createSessionAsksTheDaemonToCreateIt() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(
                 name: "kiosk", session: "kiosk-3", createSession: true, configuration: daemon.configuration()
             )
@@ -116,7 +117,7 @@ struct PresenterClientTests {
     }
 
     @Test func duplicateAndOldCommandsAreNotAppliedTwice() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             let changes = presenter.changes()
             try await whileRunning(presenter.run) {
@@ -137,7 +138,7 @@ struct PresenterClientTests {
     }
 
     @Test func aGapTriggersSyncWithTheLastAppliedSeqAndReplayFillsIt() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             let changes = presenter.changes()
             try await whileRunning(presenter.run) {
@@ -161,7 +162,7 @@ struct PresenterClientTests {
     }
 
     @Test func aHeartbeatAnnouncingAHigherSeqTriggersSync() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (peer, _, _) = try await Self.syncWithSnapshot(daemon)
@@ -174,7 +175,7 @@ struct PresenterClientTests {
     }
 
     @Test func aSnapshotReplacesTheWholeModel() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             let changes = presenter.changes()
             try await whileRunning(presenter.run) {
@@ -215,7 +216,7 @@ struct PresenterClientTests {
     /// heartbeats go on: once the liveness window (3 × 500 ms) has passed, the next heartbeat makes the presenter
     /// `SYNC` again on the same connection, and it adopts the snapshot that comes then.
     @Test func aSnapshotThatNeverCameIsAskedForAgainAfterTheLivenessWindow() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (peer, _) = try await daemon.acceptHello(heartbeatMs: 500)
@@ -243,7 +244,7 @@ struct PresenterClientTests {
     /// daemon counts nothing visible until a `SYNC` is answered and the presenter reports); the late `OK` to the
     /// first one is ignored, the second one's replay is followed by the reports.
     @Test func aSyncWithoutAnAnswerIsSentAgainAfterTheLivenessWindow() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (peer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 500)
@@ -275,7 +276,7 @@ struct PresenterClientTests {
     /// A replay announced by the `OK` but dropped (the queue was full): the heartbeats that announce its commands do
     /// not make the presenter `SYNC` while they may still be on their way, only once the liveness window has passed.
     @Test func aReplayThatNeverCameIsAskedForAgainAfterTheLivenessWindow() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (peer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 500)
@@ -312,7 +313,7 @@ struct PresenterClientTests {
         let snapshot = SnapshotMessage(session: "default", seq: 7, ui: UISnapshot(large))
         #expect(try WireCodec().encode(.snapshot(snapshot)).reduce(0) { $0 + $1.count } > 1 << 20)
         #expect(FlowClientConfiguration().socketOptions.maxMessageSize == 64 << 20)
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (peer, _) = try await daemon.acceptHello()
@@ -328,7 +329,7 @@ struct PresenterClientTests {
     }
 
     @Test func afterASilentDaemonThePresenterReconnectsAndSyncsWithItsLastSeq() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
@@ -347,7 +348,7 @@ struct PresenterClientTests {
     }
 
     @Test func afterANewDaemonRunThePresenterSyncsFromZeroAndAdoptsItsSnapshot() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
@@ -368,7 +369,7 @@ struct PresenterClientTests {
     }
 
     @Test func aDismissalMadeWhileDisconnectedIsReportedAfterTheNextSync() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
@@ -402,7 +403,7 @@ struct PresenterClientTests {
     }
 
     @Test func aSyncRefusedBecauseAnotherPresenterHostsTheSessionEndsRun() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "second", configuration: daemon.configuration())
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -420,7 +421,7 @@ struct PresenterClientTests {
     }
 
     @Test func aPersonsOperationsChangeTheModelAndAreReported() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (peer, _, _) = try await Self.syncWithSnapshot(daemon)

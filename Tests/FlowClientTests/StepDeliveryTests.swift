@@ -1,4 +1,5 @@
 import FlowClient
+import FlowClientTesting
 import FlowCore
 import FlowWire
 import Testing
@@ -18,7 +19,7 @@ struct StepDeliveryTests {
         )
     }
 
-    static func attach(_ attachment: Int) -> WireMessage {
+    static func attach(_ attachment: Int) -> DaemonMessage {
         .attach(
             Attach(
                 session: "default", attachment: attachment, kind: "movies.detail", presentable: "movie.\(attachment)",
@@ -50,7 +51,7 @@ struct StepDeliveryTests {
     }
 
     @Test func aStepLostWithTheConnectionIsSentAgainWithTheSameReqToTheSameDaemonRun() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon)
             try await whileRunning(client.run) {
                 let (firstPeer, firstHello) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1")
@@ -73,7 +74,7 @@ struct StepDeliveryTests {
     }
 
     @Test func aStepInFlightWhenARestartedDaemonSaysNotWelcomeIsSentAgainAfterTheNewHello() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon)
             try await whileRunning(client.run) {
                 let (firstPeer, _) = try await daemon.acceptHello(daemon: "d1")
@@ -101,7 +102,7 @@ struct StepDeliveryTests {
     }
 
     @Test func aStepSentToADaemonRunThatLostItsStateIsNotDelivered() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon)
             try await whileRunning(client.run) {
                 let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1")
@@ -133,7 +134,7 @@ struct StepDeliveryTests {
     }
 
     @Test func aStepWhoseTimeoutRunsOutBeforeItWasSentIsNotDeliveredAndNeverSent() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon, requestTimeout: .milliseconds(300))
             try await whileRunning(client.run) {
                 // The daemon does not welcome the client yet: the step waits for a connection, then times out.
@@ -153,7 +154,7 @@ struct StepDeliveryTests {
     }
 
     @Test func aStepSentWithoutAnAnswerTimesOutAndIsNotSentAgainAfterwards() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon, requestTimeout: .seconds(3))
             try await whileRunning(client.run) {
                 let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 500, daemon: "d1")
@@ -199,7 +200,7 @@ struct StepDeliveryTests {
     }
 
     @Test func aStepperKeepsItsAttachmentsOverAReconnectToTheSameDaemonRun() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon)
             var events = client.events.makeAsyncIterator()
             try await whileRunning(client.run) {

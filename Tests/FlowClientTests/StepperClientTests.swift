@@ -1,4 +1,5 @@
 import FlowClient
+import FlowClientTesting
 import FlowCore
 import FlowWire
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// actions, and `emit` outcomes, against a fake daemon.
 @Suite(.timeLimit(.minutes(1)))
 struct StepperClientTests {
-    static func attach(_ attachment: Int, presentable: String = "wishlist.movie.23452") -> WireMessage {
+    static func attach(_ attachment: Int, presentable: String = "wishlist.movie.23452") -> DaemonMessage {
         .attach(
             Attach(
                 session: "default", attachment: attachment, kind: "movies.detail", presentable: presentable,
@@ -21,7 +22,7 @@ struct StepperClientTests {
     }
 
     @Test func helloNamesTheKindsAndAnAttachForAKnownAttachmentIsANoOp() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = StepperClient(
                 name: "movies", serves: ["movies.detail", "movies.list"], configuration: daemon.configuration())
             var events = client.events.makeAsyncIterator()
@@ -68,7 +69,7 @@ struct StepperClientTests {
     }
 
     @Test func emitReturnsTheCoordinatorsVerdict() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = StepperClient(name: "movies", serves: ["movies.detail"], configuration: daemon.configuration())
             try await whileRunning(client.run) {
                 let (peer, _) = try await daemon.acceptHello()
@@ -115,7 +116,7 @@ struct StepperClientTests {
     }
 
     @Test func reAttachmentsAfterAReconnectAreDeduplicated() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = StepperClient(name: "movies", serves: ["movies.detail"], configuration: daemon.configuration())
             var events = client.events.makeAsyncIterator()
             try await whileRunning(client.run) {
@@ -164,7 +165,7 @@ struct StepperClientTests {
     }
 
     @Test func runWithAHandlerEmitsFromTheHandler() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = StepperClient(name: "movies", serves: ["movies.detail"], configuration: daemon.configuration())
             try await whileRunning({
                 try await client.run { event in

@@ -1,4 +1,5 @@
 import FlowClient
+import FlowClientTesting
 import FlowCore
 import FlowWire
 import Logging
@@ -40,13 +41,13 @@ struct StepperServiceTests {
         }
     }
 
-    static func action(_ name: String, payload: JSONValue = .null) -> WireMessage {
+    static func action(_ name: String, payload: JSONValue = .null) -> DaemonMessage {
         let step = Step(name, payload: payload)
         return .action(ActionMessage(session: "default", attachment: 12, presentable: "wishlist.movie.7", action: step))
     }
 
     @Test func eventsGoToTheLogicInOrderAndItsStepsAreEmittedARefusalEmitsNothing() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let service = StepperService(name: "movies", logic: PickLogic(), configuration: daemon.configuration())
             try await whileRunning(service.run) {
                 let (peer, hello) = try await daemon.acceptHello()
@@ -64,7 +65,7 @@ struct StepperServiceTests {
     }
 
     @Test func ticksReachTheLogicEveryInterval() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let logic = PickLogic(tickInterval: .milliseconds(20))
             let service = StepperService(name: "movies", logic: logic, configuration: daemon.configuration())
             try await whileRunning(service.run) {
@@ -79,14 +80,14 @@ struct StepperServiceTests {
     }
 
     @Test func aStepperServiceLeavesWithBYEOnAGracefulShutdownOfItsGroup() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let service = StepperService(name: "movies", logic: PickLogic(), configuration: daemon.configuration())
             try await Self.leavesOnGracefulShutdown(service, daemon: daemon)
         }
     }
 
     @Test func aPresenterClientLeavesWithBYEOnAGracefulShutdownOfItsGroup() async throws {
-        try await FakeDaemon.with { daemon in
+        try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = PresenterClient(name: "tui", session: "default", configuration: daemon.configuration())
             try await Self.leavesOnGracefulShutdown(client, daemon: daemon)
         }
