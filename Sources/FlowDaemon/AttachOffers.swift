@@ -23,7 +23,7 @@ extension DaemonCore {
 
     /// A message the transport could not queue for its peer (its queue is full): counted in `sends_dropped`; an
     /// `ATTACH` is not lost: its attachment waits again and is offered again at the next turn.
-    package mutating func sendDropped(_ message: WireMessage, to address: PeerAddress) {
+    package mutating func sendDropped(_ message: DaemonMessage, to address: PeerAddress) {
         countDroppedSend(message.type)
         guard case .attach(let attach) = message, let session = sessions[attach.session] else { return }
         let id = AttachmentID(attach.attachment)

@@ -12,7 +12,7 @@ struct LateStepperTests {
     /// not fit is reported to the core as dropped (``DaemonCore/sendDropped(_:to:)``), as ``DaemonServer`` does.
     private struct SendQueue {
         let capacity: Int
-        var queued: [WireMessage] = []
+        var queued: [DaemonMessage] = []
 
         mutating func carry(_ outputs: [DaemonOutput], to peer: PeerAddress, core: inout DaemonCore) {
             for case .send(let address, let message) in outputs where address == peer {
@@ -20,7 +20,7 @@ struct LateStepperTests {
             }
         }
 
-        mutating func read(_ count: Int) -> ArraySlice<WireMessage> {
+        mutating func read(_ count: Int) -> ArraySlice<DaemonMessage> {
             let read = queued.prefix(count)
             queued.removeFirst(read.count)
             return read
