@@ -311,7 +311,7 @@ struct PresenterClientTests {
                 + (0..<24).map { .push(.view(PresentableID("screen-\($0)"), type: "Poster", data: poster), onto: "app") }
         )
         let snapshot = SnapshotMessage(session: "default", seq: 7, ui: UISnapshot(large))
-        #expect(try WireCodec().encode(.snapshot(snapshot)).reduce(0) { $0 + $1.count } > 1 << 20)
+        #expect(WireCodec().encode(.snapshot(snapshot)).reduce(0) { $0 + $1.count } > 1 << 20)
         #expect(FlowClientConfiguration().socketOptions.maxMessageSize == 64 << 20)
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
