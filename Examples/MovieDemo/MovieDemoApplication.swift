@@ -1,5 +1,5 @@
 public import FlowCore
-public import MovieVocabulary
+import MovieVocabulary
 
 /// The movie demo as a `flowd` application: each session runs ``AppFlow`` with ``RemoteDemoSteppers``, so the login
 /// and movie services (stepper processes) and the daemon's own action steppers drive it, and a presenter process

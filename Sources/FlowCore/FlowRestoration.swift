@@ -116,11 +116,7 @@ public struct FlowRestoration {
         guard let restorable = flow as? any RestorableFlow else {
             throw RestorationError(.notRestorable, "the flow \(flow.flowName) is not a RestorableFlow")
         }
-        let name = type(of: restorable).restorationName
-        guard flowMakers[name] != nil else {
-            throw RestorationError(.notRestorable, "no maker registered for the flow type '\(name)'")
-        }
-        return SavedObject(type: name, state: try JSONValue.encoding(restorable.state, of: name))
+        return try Self.saved(type(of: restorable).restorationName, restorable.state, of: "flow", in: flowMakers)
     }
 
     /// `stepper` as data, when it is restorable and registered.
@@ -128,34 +124,38 @@ public struct FlowRestoration {
         guard let restorable = stepper as? any RestorableStepper else {
             throw RestorationError(.notRestorable, "the stepper \(stepper.stepperDescription) is not a RestorableStepper")
         }
-        let name = type(of: restorable).restorationName
-        guard stepperMakers[name] != nil else {
-            throw RestorationError(.notRestorable, "no maker registered for the stepper type '\(name)'")
-        }
-        return SavedObject(type: name, state: try JSONValue.encoding(restorable.state, of: name))
+        return try Self.saved(type(of: restorable).restorationName, restorable.state, of: "stepper", in: stepperMakers)
     }
 
     /// Makes a saved flow again.
     public func makeFlow(_ saved: SavedObject) throws(RestorationError) -> any Flow {
-        guard let make = flowMakers[saved.type] else {
-            throw RestorationError(.unknownType, "no flow type '\(saved.type)' is registered")
-        }
-        do {
-            return try make(saved.state)
-        } catch {
-            throw RestorationError(.unknownType, "the flow '\(saved.type)' could not be made from its state: \(error)")
-        }
+        try Self.make(saved, of: "flow", with: flowMakers)
     }
 
     /// Makes a saved stepper again.
     public func makeStepper(_ saved: SavedObject) throws(RestorationError) -> any Stepper {
-        guard let make = stepperMakers[saved.type] else {
-            throw RestorationError(.unknownType, "no stepper type '\(saved.type)' is registered")
+        try Self.make(saved, of: "stepper", with: stepperMakers)
+    }
+
+    private static func saved<Made>(
+        _ name: String, _ state: some Encodable, of what: String, in makers: [String: (JSONValue) throws -> Made]
+    ) throws(RestorationError) -> SavedObject {
+        guard makers[name] != nil else {
+            throw RestorationError(.notRestorable, "no maker registered for the \(what) type '\(name)'")
+        }
+        return SavedObject(type: name, state: try JSONValue.encoding(state, of: name))
+    }
+
+    private static func make<Made>(
+        _ saved: SavedObject, of what: String, with makers: [String: (JSONValue) throws -> Made]
+    ) throws(RestorationError) -> Made {
+        guard let make = makers[saved.type] else {
+            throw RestorationError(.unknownType, "no \(what) type '\(saved.type)' is registered")
         }
         do {
             return try make(saved.state)
         } catch {
-            throw RestorationError(.unknownType, "the stepper '\(saved.type)' could not be made from its state: \(error)")
+            throw RestorationError(.unknownType, "the \(what) '\(saved.type)' could not be made from its state: \(error)")
         }
     }
 }
