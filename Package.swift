@@ -167,10 +167,12 @@ let package = Package(
         ),
 
         // MARK: - Benchmarks
+        // The benchmark's floor: a relay of the same frames and sizes written in C on libzmq (no Swift wrapper).
+        .target(name: "CZMQRelay", path: "Benchmarks/CZMQRelay", linkerSettings: [.linkedLibrary("zmq")]),
         .executableTarget(
             name: "flowd-bench",
             dependencies: [
-                "FlowDaemon", "FlowWire", "FlowCore", "ZeroMQ", swiftLog,
+                "FlowDaemon", "FlowClient", "FlowWire", "FlowCore", "ZeroMQ", "CZMQRelay", swiftLog,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

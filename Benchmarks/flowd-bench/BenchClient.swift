@@ -9,8 +9,17 @@ import ZeroMQ
 enum BenchSystem: String, Codable, Sendable, CaseIterable {
     /// A stepper → `flowd` (a ``DaemonServer`` running ``BenchApplication``) → a presenter, speaking the protocol.
     case flowd
-    /// A stepper → a raw ZeroMQ ROUTER relay → a presenter: the same sockets and frame sizes, no decoding, no flow logic.
+    /// A stepper → a raw ZeroMQ ROUTER relay in Swift → a presenter: the same sockets, wrapper and frame sizes, no
+    /// decoding, no flow logic.
     case raw
+    /// The same relay written in C on libzmq (`Benchmarks/CZMQRelay`): the floor of this hardware and libzmq.
+    case cZMQ = "c-zmq"
+    /// A relay of the same shape on D-Bus (`Benchmarks/dbus-relay`: sd-bus, a private `dbus-daemon`, no-reply calls
+    /// in, a signal out), with C clients of its own; run only where libsystemd's headers and `dbus-daemon` are.
+    case dbus
+
+    /// Whether the server is a relay that only forwards (the clients then check order by the step's `req`).
+    var isRelay: Bool { self != .flowd }
 }
 
 /// The wire bytes the benchmark's clients send and look for, made once.
@@ -25,6 +34,7 @@ enum BenchWire {
     static let welcomeType = Array(MessageType.welcome.rawValue.utf8)
     static let helloType = Array(MessageType.hello.rawValue.utf8)
     static let seqKey = Array("\"seq\":".utf8)
+    static let reqKey = Array("\"req\":".utf8)
     static let dataKey = Array("\"data\":".utf8)
     static let payloadKey = Array("\"payload\":".utf8)
     static let accepted = Array("\"accepted\":true".utf8)

@@ -15,6 +15,18 @@ struct Settings: Codable, Sendable {
     var daemonPrefix: [String]
     /// flowd runs with a journal, one per fsync policy (beside the plain ones); `nil`: none.
     var journal: JournalSettings?
+    /// How flowd's clients are written: by hand (only the server measured) and/or with FlowClient.
+    var clients: [ClientMode] = [.wire]
+    /// Fault injection for the smoke check: the C relay does not forward this stepper message (1-based); 0: none.
+    var loseStep = 0
+}
+
+/// How the benchmark's stepper and presenter talk to flowd.
+enum ClientMode: String, Codable, Sendable, CaseIterable {
+    /// Bytes written and scanned by hand (`Roles.swift`), so that only the server is measured.
+    case wire
+    /// The project's own `StepperClient` and `PresenterClient`, as a user's service and UI would use them.
+    case library
 }
 
 /// One configuration the benchmark measures: a system, the idle sessions beside the benchmark's, and for flowd the
@@ -23,13 +35,17 @@ struct Variant: Hashable, Sendable {
     var system: BenchSystem
     var idleSessions: Int
     var journal: String?
+    var clients: ClientMode = .wire
 
     func matches(_ run: RunResult) -> Bool {
         run.system == system && run.idleSessions == idleSessions && run.journal?.policy == journal
+            && (run.clients ?? .wire) == clients
     }
 
     var label: String {
-        system == .raw ? "raw" : journal.map { "flowd+journal(\($0))" } ?? "flowd"
+        guard system == .flowd else { return system.rawValue }
+        let name = journal.map { "flowd+journal(\($0))" } ?? "flowd"
+        return clients == .library ? name + "+library" : name
     }
 }
 
@@ -47,6 +63,8 @@ struct RunResult: Codable, Sendable {
     var transport: Transport
     var idleSessions: Int
     var repetition: Int
+    /// How the clients were written (`nil` in results older than the library mode: by hand).
+    var clients: ClientMode?
     var presenter: PresenterResult
     var stepper: StepperResult
     /// CPU each process used during the throughput phase, per step sent in it.
@@ -98,6 +116,7 @@ struct Summary: Codable, Sendable {
     var idleSessions: Int
     /// The journal's fsync policy; `nil`: no journal.
     var journal: String?
+    var clients: ClientMode?
     var runs: Int
     var p50Micros: Cell
     var p90Micros: Cell
@@ -165,6 +184,10 @@ struct BenchReport: Codable, Sendable {
     var summary: [Summary]
     var ratios: [Ratio]
     var journalRatios: [JournalRatio]?
+    /// flowd against each baseline (the C relay, the Swift relay, D-Bus).
+    var comparisons: [Comparison]
+    /// flowd's library clients against its hand-written ones.
+    var clientModes: [ClientModeRatio]
 }
 
 func encodeJSON(_ value: some Encodable, pretty: Bool = false) throws -> String {

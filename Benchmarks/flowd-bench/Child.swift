@@ -1,15 +1,19 @@
 import Foundation
 
-/// A child process: this executable in another mode, its standard output read line by line.
+/// A child process, by default this executable in another mode, its standard output read line by line.
 final class Child {
     let name: String
     let process = Process()
     private let output = Pipe()
     private var reader: LineReader
 
-    init(_ name: String, arguments: [String], prefix: [String] = []) throws {
+    /// Starts `executable` (this one when `nil`) with `arguments`, under `prefix` if any.
+    /// `quiet`: its standard error is dropped (else it is this process's).
+    init(
+        _ name: String, executable: String? = nil, arguments: [String], prefix: [String] = [], quiet: Bool = false
+    ) throws {
         self.name = name
-        let executable = try Child.executablePath()
+        let executable = try executable ?? Child.executablePath()
         if prefix.isEmpty {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
@@ -18,6 +22,7 @@ final class Child {
             process.arguments = prefix + [executable] + arguments
         }
         process.standardOutput = output
+        if quiet { process.standardError = FileHandle.nullDevice }
         reader = LineReader(fd: output.fileHandleForReading.fileDescriptor)
         try process.run()
     }

@@ -1,8 +1,9 @@
-// flowd-bench: measures Flowd (stepper → flowd → presenter) against a raw ZeroMQ relay with the same processes,
-// sockets and message sizes, in one run, and prints both and their ratios. See docs/PERFORMANCE.md.
+// flowd-bench: measures Flowd (stepper → flowd → presenter) against relays of the same shape (a Swift relay on the
+// project's ZeroMQ wrapper, a C relay on libzmq, a D-Bus relay), in one run, and prints them and their ratios. See
+// docs/PERFORMANCE.md.
 //
 // `flowd-bench` (the `run` subcommand) is the orchestrator; it starts this same executable in the other modes as
-// child processes: `daemon`, `relay`, `stepper`, `presenter`, `recover`.
+// child processes: `daemon`, `relay`, `c-relay`, `stepper`, `presenter`, `recover`.
 
 import ArgumentParser
 import FlowDaemon
@@ -11,9 +12,9 @@ import FlowDaemon
 struct FlowdBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowd-bench",
-        abstract: "Flowd's step → command latency and throughput, against a raw ZeroMQ relay measured in the same run.",
+        abstract: "Flowd's step → command latency and throughput, against relays measured in the same run.",
         subcommands: [
-            Run.self, DaemonCommand.self, RelayCommand.self, StepperCommand.self, PresenterCommand.self,
+            Run.self, DaemonCommand.self, RelayCommand.self, CRelayCommand.self, StepperCommand.self, PresenterCommand.self,
             RecoverCommand.self,
         ],
         defaultSubcommand: Run.self
@@ -52,7 +53,27 @@ struct Run: AsyncParsableCommand {
         help: "Idle sessions created (CREATE_SESSION) before flowd runs, comma-separated; each gets its own flowd runs."
     )
     var idleSessions = "0"
-    @Option(help: "Which systems to run: flowd, raw or both (ratios need both).") var systems = "both"
+    @Option(
+        help: ArgumentHelp(
+            "Which systems to run, comma-separated: flowd, raw (the Swift relay), c-zmq (the C relay), dbus (the D-Bus "
+                + "relay, skipped where it cannot build); both = flowd,raw; all = every one.",
+            valueName: "systems"
+        )
+    )
+    var systems = "all"
+    @Option(
+        help: ArgumentHelp(
+            "How flowd's clients are written, comma-separated: wire (by hand, only the server measured), library "
+                + "(FlowClient's StepperClient and PresenterClient).",
+            valueName: "modes"
+        )
+    )
+    var clients = "wire,library"
+    @Flag(
+        help: "Fail (exit status 1) unless every step arrived, in order, in every run and the report is well-formed."
+    )
+    var check = false
+    @Option(help: .hidden) var loseStep = 0
     @Option(
         help: ArgumentHelp(
             "Also run flowd with a journal, once per fsync policy listed (never, interval, always; comma-separated).",
@@ -84,12 +105,26 @@ struct Run: AsyncParsableCommand {
             }
             return value
         }
-        let chosen: [BenchSystem]
-        switch systems {
-        case "both": chosen = [.raw, .flowd]
-        case "flowd": chosen = [.flowd]
-        case "raw": chosen = [.raw]
-        default: throw ValidationError("--systems is flowd, raw or both")
+        var chosen: [BenchSystem] = []
+        for name in systems.split(separator: ",").map({ $0.filter { $0 != " " } }) {
+            switch name {
+            case "both": chosen += [.raw, .flowd]
+            case "all": chosen += [.cZMQ, .raw, .flowd, .dbus]
+            default:
+                guard let system = BenchSystem(rawValue: name) else {
+                    throw ValidationError("--systems takes flowd, raw, c-zmq, dbus, both and all, not \(name)")
+                }
+                chosen.append(system)
+            }
+        }
+        chosen = BenchSystem.allCases.filter(chosen.contains)
+        guard !chosen.isEmpty else { throw ValidationError("--systems is empty") }
+        var modes: [ClientMode] = []
+        for name in clients.split(separator: ",").map({ $0.filter { $0 != " " } }) {
+            guard let mode = ClientMode(rawValue: name) else {
+                throw ValidationError("--clients takes wire and library, not \(name)")
+            }
+            modes.append(mode)
         }
         let policies = journal.split(separator: ",").map { $0.filter { $0 != " " } }.filter { !$0.isEmpty }
         for policy in policies where FsyncPolicy(policy) == nil {
@@ -104,7 +139,7 @@ struct Run: AsyncParsableCommand {
         guard samples > 0, warmup >= 0, seconds > 0, `repeat` > 0, window > 0, window <= 900 else {
             throw ValidationError("--samples, --seconds, --repeat and --window (at most 900) must be positive")
         }
-        let settings = Settings(
+        var settings = Settings(
             transports: transport.transports, systems: chosen, samples: samples, warmup: warmup, seconds: seconds,
             repeats: `repeat`, window: window, idleSessions: idle.isEmpty ? [0] : idle,
             daemonPrefix: daemonPrefix.split(separator: " ").map(String.init),
@@ -115,7 +150,18 @@ struct Run: AsyncParsableCommand {
                     parent: stateParent, fileSystem: fileSystemName(stateParent), keep: keepState
                 )
         )
-        try Orchestrator(settings: settings).run(json: json, jsonOut: jsonOut)
+        settings.clients = modes.isEmpty ? [.wire] : modes
+        settings.loseStep = loseStep
+        var orchestrator = Orchestrator(settings: settings)
+        let report = try orchestrator.run(json: json, jsonOut: jsonOut)
+        if check {
+            let problems = SmokeCheck.problems(in: report, settings: orchestrator.settings)
+            guard problems.isEmpty else {
+                for problem in problems { note("check failed: \(problem)") }
+                throw ExitCode.failure
+            }
+            note("check passed: every step arrived, in order, in every run; the report is well-formed")
+        }
     }
 }
 
@@ -148,6 +194,16 @@ struct RecoverCommand: ParsableCommand {
     func run() throws { try runRecovery(stateDirectory: stateDir) }
 }
 
+struct CRelayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "c-relay", abstract: "(child) the C relay on libzmq.")
+    @Option var control: String
+    @Option var commandExtra: Int
+    @Option var okBytes: Int
+    @Option var loseStep = 0
+
+    func run() throws { try runCRelay(control: control, commandExtra: commandExtra, okBytes: okBytes, loseStep: loseStep) }
+}
+
 struct RelayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "relay", abstract: "(child) the raw ZeroMQ relay.")
     @Option var control: String
@@ -166,22 +222,35 @@ struct ClientOptions: ParsableArguments {
     @Option var samples: Int
     @Option var seconds: Double
     @Option var window: Int
+    @Flag(help: "Use FlowClient's StepperClient or PresenterClient (flowd only).") var library = false
 
     var plan: PhasePlan {
         PhasePlan(system: system, control: control, warmup: warmup, samples: samples, seconds: seconds, window: window)
     }
 }
 
-struct StepperCommand: ParsableCommand {
+struct StepperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stepper", abstract: "(child) the stepper process.")
     @OptionGroup var options: ClientOptions
 
-    func run() throws { try runStepper(plan: options.plan, side: options.side) }
+    func run() async throws {
+        if options.library {
+            try await runLibraryStepper(plan: options.plan, side: options.side)
+        } else {
+            try runStepper(plan: options.plan, side: options.side)
+        }
+    }
 }
 
-struct PresenterCommand: ParsableCommand {
+struct PresenterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "presenter", abstract: "(child) the presenter process.")
     @OptionGroup var options: ClientOptions
 
-    func run() throws { try runPresenter(plan: options.plan, side: options.side) }
+    func run() async throws {
+        if options.library {
+            try await runLibraryPresenter(plan: options.plan, side: options.side)
+        } else {
+            try runPresenter(plan: options.plan, side: options.side)
+        }
+    }
 }

@@ -21,7 +21,7 @@ extension Orchestrator {
                     summaries.append(
                         Summary(
                             system: variant.system, transport: transport, idleSessions: variant.idleSessions,
-                            journal: variant.journal, runs: group.count,
+                            journal: variant.journal, clients: variant.clients, runs: group.count,
                             p50Micros: cell { $0.presenter.latency.p50 / 1000 },
                             p90Micros: cell { $0.presenter.latency.p90 / 1000 },
                             p99Micros: cell { $0.presenter.latency.p99 / 1000 },
@@ -57,9 +57,11 @@ extension Orchestrator {
             let plain = Variant(system: .flowd, idleSessions: baseIdle)
             if let flowd = summaries.first(where: {
                 $0.transport == transport && $0.system == .flowd && $0.idleSessions == baseIdle && $0.journal == nil
+                    && ($0.clients ?? .wire) == .wire
             }) {
                 let raw = summaries.first { $0.transport == transport && $0.system == .raw }
-                for summary in summaries where summary.transport == transport && summary.journal != nil {
+                for summary in summaries
+                where summary.transport == transport && summary.journal != nil && (summary.clients ?? .wire) == .wire {
                     let journaled = Variant(system: .flowd, idleSessions: baseIdle, journal: summary.journal)
                     var latencies: [Double] = []
                     var throughputs: [Double] = []
@@ -92,6 +94,7 @@ extension Orchestrator {
                 let raw = summaries.first(where: { $0.transport == transport && $0.system == .raw }),
                 let flowd = summaries.first(where: {
                     $0.transport == transport && $0.system == .flowd && $0.idleSessions == baseIdle && $0.journal == nil
+                        && ($0.clients ?? .wire) == .wire
                 })
             else { continue }
             var latencyPerRepetition: [Double] = []
@@ -100,7 +103,8 @@ extension Orchestrator {
                 let pick = { (system: BenchSystem) in
                     runs.first {
                         $0.transport == transport && $0.system == system && $0.repetition == repetition
-                            && (system == .raw || ($0.idleSessions == baseIdle && $0.journal == nil))
+                            && (system == .raw
+                                || ($0.idleSessions == baseIdle && $0.journal == nil && ($0.clients ?? .wire) == .wire))
                     }
                 }
                 guard let rawRun = pick(.raw), let flowdRun = pick(.flowd) else { continue }
@@ -121,7 +125,8 @@ extension Orchestrator {
         }
         return BenchReport(
             machine: machine, settings: settings, messageSizes: sizes, runs: runs, summary: summaries, ratios: ratios,
-            journalRatios: settings.journal == nil ? nil : journalRatios
+            journalRatios: settings.journal == nil ? nil : journalRatios, comparisons: comparisons(summaries),
+            clientModes: clientModeRatios(summaries, runs: runs)
         )
     }
 
@@ -136,8 +141,7 @@ extension Orchestrator {
             print("")
             print("== \(transport) ==")
             let header = [
-                "system".padding(toLength: 6, withPad: " ", startingAt: 0),
-                "journal ".padding(toLength: 8, withPad: " ", startingAt: 0),
+                "system".padding(toLength: 26, withPad: " ", startingAt: 0),
                 "sessions".padding(toLength: 8, withPad: " ", startingAt: 0),
                 "p50", "p90", "p99", "p99.9", "mean", "k cmds/s", "loaded p50", "server CPU µs/step",
             ]
@@ -148,15 +152,14 @@ extension Orchestrator {
                 thousands.min /= 1000
                 thousands.max /= 1000
                 let row = [
-                    summary.system.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
-                    (summary.journal ?? "-").padding(toLength: 8, withPad: " ", startingAt: 0),
+                    label(summary).padding(toLength: 26, withPad: " ", startingAt: 0),
                     (summary.system == .flowd ? "\(1 + summary.idleSessions)" : "-")
                         .padding(toLength: 8, withPad: " ", startingAt: 0),
                     format(summary.p50Micros), format(summary.p90Micros), format(summary.p99Micros),
                     format(summary.p999Micros), format(summary.meanMicros), format(thousands),
                     format(summary.loadedP50Micros, digits: 0), format(summary.serverCPUMicrosPerStep),
                 ]
-                print(row.joined(separator: " | ") + (summary.gaps > 0 ? "  (\(summary.gaps) seq gaps!)" : ""))
+                print(row.joined(separator: " | ") + (summary.gaps > 0 ? "  (\(summary.gaps) out of order!)" : ""))
             }
             for ratio in report.ratios where ratio.transport == transport {
                 print(
@@ -172,6 +175,7 @@ extension Orchestrator {
                 print("  per repetition (latency/throughput): " + perRun.joined(separator: ", "))
             }
             printJournal(report, transport: transport)
+            printComparison(report, transport: transport)
         }
     }
 
@@ -236,6 +240,12 @@ extension Orchestrator {
             info["cpu"] = line[line.index(after: colon)...].filter { $0 != "\t" }.trimmingCharacters(in: .whitespaces)
         }
         if let journal = settings.journal { info["state_fs"] = "\(journal.parent): \(journal.fileSystem)" }
+        // The commit of the checkout the benchmark was built from (`-dirty` with changes to the measured code).
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+        if let commit = runShell("git -C '\(checkout)' rev-parse --short HEAD") {
+            let clean = runShell("git -C '\(checkout)/../..' diff --quiet HEAD -- Sources Benchmarks Package.swift") != nil
+            info["commit"] = commit + (clean ? "" : "-dirty")
+        }
         if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) {
             info["loadavg_at_start"] = load.split(separator: " ").prefix(3).joined(separator: " ")
         }

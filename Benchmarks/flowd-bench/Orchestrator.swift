@@ -4,19 +4,35 @@ import Foundation
 
 /// Starts the processes of each run, collects their results and prints the report.
 struct Orchestrator {
-    let settings: Settings
+    var settings: Settings
+    /// The D-Bus baseline's program, once built (`DBusRelay`).
+    var dbusProgram: String?
 
-    func run(json: Bool, jsonOut: String? = nil) throws {
-        let machine = machine()
+    init(settings: Settings) { self.settings = settings }
+
+    /// Runs every variant of every repetition, prints the report (or its JSON) and returns it.
+    mutating func run(json: Bool, jsonOut: String? = nil) throws -> BenchReport {
+        var machine = machine()
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        if settings.systems.contains(.dbus) {
+            switch DBusRelay.build(in: folder) {
+            case .success(let program): dbusProgram = program
+            case .failure(let reason):
+                note("skipped: the D-Bus relay (\(reason))")
+                settings.systems.removeAll { $0 == .dbus }
+            }
+        }
         let sizes = BenchWire.messageSizes(stamp: monotonicNanoseconds())
         let messageSizes = MessageSizes(
             step: sizes.stepBytes, command: sizes.commandBytes, ok: sizes.okBytes,
             ack: BenchWire.ackBody(seq: 100_000).count
         )
         if !json {
-            print("flowd-bench: stepper → server → presenter, Flowd against a raw ZeroMQ relay")
+            print(
+                "flowd-bench: stepper → server → presenter, Flowd against relays of the same shape: "
+                    + settings.systems.map(\.rawValue).joined(separator: ", ")
+            )
             print("machine: \(machine.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")
             print(
                 "bodies: STEP \(messageSizes.step) B, COMMAND \(messageSizes.command) B, OK \(messageSizes.ok) B, "
@@ -35,7 +51,8 @@ struct Orchestrator {
             for transport in settings.transports {
                 // Alternate the order so a drift of the machine does not always favour the same variant.
                 let order = repetition % 2 == 1 ? variants : variants.reversed()
-                for variant in order {
+                // D-Bus runs on its unix socket only: it is left out of tcp.
+                for variant in order where !(variant.system == .dbus && transport == .tcp) {
                     number += 1
                     let result = try runOnce(
                         variant: variant, transport: transport, repetition: repetition, folder: folder,
@@ -59,6 +76,9 @@ struct Orchestrator {
                 }
             }
         }
+        if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) {
+            machine["loadavg_at_end"] = load.split(separator: " ").prefix(3).joined(separator: " ")
+        }
         let report = makeReport(runs: runs, sizes: messageSizes, machine: machine)
         if let jsonOut {
             try Data(try encodeJSON(report, pretty: true).utf8).write(to: URL(fileURLWithPath: jsonOut))
@@ -68,6 +88,7 @@ struct Orchestrator {
         } else {
             printTable(report)
         }
+        return report
     }
 
     /// Every configuration of a repetition, in the order of the first repetition: raw, flowd per number of idle
@@ -76,10 +97,15 @@ struct Orchestrator {
         var variants: [Variant] = []
         for system in settings.systems {
             switch system {
-            case .raw:
-                variants.append(Variant(system: .raw, idleSessions: 0))
+            case .raw, .cZMQ, .dbus:
+                variants.append(Variant(system: system, idleSessions: 0))
             case .flowd:
                 for idle in settings.idleSessions { variants.append(Variant(system: .flowd, idleSessions: idle)) }
+                if settings.clients.contains(.library) {
+                    variants.append(
+                        Variant(system: .flowd, idleSessions: settings.idleSessions.min() ?? 0, clients: .library)
+                    )
+                }
                 for policy in settings.journal?.policies ?? [] {
                     variants.append(
                         Variant(system: .flowd, idleSessions: settings.idleSessions.min() ?? 0, journal: policy)
@@ -117,47 +143,34 @@ struct Orchestrator {
             // Clients end by themselves; the server is ended by its pid.
             for child in children.reversed() { child.finish(grace: child.name == "stepper" || child.name == "presenter" ? 5 : 0) }
         }
-        let server: Child
-        switch system {
-        case .flowd:
-            var arguments = ["daemon", "--control", endpoint("control"), "--events", endpoint("events")]
-            if let policy = variant.journal, let journal = settings.journal {
-                let directory = try makeStateDirectory(parent: journal.parent)
-                stateDirectory = directory
-                arguments += [
-                    "--state-dir", directory, "--fsync", policy, "--fsync-interval-ms", "\(journal.intervalMilliseconds)",
-                    "--compact-bytes", "\(journal.compactBytes)",
-                ]
-            }
-            server = try Child("flowd", arguments: arguments, prefix: settings.daemonPrefix)
-        case .raw:
-            server = try Child(
-                "relay",
-                arguments: [
-                    "relay", "--control", endpoint("control"), "--command-extra", "\(sizes.commandExtra)",
-                    "--ok-bytes", "\(sizes.okBytes)",
-                ]
-            )
-        }
-        children.append(server)
-        let control = try server.expect("READY ", timeout: 60)
+        let servers = try startServers(
+            variant: variant, endpoint: endpoint, sizes: sizes, folder: folder, number: number,
+            stateDirectory: &stateDirectory
+        )
+        children += servers.children
+        let server = servers.children[0]
+        let control = servers.control
         if idleSessions > 0 { try createSessions(idleSessions, at: control) }
 
         let common = [
             "--system", system.rawValue, "--control", control, "--warmup", "\(settings.warmup)",
             "--samples", "\(settings.samples)", "--seconds", "\(settings.seconds)", "--window", "\(settings.window)",
-        ]
-        let presenter = try Child("presenter", arguments: ["presenter", "--side", endpoint("side")] + common)
+        ] + (variant.clients == .library ? ["--library"] : [])
+        let clientExecutable = system == .dbus ? dbusProgram : nil
+        let presenter = try Child(
+            "presenter", executable: clientExecutable, arguments: ["presenter", "--side", endpoint("side")] + common
+        )
         children.append(presenter)
         let side = try presenter.expect("READY ", timeout: 60)
-        let stepper = try Child("stepper", arguments: ["stepper", "--side", side] + common)
+        let stepper = try Child("stepper", executable: clientExecutable, arguments: ["stepper", "--side", side] + common)
         children.append(stepper)
         _ = try stepper.expect("READY", timeout: 60)
         // A step may wait for an fdatasync (fsync=always): allow 20 ms each.
         let perStepTimeout = variant.journal == nil ? 0.002 : 0.02
         let phaseTimeout = 120 + Double(settings.warmup + settings.samples) * perStepTimeout
         _ = try stepper.expect("PHASE throughput-start", timeout: phaseTimeout)
-        let processes = [server, stepper, presenter]
+        // The server's CPU is every server process's (for D-Bus the broker's and the relay's).
+        let processes = servers.children + [stepper, presenter]
         let before = processes.map { cpuSeconds(pid: $0.pid) }
         let writtenBefore = procIO(pid: server.pid, field: "write_bytes")
         let started = monotonicNanoseconds()
@@ -169,9 +182,12 @@ struct Orchestrator {
         let timeout = 120 + Double(settings.warmup + settings.samples) * perStepTimeout + settings.seconds * 2
         let stepperResult = try decodeJSON(StepperResult.self, try stepper.expect("RESULT ", timeout: timeout))
         let presenterResult = try decodeJSON(PresenterResult.self, try presenter.expect("RESULT ", timeout: 60))
-        func perStep(_ index: Int) -> Double {
-            stepperResult.throughputSteps > 0 ? (after[index] - before[index]) * 1e6 / Double(stepperResult.throughputSteps) : 0
+        func perStep(_ indices: Range<Int>) -> Double {
+            guard stepperResult.throughputSteps > 0 else { return 0 }
+            return indices.reduce(0) { $0 + after[$1] - before[$1] } * 1e6 / Double(stepperResult.throughputSteps)
         }
+        let serverCount = servers.children.count
+        let serverSeconds = (0..<serverCount).reduce(0) { $0 + after[$1] - before[$1] }
         if presenterResult.throughputCommands != stepperResult.throughputSteps {
             note(
                 "warning: run \(number): the stepper sent \(stepperResult.throughputSteps) steps, the presenter got "
@@ -187,10 +203,12 @@ struct Orchestrator {
         }
         return RunResult(
             system: system, transport: transport, idleSessions: idleSessions, repetition: repetition,
-            presenter: presenterResult, stepper: stepperResult,
+            clients: variant.clients, presenter: presenterResult, stepper: stepperResult,
             cpu: CPUUsage(
-                serverMicrosPerStep: perStep(0), stepperMicrosPerStep: perStep(1), presenterMicrosPerStep: perStep(2),
-                serverCores: wall > 0 ? (after[0] - before[0]) / wall : 0
+                serverMicrosPerStep: perStep(0..<serverCount),
+                stepperMicrosPerStep: perStep(serverCount..<serverCount + 1),
+                presenterMicrosPerStep: perStep(serverCount + 1..<serverCount + 2),
+                serverCores: wall > 0 ? serverSeconds / wall : 0
             ),
             serverResidentBytes: resident, journal: journalResult
         )

@@ -167,7 +167,7 @@ struct PresenterResult: Codable, Sendable {
     var throughputPerSecond: Double
     /// Send → receive latency under that load (pure queueing: not a latency figure).
     var loadedLatency: LatencyStats
-    /// Commands whose `seq` was not the previous one plus one (flowd only; should be 0).
+    /// Commands whose number (flowd's `seq`, a relay's forwarded `req`) was not the previous one plus one (should be 0).
     var gaps: Int
 }
 
@@ -211,6 +211,7 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
     poller.register(client.dealer, for: .pollIn)
     let stampKey = plan.system == .flowd ? BenchWire.dataKey : BenchWire.payloadKey
     var gaps = 0
+    var numbered = false
 
     /// Reads one command's stamp and acknowledges the command; `nil` for other messages.
     func command(_ message: ZMQMessage) throws -> UInt64? {
@@ -219,14 +220,14 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
         guard let stamp = Bytes.integer(after: stampKey, in: body) else {
             throw BenchError("a COMMAND without the stamp: \(String(decoding: body, as: UTF8.self))")
         }
-        var seq = lastSeq + 1
-        if plan.system == .flowd {
-            guard let read = Bytes.integer(after: BenchWire.seqKey, in: body) else {
-                throw BenchError("a COMMAND without seq: \(String(decoding: body, as: UTF8.self))")
-            }
-            seq = UInt64(read)
-            if seq != lastSeq + 1 { gaps += 1 }
+        // flowd numbers its commands (`seq`); a relay forwards the step's body, numbered by the stepper's `req`.
+        let orderKey = plan.system == .flowd ? BenchWire.seqKey : BenchWire.reqKey
+        guard let read = Bytes.integer(after: orderKey, in: body) else {
+            throw BenchError("a COMMAND without its number: \(String(decoding: body, as: UTF8.self))")
         }
+        let seq = UInt64(read)
+        if seq != lastSeq + 1, plan.system == .flowd || numbered { gaps += 1 }
+        numbered = true
         lastSeq = seq
         try client.send(type: BenchWire.ackType, body: BenchWire.ackBody(seq: seq))
         return UInt64(stamp)
