@@ -113,14 +113,16 @@ final class BenchClient {
     let system: BenchSystem
     let context: ZMQContext
     let dealer: ZMQSocket
-    let codec = WireCodec()
+    /// Decodes a SNAPSHOT of a deep UI too (`--ui-screens`), larger than the protocol's default body limit.
+    let codec = WireCodec(maxBodyBytes: 64 << 20)
     private(set) var lastSend: UInt64 = 0
     private var nextReq: UInt64 = 0
 
     init(system: BenchSystem, endpoint: String) throws {
         self.system = system
         context = try ZMQContext()
-        dealer = try ZMQSocket(.dealer, context: context)
+        // A SNAPSHOT of a deep UI (`--ui-screens`) is larger than the wrapper's default 1 MiB limit.
+        dealer = try ZMQSocket(.dealer, context: context, options: ZMQSocketOptions(maxMessageSize: 64 << 20))
         try dealer.connect(endpoint)
     }
 

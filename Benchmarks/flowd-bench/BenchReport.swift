@@ -17,6 +17,8 @@ struct Settings: Codable, Sendable {
     var journal: JournalSettings?
     /// How flowd's clients are written: by hand (only the server measured) and/or with FlowClient.
     var clients: [ClientMode] = [.wire]
+    /// Screens the benchmark's session shows under its own (`--ui-screens`).
+    var uiScreens = 0
     /// Fault injection for the smoke check: the C relay does not forward this stepper message (1-based); 0: none.
     var loseStep = 0
 }

@@ -26,6 +26,12 @@ struct ClientModeRatio: Codable, Sendable {
     var clientCPU: Double
 }
 
+/// `numerator / denominator`, 0 when the denominator is not positive (a figure too small to measure: JSON has no
+/// infinity).
+func ratio(_ numerator: Double, _ denominator: Double) -> Double {
+    denominator > 0 ? numerator / denominator : 0
+}
+
 extension Orchestrator {
     /// The flowd variant the baselines are compared with: journaled with `interval` (flowd's default fsync policy)
     /// when it ran, plain flowd otherwise; hand-written clients, the fewest idle sessions.
@@ -43,11 +49,11 @@ extension Orchestrator {
             return summaries.filter { $0.transport == transport && $0.system != .flowd }.map { baseline in
                 Comparison(
                     transport: transport, flowd: label(flowd), baseline: baseline.system,
-                    p50: flowd.p50Micros.median / baseline.p50Micros.median,
-                    p99: flowd.p99Micros.median / baseline.p99Micros.median,
-                    p999: flowd.p999Micros.median / baseline.p999Micros.median,
-                    throughput: flowd.commandsPerSecond.median / baseline.commandsPerSecond.median,
-                    serverCPU: flowd.serverCPUMicrosPerStep.median / baseline.serverCPUMicrosPerStep.median
+                    p50: ratio(flowd.p50Micros.median, baseline.p50Micros.median),
+                    p99: ratio(flowd.p99Micros.median, baseline.p99Micros.median),
+                    p999: ratio(flowd.p999Micros.median, baseline.p999Micros.median),
+                    throughput: ratio(flowd.commandsPerSecond.median, baseline.commandsPerSecond.median),
+                    serverCPU: ratio(flowd.serverCPUMicrosPerStep.median, baseline.serverCPUMicrosPerStep.median)
                 )
             }
         }
@@ -71,10 +77,10 @@ extension Orchestrator {
                 ).median
             }
             return ClientModeRatio(
-                transport: transport, p50: library.p50Micros.median / wire.p50Micros.median,
-                p99: library.p99Micros.median / wire.p99Micros.median,
-                throughput: library.commandsPerSecond.median / wire.commandsPerSecond.median,
-                clientCPU: clientCPU(.library) / clientCPU(.wire)
+                transport: transport, p50: ratio(library.p50Micros.median, wire.p50Micros.median),
+                p99: ratio(library.p99Micros.median, wire.p99Micros.median),
+                throughput: ratio(library.commandsPerSecond.median, wire.commandsPerSecond.median),
+                clientCPU: ratio(clientCPU(.library), clientCPU(.wire))
             )
         }
     }
@@ -99,14 +105,16 @@ extension Orchestrator {
         let flowdFirst = report.summary.filter { $0.transport == transport && $0.idleSessions == flowd.idleSessions }
             .sorted { ($0.system == .flowd ? 0 : 1) < ($1.system == .flowd ? 0 : 1) }
         for row in flowdFirst {
-            func ratio(_ value: (Summary) -> Double) -> String { String(format: "%.2f", value(flowd) / value(row)) }
+            func divided(_ value: (Summary) -> Double) -> String {
+                String(format: "%.2f", ratio(value(flowd), value(row)))
+            }
             let cells = [
                 label(row).padding(toLength: 26, withPad: " ", startingAt: 0),
                 String(format: "%.1f", row.p50Micros.median), String(format: "%.1f", row.p99Micros.median),
                 String(format: "%.1f", row.p999Micros.median), String(format: "%.1f", row.commandsPerSecond.median / 1000),
-                String(format: "%.1f", row.serverCPUMicrosPerStep.median), ratio(\.p50Micros.median),
-                ratio(\.p99Micros.median), ratio(\.p999Micros.median), ratio(\.commandsPerSecond.median),
-                ratio(\.serverCPUMicrosPerStep.median),
+                String(format: "%.1f", row.serverCPUMicrosPerStep.median), divided(\.p50Micros.median),
+                divided(\.p99Micros.median), divided(\.p999Micros.median), divided(\.commandsPerSecond.median),
+                divided(\.serverCPUMicrosPerStep.median),
             ]
             print(cells.joined(separator: " | "))
         }

@@ -13,7 +13,12 @@ import UnixSignals
 ///
 /// With `journal`, the daemon journals its state there and keeps its metrics in a Prometheus registry, from which it
 /// prints `JOURNAL <syncs>` (`flowd_journal_syncs_total`) once it has stopped.
-func runDaemon(control: String, events: String, journal: JournalConfiguration? = nil) async throws {
+///
+/// `uiScreens`: screens under the default session's own (``BenchApplication``); `maxSessions`: the daemon's session
+/// limit (raised for runs with many idle sessions).
+func runDaemon(
+    control: String, events: String, journal: JournalConfiguration? = nil, uiScreens: Int = 0, maxSessions: Int? = nil
+) async throws {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = .warning
@@ -24,9 +29,13 @@ func runDaemon(control: String, events: String, journal: JournalConfiguration? =
     // measure what they cost (docs/PERFORMANCE.md).
     let metrics = getenv("FLOWD_BENCH_METRICS").map { String(cString: $0) == "1" } ?? false
     let registry = PrometheusCollectorRegistry()
+    var daemon = DaemonConfiguration()
+    if let maxSessions { daemon.maxSessions = maxSessions }
     let server = DaemonServer(
-        application: BenchApplication(),
-        configuration: DaemonServer.Configuration(controlEndpoint: control, eventsEndpoint: events, journal: journal),
+        application: BenchApplication(uiScreens: uiScreens),
+        configuration: DaemonServer.Configuration(
+            controlEndpoint: control, eventsEndpoint: events, daemon: daemon, journal: journal
+        ),
         logger: logger,
         metricsFactory: metrics || journal != nil ? PrometheusMetricsFactory(registry: registry) : nil
     )

@@ -53,6 +53,8 @@ struct Run: AsyncParsableCommand {
         help: "Idle sessions created (CREATE_SESSION) before flowd runs, comma-separated; each gets its own flowd runs."
     )
     var idleSessions = "0"
+    @Option(help: "Screens the benchmark's session shows under the one its steps replace (a deep UI).")
+    var uiScreens = 0
     @Option(
         help: ArgumentHelp(
             "Which systems to run, comma-separated: flowd, raw (the Swift relay), c-zmq (the C relay), dbus (the D-Bus "
@@ -100,8 +102,8 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let idle = try idleSessions.split(separator: ",").map { part -> Int in
-            guard let value = Int(part.filter { $0 != " " }), (0...62).contains(value) else {
-                throw ValidationError("--idle-sessions takes numbers from 0 to 62")
+            guard let value = Int(part.filter { $0 != " " }), (0...1_000_000).contains(value) else {
+                throw ValidationError("--idle-sessions takes numbers from 0 to 1000000")
             }
             return value
         }
@@ -136,6 +138,7 @@ struct Run: AsyncParsableCommand {
         if !policies.isEmpty, !chosen.contains(.flowd) {
             throw ValidationError("--journal runs flowd: --systems must include it")
         }
+        guard (0...1_000_000).contains(uiScreens) else { throw ValidationError("--ui-screens: 0 to 1000000") }
         guard samples > 0, warmup >= 0, seconds > 0, `repeat` > 0, window > 0, window <= 900 else {
             throw ValidationError("--samples, --seconds, --repeat and --window (at most 900) must be positive")
         }
@@ -151,6 +154,7 @@ struct Run: AsyncParsableCommand {
                 )
         )
         settings.clients = modes.isEmpty ? [.wire] : modes
+        settings.uiScreens = uiScreens
         settings.loseStep = loseStep
         var orchestrator = Orchestrator(settings: settings)
         let report = try orchestrator.run(json: json, jsonOut: jsonOut)
@@ -173,6 +177,8 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option var fsync = "never"
     @Option var fsyncIntervalMs = 100
     @Option var compactBytes = JournalConfiguration(directory: "/").compactBytes
+    @Option var uiScreens = 0
+    @Option var maxSessions: Int?
 
     func run() async throws {
         let journal = try stateDir.map { directory in
@@ -181,7 +187,9 @@ struct DaemonCommand: AsyncParsableCommand {
             }
             return JournalConfiguration(directory: directory, fsync: policy, compactBytes: compactBytes)
         }
-        try await runDaemon(control: control, events: events, journal: journal)
+        try await runDaemon(
+            control: control, events: events, journal: journal, uiScreens: uiScreens, maxSessions: maxSessions
+        )
     }
 }
 
@@ -222,10 +230,14 @@ struct ClientOptions: ParsableArguments {
     @Option var samples: Int
     @Option var seconds: Double
     @Option var window: Int
+    @Option var uiScreens = 0
     @Flag(help: "Use FlowClient's StepperClient or PresenterClient (flowd only).") var library = false
 
     var plan: PhasePlan {
-        PhasePlan(system: system, control: control, warmup: warmup, samples: samples, seconds: seconds, window: window)
+        PhasePlan(
+            system: system, control: control, warmup: warmup, samples: samples, seconds: seconds, window: window,
+            uiScreens: uiScreens
+        )
     }
 }
 

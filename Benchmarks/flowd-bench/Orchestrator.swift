@@ -40,7 +40,9 @@ struct Orchestrator {
             )
             print(
                 "settings: \(settings.warmup) warm-up + \(settings.samples) lock-step samples, "
-                    + "\(settings.seconds) s flat out (window \(settings.window)), \(settings.repeats) repetitions"
+                    + "\(settings.seconds) s flat out (window \(settings.window)), \(settings.repeats) repetitions; "
+                    + "idle sessions \(settings.idleSessions.map(String.init).joined(separator: ",")), "
+                    + "screens under the benchmark's \(settings.uiScreens)"
             )
             fflush(nil)
         }
@@ -155,6 +157,7 @@ struct Orchestrator {
         let common = [
             "--system", system.rawValue, "--control", control, "--warmup", "\(settings.warmup)",
             "--samples", "\(settings.samples)", "--seconds", "\(settings.seconds)", "--window", "\(settings.window)",
+            "--ui-screens", "\(settings.uiScreens)",
         ] + (variant.clients == .library ? ["--library"] : [])
         let clientExecutable = system == .dbus ? dbusProgram : nil
         let presenter = try Child(
@@ -239,18 +242,28 @@ struct Orchestrator {
         )
     }
 
-    /// Creates idle sessions as an operator would (`CREATE_SESSION`); each gets the benchmark flow and its attachment.
+    /// Creates idle sessions as an operator would (`CREATE_SESSION`), up to 256 requests in flight; each gets the
+    /// benchmark flow without its remote stepper (``BenchApplication``).
     private func createSessions(_ count: Int, at control: String) throws {
         let client = try BenchClient(system: .flowd, endpoint: control)
         defer { client.close() }
         try client.hello(role: .operator, name: "bench-operator")
-        for index in 1...count {
-            let req = client.makeReq()
-            try client.send(.createSession(SessionRequest(req: req, session: "idle-\(index)")))
+        var created = 0
+        var sent = 0
+        let started = monotonicNanoseconds()
+        while created < count {
+            while sent < count, sent - created < 256 {
+                sent += 1
+                try client.send(.createSession(SessionRequest(req: client.makeReq(), session: "idle-\(sent)")))
+            }
             _ = try client.awaitDecoded(what: "OK to CREATE_SESSION") { message in
-                if case .ok(let body) = message, body.req == req { return true }
+                if case .ok = message { return true }
                 return nil
             }
+            created += 1
+        }
+        if count >= 10_000 {
+            note(String(format: "created %d idle sessions in %.1f s", count, Double(monotonicNanoseconds() - started) / 1e9))
         }
     }
 

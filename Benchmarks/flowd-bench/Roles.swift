@@ -27,6 +27,8 @@ struct PhasePlan: Sendable {
     var samples: Int
     var seconds: Double
     var window: Int
+    /// Screens under the benchmark's own (flowd's `--ui-screens`): the screen is then on `bench.deck`.
+    var uiScreens = 0
 }
 
 // MARK: - Stepper
@@ -190,10 +192,10 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
             .report(
                 Report(
                     req: reportReq, session: BenchWire.session,
-                    reports: [
-                        PresentableReport(presentable: BenchFlow.stackID.rawValue, state: .visible),
-                        PresentableReport(presentable: BenchFlow.screenID.rawValue, state: .visible),
-                    ]
+                    reports: (plan.uiScreens > 0 ? [BenchFlow.stackID, BenchFlow.deckID, BenchFlow.screenID]
+                        : [BenchFlow.stackID, BenchFlow.screenID]).map {
+                            PresentableReport(presentable: $0.rawValue, state: .visible)
+                        }
                 )
             )
         )

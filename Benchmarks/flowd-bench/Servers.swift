@@ -1,3 +1,4 @@
+import FlowDaemon
 import Foundation
 
 // The server side of one run: flowd, one of the relays, or the D-Bus broker with its relay.
@@ -17,7 +18,11 @@ extension Orchestrator {
         let relayArguments = ["--command-extra", "\(sizes.commandExtra)", "--ok-bytes", "\(sizes.okBytes)"]
         switch variant.system {
         case .flowd:
-            var arguments = ["daemon", "--control", endpoint("control"), "--events", endpoint("events")]
+            var arguments = [
+                "daemon", "--control", endpoint("control"), "--events", endpoint("events"),
+                "--ui-screens", "\(settings.uiScreens)",
+                "--max-sessions", "\(max(DaemonConfiguration().maxSessions, variant.idleSessions + 16))",
+            ]
             if let policy = variant.journal, let journal = settings.journal {
                 let directory = try makeStateDirectory(parent: journal.parent)
                 stateDirectory = directory
