@@ -89,6 +89,7 @@ struct Orchestrator {
             print(try encodeJSON(report, pretty: true))
         } else {
             printTable(report)
+            print("\nload average at the end: \(machine["loadavg_at_end"] ?? "?")")
         }
         return report
     }
