@@ -1,102 +1,117 @@
 #!/usr/bin/env python3
-"""Groups a `perf report` of the flowd process into the stages of one step and draws them as a stacked bar (SVG).
+"""Splits a `perf record -g` of the flowd process into the stages of a step and draws them as a stacked bar (SVG).
 
-    perf record -F 2000 -g -p <flowd pid> -o perf.data -- sleep 4      # during flowd-bench's throughput phase
-    perf report -i perf.data --stdio --no-children --sort comm,dso,sym -g none --percent-limit 0 \
-        | swift-demangle --simplified | python3 Benchmarks/profile/stages.py --cpu-us 28.5 --svg stages.svg
+    perf record -F 2000 -g -p <flowd pid> -o perf.data -- sleep 5     # during flowd-bench's throughput phase
+    perf script -i perf.data | swift-demangle --simplified \
+        | python3 Benchmarks/profile/stages.py --cpu-us 25.1 --svg stages.svg
 
-Each sample goes to the first stage whose rule matches its thread, library and symbol (RULES, in order); a stage's
-share times the server CPU per step (`--cpu-us`, from the benchmark's report) is what it costs a step. The rules
-are names, not a trace: a function shared by two stages counts for the first.
+Each sample goes to the stage of the frame nearest its leaf that names one (STAGES, tried in order on each frame):
+a `memmove` or a `swift_retain` counts for the stage that called it, a kernel wake-up (`try_to_wake_up`,
+`eventfd_write`, a context switch) for the thread hops even under a send. Samples of libzmq's own I/O thread are a
+stage of their own. A stage's share times the server's CPU per step (`--cpu-us`, from the benchmark's report) is what
+it costs a step. The rules are names, not a trace: read the shares as a map of where the time goes.
 """
 import argparse
 import re
 import sys
 
-RULES = [
-    ("libzmq I/O threads", lambda comm, dso, kernel, sym: comm.startswith("ZMQbg")),
-    ("fsync batching", lambda comm, dso, kernel, sym: re.search(r"fdatasync|fsync|jbd2|ext4_sync", sym)),
-    ("journal append", lambda comm, dso, kernel, sym: re.search(r"Journal", sym)),
-    ("thread hops and wake-ups", lambda comm, dso, kernel, sym: kernel and re.search(
-        r"futex|schedule|switch_to|finish_task_switch|eventfd|poll|wake|ttwu|idle|enqueue|dequeue|update_curr|"
-        r"pick_next|select_task|irq|ipi|x2apic|hrtimer", sym)),
-    ("receive", lambda comm, dso, kernel, sym: re.search(r"zmq_msg_recv|zmq::socket_base_t::recv|tryReceive|"
-                                                         r"ZMQSocket\.receive|zmq::.*::xrecv|recv", sym)),
-    ("decode", lambda comm, dso, kernel, sym: re.search(r"decode|Decod|FastJSONReader|parse", sym)),
-    ("encode", lambda comm, dso, kernel, sym: re.search(r"encode|Encod|FastJSONWriter", sym)),
-    ("send", lambda comm, dso, kernel, sym: re.search(r"zmq_msg_send|zmq::socket_base_t::send|trySend|"
-                                                      r"ZMQSocket\.send|zmq::.*::xsend|send", sym)),
-    ("core (coordinator, UI model, session)", lambda comm, dso, kernel, sym: re.search(
-        r"FlowCoordinator|PresentationModel|Navigator|Session|DaemonCore|StepResultWindows|FlowCore|Outbox|Flow\b",
-        sym)),
-    ("kernel, other syscalls", lambda comm, dso, kernel, sym: kernel),
-    ("ARC, allocation, copies", lambda comm, dso, kernel, sym: re.search(
-        r"swift_retain|swift_release|swift_alloc|swift_dealloc|malloc|free|memcpy|memmove|_int_|swift_bridge|"
-        r"swift_arrayInit|swift_beginAccess|swift_endAccess|isUniquelyReferenced|cfree", sym)),
-    ("other", lambda comm, dso, kernel, sym: True),
+STAGES = [
+    ("fsync batching", r"fdatasync|fsync|jbd2|ext4_sync"),
+    ("journal append (record, CRC, write)", r"Journal|CRC32C"),
+    ("thread hops and wake-ups", r"try_to_wake_up|ttwu|eventfd|futex|schedule|finish_task_switch|__switch_to|"
+                                 r"ZMQPoller|ZMQReactor|ZMQMailbox|\bpoll\b|__poll|do_sys_poll|ep_poll|"
+                                 r"_raw_spin_unlock_irq|irqentry_exit"),
+    ("receive", r"ZMQSocket\.(try)?[rR]eceive|zmq_msg_recv|zmq_recv"),
+    ("decode", r"FastJSONReader|WireCodec\.decode|\bdecode|Decodable|init\(from:"),
+    ("encode", r"FastJSONWriter|WireCodec\.encode|\bencode|Encodable"),
+    ("send", r"ZMQSocket\.(try)?[sS]end|zmq_msg_send|zmq_send"),
+    ("core (coordinator, UI model, session, de-dup)", r"FlowCoordinator|PresentationModel|Navigator|Session|"
+                                                      r"DaemonCore|StepResultWindows|Outbox|Flow"),
+    ("metrics and logging", r"Metrics|Counter|Logger|Prometheus"),
+    ("I/O loop (batching, timers)", r"DaemonServer"),
 ]
-
+ZMQ_THREAD = "libzmq I/O thread (socket reads and writes)"
+# libzmq and glibc have no frame pointers: a sample inside them whose stack ends there cannot be traced to a caller.
+OTHER = "unattributed (inside libzmq or malloc, callers unknown)"
 COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-          "#bab0ac", "#86bcb6", "#d4a6c8"]
+          "#bab0ac", "#86bcb6", "#d4a6c8", "#8cd17d"]
+HEADER = re.compile(r"^(\S.*?)\s+\d+(/\d+)?\s+[\d.]+:")
+COMPILED = [(name, re.compile(pattern)) for name, pattern in STAGES]
 
-LINE = re.compile(r"^\s*([\d.]+)%\s+(\S+)\s+(\S+)\s+\[(.)\]\s+(.*)$")
+
+def classify(comm, frames):
+    if comm.startswith("ZMQbg"):
+        return ZMQ_THREAD
+    for frame in frames:
+        for name, pattern in COMPILED:
+            if pattern.search(frame):
+                return name
+    return OTHER
+
+
+def samples(lines):
+    comm, frames = None, []
+    for line in lines:
+        if not line.strip():
+            if comm is not None:
+                yield comm, frames
+            comm, frames = None, []
+        elif line[0] not in " \t":
+            match = HEADER.match(line)
+            comm, frames = (match.group(1) if match else line.split()[0]), []
+        else:
+            # "<address> <symbol>+<offset> (<library>)"
+            parts = line.strip().split(" ", 1)
+            frames.append(parts[1] if len(parts) > 1 else parts[0])
+    if comm is not None:
+        yield comm, frames
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cpu-us", type=float, help="the server's CPU per step, µs (adds a µs column)")
     parser.add_argument("--svg", help="write the stacked bar here")
-    parser.add_argument("--title", default="Where flowd's CPU per step goes (perf, throughput phase)")
+    parser.add_argument("--title", default="Where flowd's CPU per step goes (perf, throughput phase, journal on)")
     arguments = parser.parse_args()
-    shares = {name: 0.0 for name, _ in RULES}
-    for line in sys.stdin:
-        match = LINE.match(line)
-        if not match:
-            continue
-        percent, comm, dso, flag, sym = match.groups()
-        kernel = flag == "k"
-        for name, rule in RULES:
-            if rule(comm, dso, kernel, sym):
-                shares[name] += float(percent)
-                break
-    total = sum(shares.values()) or 1.0
-    rows = [(name, 100.0 * value / total) for name, value in shares.items() if value > 0]
-    header = "| stage | share of flowd's samples |" + (" µs per step |" if arguments.cpu_us else "")
-    print(header)
+    order = [name for name, _ in STAGES] + [ZMQ_THREAD, OTHER]
+    counts = {name: 0 for name in order}
+    for comm, frames in samples(sys.stdin):
+        counts[classify(comm, frames)] += 1
+    total = sum(counts.values())
+    if total == 0:
+        sys.exit("stages.py: no samples on standard input (perf script's output)")
+    rows = [(name, 100.0 * counts[name] / total) for name in order if counts[name] > 0]
+    print(f"{total} samples")
+    print("| stage | share of flowd's samples |" + (" µs per step |" if arguments.cpu_us else ""))
     print("|---|---|" + ("---|" if arguments.cpu_us else ""))
     for name, share in rows:
-        cells = f"| {name} | {share:.1f} % |"
-        if arguments.cpu_us:
-            cells += f" {share / 100 * arguments.cpu_us:.1f} |"
-        print(cells)
+        print(f"| {name} | {share:.1f} % |" + (f" {share / 100 * arguments.cpu_us:.1f} |" if arguments.cpu_us else ""))
     if arguments.svg:
         write_svg(arguments.svg, rows, arguments.title, arguments.cpu_us)
 
 
 def write_svg(path, rows, title, cpu_us):
-    width, bar_top, bar_height, left = 900, 40, 36, 20
+    width, bar_top, bar_height, left = 960, 40, 36, 20
     usable = width - 2 * left
     parts = []
     x = float(left)
     for index, (name, share) in enumerate(rows):
         segment = usable * share / 100
-        color = COLORS[index % len(COLORS)]
-        parts.append(f'<rect x="{x:.1f}" y="{bar_top}" width="{segment:.1f}" height="{bar_height}" fill="{color}"/>')
+        parts.append(f'<rect x="{x:.1f}" y="{bar_top}" width="{segment:.1f}" height="{bar_height}" '
+                     f'fill="{COLORS[index % len(COLORS)]}"/>')
         if segment > 34:
             parts.append(f'<text x="{x + segment / 2:.1f}" y="{bar_top + 23}" font-size="12" text-anchor="middle" '
                          f'fill="#fff">{share:.0f}%</text>')
         x += segment
     legend_top = bar_top + bar_height + 24
     for index, (name, share) in enumerate(rows):
-        column, line = index % 2, index // 2
-        lx, ly = left + column * usable / 2, legend_top + line * 20
-        color = COLORS[index % len(COLORS)]
+        lx, ly = left + (index % 2) * usable / 2, legend_top + (index // 2) * 20
         label = f"{name}: {share:.1f} %" + (f" ({share / 100 * cpu_us:.1f} µs)" if cpu_us else "")
-        parts.append(f'<rect x="{lx:.1f}" y="{ly - 11}" width="12" height="12" fill="{color}"/>')
+        parts.append(f'<rect x="{lx:.1f}" y="{ly - 11}" width="12" height="12" fill="{COLORS[index % len(COLORS)]}"/>')
         parts.append(f'<text x="{lx + 18:.1f}" y="{ly}" font-size="12">{escape(label)}</text>')
     height = legend_top + ((len(rows) + 1) // 2) * 20 + 10
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif">\n<rect width="100%" height="100%" fill="#fff"/>\n'
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif">\n'
+           f'<rect width="100%" height="100%" fill="#fff"/>\n'
            f'<text x="{left}" y="24" font-size="15">{escape(title)}</text>\n' + "\n".join(parts) + "\n</svg>\n")
     with open(path, "w", encoding="utf-8") as output:
         output.write(svg)
