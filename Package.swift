@@ -184,7 +184,7 @@ let package = Package(
         // MARK: - Tests
         // The application the daemon's tests and fuzzers run.
         .target(name: "TestFlows", dependencies: ["FlowCore"], path: "Tests/TestFlows", swiftSettings: swiftSettings),
-        .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", swiftLog], swiftSettings: swiftSettings),
+        .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", "TestFlows", swiftLog], swiftSettings: swiftSettings),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FlowDaemonTests",
@@ -230,7 +230,7 @@ let package = Package(
         // Spawns the built executables (movie-flowd, flowctl, the services, movie-presenter): build every product
         // first.
         .testTarget(
-            name: "FlowdIntegrationTests", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", "FlowdTesting"],
+            name: "FlowdIntegrationTests", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", "FlowdTesting", "TestFlows"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,5 +1,6 @@
 import FlowCore
 import FlowWire
+import TestFlows
 import Testing
 
 /// Part 1 of the fuzzing of issue 5: a million malformed and mutated frames through `WireCodec.decode`.

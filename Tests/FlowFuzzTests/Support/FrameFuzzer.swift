@@ -1,5 +1,6 @@
 import FlowCore
 import FlowWire
+import TestFlows
 
 /// One generated input: the frames a DEALER would send, and how they were made (for the statistics and to replay a
 /// failing case).

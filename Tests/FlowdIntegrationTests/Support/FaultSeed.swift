@@ -1,31 +1,9 @@
 import Foundation
+import TestFlows
 
 /// The random choices of a fault-injection run (which fault, when, after how long) from one seed, so a failing run
 /// names the seed that replays its choices. Only the choices are replayed: the timing of the processes is not.
-///
-/// SplitMix64 (Steele, Lea and Flood), as in the fuzz tests: tiny and the same on every platform.
-struct FaultRandom: RandomNumberGenerator {
-    private(set) var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound` (`bound` > 0; the modulo bias is irrelevant here).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    /// True with the given probability, in per mille.
-    mutating func perMille(_ chance: Int) -> Bool { below(1000) < chance }
-
-    /// One of `items` (not empty).
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
+typealias FaultRandom = SplitMix64
 
 /// The seed of a fault-injection run: a new one every run (printed in the summary and in every failure), or
 /// `FLOWD_FAULT_SEED` (decimal or `0x` hex) to replay one.

@@ -1,4 +1,5 @@
 import Foundation
+import TestFlows
 
 /// What a fault-injection run counted.
 struct FaultRunReport: Sendable, CustomStringConvertible {

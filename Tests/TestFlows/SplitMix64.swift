@@ -1,19 +1,18 @@
-import Foundation
-
 /// SplitMix64 (Steele, Lea and Flood): a tiny, fast, deterministic generator, so that a fuzz run is reproduced by its
-/// seed alone, on every platform.
-struct SplitMix64: RandomNumberGenerator {
-    private(set) var state: UInt64
+/// seed alone, on every platform. Shared by the fuzzers, the fault injection and the model tests.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public private(set) var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    /// The generator of `seed`.
+    public init(seed: UInt64) { state = seed }
 
     /// The generator of one case of a run: case `index` of seed `seed` can be replayed on its own.
-    init(seed: UInt64, case index: Int) {
+    public init(seed: UInt64, case index: Int) {
         var mixer = SplitMix64(seed: seed ^ (UInt64(index) &* 0xD1B5_4A32_D192_ED03))
         state = mixer.next()
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -22,20 +21,20 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// A number in `0..<bound` (`bound` > 0; the modulo bias is irrelevant here).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     /// A number in `range`.
-    mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
+    public mutating func inRange(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
 
     /// True with the given probability, in per mille.
-    mutating func perMille(_ chance: Int) -> Bool { below(1000) < chance }
+    public mutating func perMille(_ chance: Int) -> Bool { below(1000) < chance }
 
     /// One of `items` (not empty).
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+    public mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+    public mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
 
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    public mutating func bytes(_ count: Int) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(count)
         while result.count < count {
@@ -49,25 +48,11 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// A small length, skewed towards short (most bugs need few bytes; some need many).
-    mutating func length(max: Int) -> Int {
+    public mutating func length(max: Int) -> Int {
         switch below(10) {
         case 0..<6: return below(Swift.min(max, 16) + 1)
         case 6..<9: return below(Swift.min(max, 256) + 1)
         default: return below(max + 1)
         }
     }
-}
-
-/// The seed of the fuzz runs: fixed, so that CI runs the same million cases every time; `FLOWD_FUZZ_SEED` (decimal or
-/// `0x` hex) replays or explores another.
-enum FuzzSeed {
-    static let `default`: UInt64 = 0xF10D_5EED_2025_0001
-
-    static var value: UInt64 {
-        guard let text = ProcessInfo.processInfo.environment["FLOWD_FUZZ_SEED"] else { return `default` }
-        if text.hasPrefix("0x") { return UInt64(text.dropFirst(2), radix: 16) ?? `default` }
-        return UInt64(text) ?? `default`
-    }
-
-    static func hex(_ seed: UInt64) -> String { "0x" + String(seed, radix: 16, uppercase: true) }
 }
