@@ -207,6 +207,7 @@ extension FlowCoordinatorStateMachine {
             allowStepWhenDismissed: allowStepWhenDismissed
         )
         coordinatorByFlow[ObjectIdentifier(flow)] = id
+        coordinatorsByRoot[rootID, default: []].append(id)
         if let parent { nodes[parent]?.children.append(id) }
         renew(rootID)
         actions.append(.flowStarted(id, flow: flow.flowName, parent: parent))
@@ -269,9 +270,9 @@ extension FlowCoordinatorStateMachine {
         takeEmissions()
     }
 
-    /// The live coordinator whose flow's root is `id`, if any.
+    /// The first live coordinator whose flow's root is `id`, if any.
     func liveCoordinator(withRoot id: PresentableID) -> FlowCoordinatorID? {
-        nodes.values.first { $0.rootID == id }?.id
+        coordinatorsByRoot[id]?.first
     }
 
     mutating func makeAttachment(
@@ -315,6 +316,8 @@ extension FlowCoordinatorStateMachine {
         if coordinatorByFlow[ObjectIdentifier(node.flow)] == coordinator {
             coordinatorByFlow[ObjectIdentifier(node.flow)] = nil
         }
+        coordinatorsByRoot[node.rootID]?.removeAll { $0 == coordinator }
+        if coordinatorsByRoot[node.rootID]?.isEmpty == true { coordinatorsByRoot[node.rootID] = nil }
         if let parent = node.parent { nodes[parent]?.children.removeAll { $0 == coordinator } }
         pendingReadiness.removeAll { $0.registrant == coordinator }
         actions.append(.flowEnded(coordinator, reason: reason))

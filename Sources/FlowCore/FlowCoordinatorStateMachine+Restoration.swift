@@ -135,7 +135,9 @@ extension FlowCoordinatorStateMachine {
                 hasNavigated: savedNode.hasNavigated, awaitedChildren: savedNode.awaitedChildren.map(FlowCoordinatorID.init)
             )
             coordinatorByFlow[ObjectIdentifier(flow)] = id
+            coordinatorsByRoot[savedNode.root, default: []].append(id)
         }
+        for root in coordinatorsByRoot.keys { coordinatorsByRoot[root]?.sort() }
         for savedAttachment in saved.attachments {
             let coordinator = FlowCoordinatorID(savedAttachment.coordinator)
             guard nodes[coordinator] != nil else {

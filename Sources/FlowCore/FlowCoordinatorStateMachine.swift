@@ -73,6 +73,9 @@ public struct FlowCoordinatorStateMachine {
     var nodes: [FlowCoordinatorID: Node] = [:]
     var rootCoordinator: FlowCoordinatorID?
     var coordinatorByFlow: [ObjectIdentifier: FlowCoordinatorID] = [:]
+    /// The live coordinators by their flow's root, in ID order: a dismissal finds the flows it ends without visiting
+    /// every flow.
+    var coordinatorsByRoot: [PresentableID: [FlowCoordinatorID]] = [:]
     var attachments: [AttachmentID: Attachment] = [:]
     var presentables: [PresentableID: PresentableState] = [:]
     var pendingAdapts: [AdaptRequestID: PendingAdapt] = [:]
@@ -290,10 +293,7 @@ public struct FlowCoordinatorStateMachine {
             guard let attachment = attachments[attachmentID], !attachment.info.allowStepWhenDismissed else { continue }
             detach(attachmentID, reason: .presentableDismissed)
         }
-        let dismissedFlows = nodes.values
-            .filter { $0.rootID == id && !$0.allowStepWhenDismissed }
-            .map(\.id)
-            .sorted()
+        let dismissedFlows = (coordinatorsByRoot[id] ?? []).filter { nodes[$0]?.allowStepWhenDismissed == false }
         for coordinator in dismissedFlows where nodes[coordinator] != nil {
             endCoordinator(coordinator, reason: .rootDismissed)
         }
