@@ -58,7 +58,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         case presented(over: PresentableID)
     }
 
-    private struct Node: Hashable, Sendable, Codable {
+    struct Node: Hashable, Sendable, Codable {
         var screen: Screen
         var placement: Placement
         /// Stack entries (bottom to top) or tabs (in order).
@@ -71,7 +71,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// How a presentable hangs off its parent, for the rendering.
-    private enum Role {
+    enum Role {
         case window
         case stackEntry
         case tab(index: Int, selected: Bool)
@@ -80,12 +80,26 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         case modal
     }
 
-    private var nodes: [PresentableID: Node] = [:]
+    var nodes: [PresentableID: Node] = [:]
     /// The window's root, `nil` before the first ``NavigationCommand/setRoot(_:)``.
-    public private(set) var rootID: PresentableID?
+    public internal(set) var rootID: PresentableID?
+
+    /// How many presentables the model's commands visited since it was made (what walks and lookups touched): the
+    /// cost of a command follows what is on screen and what it changes, not the size of the UI. Not part of the
+    /// model's value (``==`` ignores it).
+    private(set) var visitedNodes = 0
 
     /// An empty window.
     public init() {}
+
+    public static func == (lhs: PresentationModel, rhs: PresentationModel) -> Bool {
+        lhs.rootID == rhs.rootID && lhs.nodes == rhs.nodes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rootID)
+        hasher.combine(nodes)
+    }
 
     // MARK: - Commands
 
@@ -93,9 +107,12 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: a ``PresentationError`` when the command cannot be carried out; the model is then unchanged.
     public mutating func apply(_ command: NavigationCommand) throws(PresentationError) -> [CoordinatorInput] {
-        let before = visibleSet()
+        var visits = 0
+        let before = visibleOrder(&visits)
         let removed = try perform(command)
-        return reports(visibleBefore: before, removed: removed)
+        let reports = reports(visibleBefore: before, removed: removed, &visits)
+        visitedNodes += visits + removed.count
+        return reports
     }
 
     /// Carries out commands in order, as one UI turn, and returns the net reports.
@@ -103,7 +120,8 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     /// A command that cannot be carried out is skipped and listed in ``PresentationUpdate/rejected``; the others are
     /// carried out.
     public mutating func apply(_ commands: [NavigationCommand]) -> PresentationUpdate {
-        let before = visibleSet()
+        var visits = 0
+        let before = visibleOrder(&visits)
         var removed: [PresentableID] = []
         var rejected: [PresentationUpdate.Rejection] = []
         for command in commands {
@@ -113,7 +131,9 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
                 rejected.append(PresentationUpdate.Rejection(command: command, error: error))
             }
         }
-        return PresentationUpdate(reports: reports(visibleBefore: before, removed: removed), rejected: rejected)
+        let reports = reports(visibleBefore: before, removed: removed, &visits)
+        visitedNodes += visits + removed.count
+        return PresentationUpdate(reports: reports, rejected: rejected)
     }
 
     // MARK: - User operations
@@ -124,9 +144,9 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     ///   ``PresentationError/notVisible(_:)`` when the stack is not on screen, and
     ///   ``PresentationError/nothingToGoBackTo(_:)`` when it has one child or none (no back button).
     public mutating func userTapsBack(in stack: PresentableID) throws(PresentationError) -> [CoordinatorInput] {
-        let node = try container(stack, .stack)
+        let count = try stackTop(stack).count
         guard isVisible(stack) else { throw .notVisible(stack) }
-        guard node.children.count > 1 else { throw .nothingToGoBackTo(stack) }
+        guard count > 1 else { throw .nothingToGoBackTo(stack) }
         return try apply(.pop(stack: stack))
     }
 
@@ -165,9 +185,8 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
 
     /// The visible presentables, in tree order.
     public var visiblePresentables: [PresentableID] {
-        var visible: [PresentableID] = []
-        walk { id, _, _, isVisible, _ in if isVisible { visible.append(id) } }
-        return visible
+        var visits = 0
+        return visibleOrder(&visits)
     }
 
     /// Every presentable in the UI, in tree order.
@@ -178,7 +197,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `id` is on screen.
-    public func isVisible(_ id: PresentableID) -> Bool { visibleSet().contains(id) }
+    public func isVisible(_ id: PresentableID) -> Bool { visiblePresentables.contains(id) }
 
     /// How many presentables the UI holds.
     public var count: Int { nodes.count }
@@ -264,8 +283,8 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
             return []
 
         case .pop(let stack):
-            let node = try container(stack, .stack)
-            guard node.children.count > 1, let top = node.children.last else { return [] }
+            let (count, top) = try stackTop(stack)
+            guard count > 1, let top else { return [] }
             return removeSubtree(top)
 
         case .popToRoot(let stack):
@@ -311,6 +330,13 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         case .showDetail(let split, let screen):
             return try show(screen, in: split, asMaster: false)
         }
+    }
+
+    /// A stack's child count and top, without holding on to its children (a copy held while the stack changes
+    /// would copy them all).
+    private func stackTop(_ stack: PresentableID) throws(PresentationError) -> (count: Int, top: PresentableID?) {
+        let node = try container(stack, .stack)
+        return (node.children.count, node.children.last)
     }
 
     private func container(_ id: PresentableID, _ kind: Screen.Kind) throws(PresentationError) -> Node {
@@ -362,7 +388,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         case .window:
             rootID = nil
         case .child(let parent):
-            nodes[parent]?.children.removeAll { $0 == id }
+            if let index = nodes[parent]?.children.lastIndex(of: id) { nodes[parent]?.children.remove(at: index) }
             if nodes[parent]?.master == id { nodes[parent]?.master = nil }
             if nodes[parent]?.detail == id { nodes[parent]?.detail = nil }
             if let count = nodes[parent]?.children.count, let selected = nodes[parent]?.selectedTab, selected >= count {
@@ -382,141 +408,5 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         for child in containedChildren(of: node) { ids += subtree(child.id) }
         if let presented = node.presented { ids += subtree(presented) }
         return ids
-    }
-
-    // MARK: - Visibility
-
-    private func containedChildren(of node: Node) -> [(id: PresentableID, shown: Bool, role: Role)] {
-        switch node.screen.kind {
-        case .stack:
-            return node.children.enumerated().map { index, id in
-                (id, index == node.children.count - 1, Role.stackEntry)
-            }
-        case .tabs:
-            return node.children.enumerated().map { index, id in
-                (id, index == node.selectedTab, Role.tab(index: index, selected: index == node.selectedTab))
-            }
-        case .split:
-            return [node.master.map { ($0, true, Role.master) }, node.detail.map { ($0, true, Role.detail) }]
-                .compactMap { $0 }
-        default:
-            return []
-        }
-    }
-
-    /// Visits the tree in pre-order (a presentable, its children, then its modal) with each one's visibility.
-    private func walk(_ visit: (PresentableID, Node, Int, Bool, Role) -> Void) {
-        func visitNode(_ id: PresentableID, onScreen: Bool, depth: Int, role: Role) {
-            guard let node = nodes[id] else { return }
-            let visible = onScreen && node.presented == nil
-            visit(id, node, depth, visible, role)
-            for child in containedChildren(of: node) {
-                visitNode(child.id, onScreen: visible && child.shown, depth: depth + 1, role: child.role)
-            }
-            if let presented = node.presented {
-                visitNode(presented, onScreen: onScreen, depth: depth + 1, role: .modal)
-            }
-        }
-        if let rootID { visitNode(rootID, onScreen: true, depth: 0, role: .window) }
-    }
-
-    private func visibleSet() -> Set<PresentableID> { Set(visiblePresentables) }
-
-    private func reports(visibleBefore: Set<PresentableID>, removed: [PresentableID]) -> [CoordinatorInput] {
-        let removedSet = Set(removed)
-        var hidden: [CoordinatorInput] = []
-        var shown: [CoordinatorInput] = []
-        walk { id, _, _, isVisible, _ in
-            let wasVisible = visibleBefore.contains(id) && !removedSet.contains(id)
-            if wasVisible, !isVisible { hidden.append(.visibilityChanged(id, visible: false)) }
-            if !wasVisible, isVisible { shown.append(.visibilityChanged(id, visible: true)) }
-        }
-        return removed.map { .dismissed($0) } + hidden + shown
-    }
-}
-
-/// What a batch of commands did to a ``PresentationModel``.
-public struct PresentationUpdate: Hashable, Sendable {
-    /// A command that was ignored, with why.
-    public struct Rejection: Hashable, Sendable, CustomStringConvertible {
-        /// The command ignored.
-        public var command: NavigationCommand
-        /// Why.
-        public var error: PresentationError
-
-        /// A rejection of `command` for `error`.
-        public init(command: NavigationCommand, error: PresentationError) {
-            self.command = command
-            self.error = error
-        }
-
-        /// `push x onto y: unknown target y`.
-        public var description: String { "\(command): \(error)" }
-    }
-
-    /// The reports for the coordinator, in order.
-    public var reports: [CoordinatorInput]
-    /// The commands that were ignored, in order.
-    public var rejected: [Rejection]
-
-    /// An update with `reports` and `rejected` commands.
-    public init(reports: [CoordinatorInput], rejected: [Rejection] = []) {
-        self.reports = reports
-        self.rejected = rejected
-    }
-}
-
-/// Why a ``PresentationModel`` could not carry out a command or a user operation. The model is left unchanged.
-public enum PresentationError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The container, presenter or modal is not in the UI.
-    case unknownTarget(PresentableID)
-    /// The target is not the kind of container the command needs.
-    case wrongKind(PresentableID, expected: Screen.Kind, found: Screen.Kind)
-    /// The screen's ID is already in the UI at another place, or twice in one command.
-    case alreadyShown(PresentableID)
-    /// The presenter already presents something.
-    case alreadyPresenting(PresentableID, presented: PresentableID)
-    /// The tab index is not one of the tab bar's.
-    case tabOutOfRange(PresentableID, index: Int, count: Int)
-    /// A user operation on something that is not on screen.
-    case notVisible(PresentableID)
-    /// A back tap on a stack with one child or none.
-    case nothingToGoBackTo(PresentableID)
-    /// A user dismissal of something that is not presented modally.
-    case notPresented(PresentableID)
-
-    public var description: String {
-        switch self {
-        case .unknownTarget(let id): return "unknown target \(id)"
-        case .wrongKind(let id, let expected, let found): return "\(id) is a \(found), not a \(expected)"
-        case .alreadyShown(let id): return "\(id) is already shown"
-        case .alreadyPresenting(let id, let presented): return "\(id) already presents \(presented)"
-        case .tabOutOfRange(let id, let index, let count): return "\(id) has no tab \(index) (\(count) tabs)"
-        case .notVisible(let id): return "\(id) is not visible"
-        case .nothingToGoBackTo(let id): return "\(id) has nothing to go back to"
-        case .notPresented(let id): return "\(id) is not presented modally"
-        }
-    }
-}
-
-// As data (a daemon's state snapshot): the nodes in ID order, so that the same model always has the same bytes.
-extension PresentationModel: Codable {
-    private struct SavedNode: Codable {
-        var id: PresentableID
-        var node: Node
-    }
-
-    private enum CodingKeys: String, CodingKey { case root, nodes }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        rootID = try container.decodeIfPresent(PresentableID.self, forKey: .root)
-        for saved in try container.decode([SavedNode].self, forKey: .nodes) { nodes[saved.id] = saved.node }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(rootID, forKey: .root)
-        try container.encode(nodes.keys.sorted().map { SavedNode(id: $0, node: nodes[$0]!) }, forKey: .nodes)
     }
 }
