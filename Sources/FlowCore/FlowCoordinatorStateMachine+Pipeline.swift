@@ -303,6 +303,7 @@ extension FlowCoordinatorStateMachine {
         let info = attachment.info
         nodes[info.coordinator]?.attachments.removeAll { $0 == attachmentID }
         presentables[info.presentable]?.attachments.removeAll { $0 == attachmentID }
+        rememberIfForgettable(info.presentable)
         emissions.unregister(info.stepper.steps, as: attachmentID)
         actions.append(.detach(attachmentID, reason: reason))
     }

@@ -46,6 +46,8 @@ public struct SavedFlowTree: Codable, Hashable, Sendable {
     public var attachments: [Attachment]
     /// Presentables in ID order.
     public var presentables: [Presentable]
+    /// The dismissed presentables no stepper listens to, oldest first: the order in which they are forgotten.
+    public var forgettingOrder: [PresentableID]?
     public var lastCoordinatorNumber: Int
     public var lastAttachmentNumber: Int
     public var lastAdaptNumber: Int
@@ -104,6 +106,7 @@ extension FlowCoordinatorStateMachine {
         }
         return SavedFlowTree(
             nodes: savedNodes, root: rootCoordinator?.rawValue, attachments: savedAttachments, presentables: savedPresentables,
+            forgettingOrder: Array(forgettingOrder[forgettingHead...]),
             lastCoordinatorNumber: lastCoordinatorNumber, lastAttachmentNumber: lastAttachmentNumber,
             lastAdaptNumber: lastAdaptNumber
         )
@@ -160,6 +163,8 @@ extension FlowCoordinatorStateMachine {
                 isVisible: presentable.isVisible, isDismissed: presentable.isDismissed,
                 attachments: presentable.attachments.map(AttachmentID.init))
         }
+        forgettingOrder = saved.forgettingOrder
+            ?? saved.presentables.filter { $0.isDismissed && $0.attachments.isEmpty }.map(\.id)
         let root = saved.root.map(FlowCoordinatorID.init)
         if let root, nodes[root] == nil {
             throw RestorationError(.inconsistent, "the root coordinator \(root) is not saved")

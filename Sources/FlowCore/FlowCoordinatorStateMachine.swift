@@ -78,6 +78,13 @@ public struct FlowCoordinatorStateMachine {
     var coordinatorsByRoot: [PresentableID: [FlowCoordinatorID]] = [:]
     var attachments: [AttachmentID: Attachment] = [:]
     var presentables: [PresentableID: PresentableState] = [:]
+    /// The dismissed presentables no stepper listens to any more, oldest first from ``forgettingHead``: the machine
+    /// remembers the last ``dismissedRemembered`` of them (D11: late reports cannot revive them) and forgets older
+    /// ones, so what it keeps follows the live UI, not every ID ever dismissed.
+    var forgettingOrder: [PresentableID] = []
+    var forgettingHead = 0
+    /// How many dismissed presentables with no stepper left the machine remembers.
+    public static let dismissedRemembered = 256
     var pendingAdapts: [AdaptRequestID: PendingAdapt] = [:]
     var pendingReadiness: [PendingReadiness] = []
 
@@ -194,6 +201,10 @@ public struct FlowCoordinatorStateMachine {
     /// Whether a presentable was reported dismissed (and not contributed again since).
     public func isDismissed(_ id: PresentableID) -> Bool { presentables[id]?.isDismissed ?? false }
 
+    /// How many presentables the machine keeps state for: the visible and hidden ones it heard of, those with
+    /// steppers, and the last ``dismissedRemembered`` dismissed ones.
+    public var knownPresentableCount: Int { presentables.count }
+
     /// Whether a coordinator's flow is ready.
     public func isReady(_ coordinator: FlowCoordinatorID) -> Bool { nodes[coordinator]?.isReady ?? false }
 
@@ -297,6 +308,30 @@ public struct FlowCoordinatorStateMachine {
         for coordinator in dismissedFlows where nodes[coordinator] != nil {
             endCoordinator(coordinator, reason: .rootDismissed)
         }
+        // With steppers, the last one's detach queued it already.
+        if state.attachments.isEmpty { rememberIfForgettable(id) }
+    }
+
+    /// Queues a dismissed presentable no stepper listens to for forgetting, and forgets the oldest past the bound.
+    mutating func rememberIfForgettable(_ id: PresentableID) {
+        guard let state = presentables[id], state.isDismissed, state.attachments.isEmpty else { return }
+        forgettingOrder.append(id)
+        while forgettingOrder.count - forgettingHead > Self.dismissedRemembered {
+            let oldest = forgettingOrder[forgettingHead]
+            forgettingHead += 1
+            if let old = presentables[oldest], old.isDismissed, old.attachments.isEmpty, !isRemembered(oldest) {
+                presentables[oldest] = nil
+            }
+        }
+        if forgettingHead >= Self.dismissedRemembered {
+            forgettingOrder.removeFirst(forgettingHead)
+            forgettingHead = 0
+        }
+    }
+
+    /// Whether `id` is queued for forgetting again after the entry just taken (dismissed, renewed, dismissed again).
+    private func isRemembered(_ id: PresentableID) -> Bool {
+        forgettingOrder[forgettingHead...].contains(id)
     }
 
     private mutating func adaptCompleted(_ requestID: AdaptRequestID, _ step: Step?) {

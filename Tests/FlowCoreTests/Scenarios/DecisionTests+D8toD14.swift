@@ -120,6 +120,27 @@ extension DecisionTests {
         #expect(harness.isListening(to: stepper))
     }
 
+    @Test("D11: the machine remembers the last 256 dismissed presentables without steppers, and forgets older ones")
+    func d11DismissedPresentablesAreRememberedBoundedly() throws {
+        let flow = ScenarioFlow("F")
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: ScenarioStepper("F.stepper", initial: "a"))
+        let remembered = FlowCoordinatorStateMachine.dismissedRemembered
+        let opened = 4 * remembered
+        for index in 0..<opened {
+            let id = PresentableID("movie.\(index)")
+            harness.show(id)
+            harness.dismiss(id)
+        }
+        #expect(harness.machine.knownPresentableCount <= remembered + 1)
+        let recent = PresentableID("movie.\(opened - remembered)")
+        #expect(harness.machine.isDismissed(recent))
+        harness.show(recent)
+        #expect(!harness.machine.isVisible(recent), "a late report about a recent dismissal revived it")
+        let old = PresentableID("movie.0")
+        #expect(!harness.machine.isDismissed(old), "forgotten: a report about it now counts as news")
+    }
+
     @Test("D11: visibility reports for a dismissed presentable are ignored; contributed again, it starts a new life")
     func d11DismissedPresentableNewLife() throws {
         let flow = ScenarioFlow("F")
