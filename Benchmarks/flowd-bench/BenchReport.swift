@@ -19,6 +19,8 @@ struct Settings: Codable, Sendable {
     var clients: [ClientMode] = [.wire]
     /// Screens the benchmark's session shows under its own (`--ui-screens`).
     var uiScreens = 0
+    /// Seconds of the paced phase (half the throughput phase's rate); 0: none.
+    var pacedSeconds = 0.0
     /// Fault injection for the smoke check: the C relay does not forward this stepper message (1-based); 0: none.
     var loseStep = 0
 }
@@ -127,6 +129,11 @@ struct Summary: Codable, Sendable {
     var meanMicros: Cell
     var commandsPerSecond: Cell
     var loadedP50Micros: Cell
+    /// Latency in the paced phase (half the maximum rate), where it ran.
+    var pacedP50Micros: Cell?
+    var pacedP99Micros: Cell?
+    /// Paced steps that left late (the window was full), per step sent paced.
+    var pacedLateShare: Cell?
     var gaps: Int
     var serverCPUMicrosPerStep: Cell
     var serverResidentMegabytes: Cell

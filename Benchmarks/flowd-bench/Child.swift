@@ -29,7 +29,8 @@ final class Child {
 
     var pid: Int32 { process.processIdentifier }
 
-    /// Reads lines until one starts with `prefix`; returns the rest of it. Other lines go to standard error.
+    /// Reads lines until one starts with `prefix`; returns the rest of it. Other lines go to standard error, but for
+    /// `PHASE` lines.
     func expect(_ prefix: String, timeout: Double) throws -> String {
         let deadline = monotonicNanoseconds() + UInt64(timeout * 1e9)
         while true {
@@ -37,7 +38,8 @@ final class Child {
             guard left > 0, left < timeout + 1 else { throw BenchError("\(name): timed out waiting for \(prefix)") }
             let line = try reader.next(timeout: left, what: "\(name) \(prefix)")
             if line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)) }
-            note("[\(name)] \(line)")
+            // A phase the orchestrator does not wait for (the paced one) is no news.
+            if !line.hasPrefix("PHASE ") { note("[\(name)] \(line)") }
         }
     }
 

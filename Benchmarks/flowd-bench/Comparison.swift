@@ -32,6 +32,12 @@ func ratio(_ numerator: Double, _ denominator: Double) -> Double {
     denominator > 0 ? numerator / denominator : 0
 }
 
+/// The paced phase's latency over the runs that had one (the hand-written clients'); `nil` when none did.
+func pacedCell(_ runs: [RunResult], _ value: (LatencyStats) -> Double) -> Summary.Cell? {
+    let values = runs.compactMap(\.presenter.pacedLatency).filter { $0.count > 0 }.map(value)
+    return values.isEmpty ? nil : Summary.Cell(values)
+}
+
 extension Orchestrator {
     /// The flowd variant the baselines are compared with: journaled with `interval` (flowd's default fsync policy)
     /// when it ran, plain flowd otherwise; hand-written clients, the fewest idle sessions.
@@ -117,6 +123,21 @@ extension Orchestrator {
                 divided(\.serverCPUMicrosPerStep.median),
             ]
             print(cells.joined(separator: " | "))
+        }
+        let paced = flowdFirst.compactMap { row in
+            row.pacedP99Micros.map { p99 in
+                "\(label(row)) "
+                    + String(
+                        format: "p50 %.1f, p99 %.1f µs, %.1f %% late", row.pacedP50Micros?.median ?? 0, p99.median,
+                        (row.pacedLateShare?.median ?? 0) * 100
+                    )
+            }
+        }
+        if !paced.isEmpty {
+            print(
+                "paced (\(settings.pacedSeconds) s at half each system's own flat-out rate; the target is p99 ≤ 2 ms): "
+                    + paced.joined(separator: "; ")
+            )
         }
         for ratio in report.clientModes where ratio.transport == transport {
             print(

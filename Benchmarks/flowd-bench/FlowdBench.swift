@@ -47,6 +47,13 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Lock-step latency samples per run.") var samples = 20_000
     @Option(help: "Lock-step steps before the samples.") var warmup = 2_000
     @Option(help: "Seconds of the throughput phase.") var seconds = 5.0
+    @Option(
+        help: ArgumentHelp(
+            "Seconds of a paced phase after it: steps at half the throughput phase's rate, for the latency under "
+                + "load (hand-written clients; 0: none)."
+        )
+    )
+    var pacedSeconds = 0.0
     @Option(help: "Repetitions; the figures are medians over them.") var `repeat` = 3
     @Option(help: "Unanswered steps the stepper may have in flight in the throughput phase.") var window = 256
     @Option(
@@ -155,6 +162,7 @@ struct Run: AsyncParsableCommand {
         )
         settings.clients = modes.isEmpty ? [.wire] : modes
         settings.uiScreens = uiScreens
+        settings.pacedSeconds = max(0, pacedSeconds)
         settings.loseStep = loseStep
         var orchestrator = Orchestrator(settings: settings)
         let report = try orchestrator.run(json: json, jsonOut: jsonOut)
@@ -231,12 +239,13 @@ struct ClientOptions: ParsableArguments {
     @Option var seconds: Double
     @Option var window: Int
     @Option var uiScreens = 0
+    @Option var pacedSeconds = 0.0
     @Flag(help: "Use FlowClient's StepperClient or PresenterClient (flowd only).") var library = false
 
     var plan: PhasePlan {
         PhasePlan(
             system: system, control: control, warmup: warmup, samples: samples, seconds: seconds, window: window,
-            uiScreens: uiScreens
+            uiScreens: uiScreens, pacedSeconds: pacedSeconds
         )
     }
 }

@@ -29,6 +29,11 @@ extension Orchestrator {
                             meanMicros: cell { $0.presenter.latency.mean / 1000 },
                             commandsPerSecond: cell { $0.presenter.throughputPerSecond },
                             loadedP50Micros: cell { $0.presenter.loadedLatency.p50 / 1000 },
+                            pacedP50Micros: pacedCell(group) { $0.p50 / 1000 },
+                            pacedP99Micros: pacedCell(group) { $0.p99 / 1000 },
+                            pacedLateShare: group.contains { $0.stepper.pacedSteps != nil }
+                                ? cell { ratio(Double($0.stepper.pacedLate ?? 0), Double($0.stepper.pacedSteps ?? 0)) }
+                                : nil,
                             gaps: group.reduce(0) { $0 + $1.presenter.gaps },
                             serverCPUMicrosPerStep: cell { $0.cpu.serverMicrosPerStep },
                             serverResidentMegabytes: cell { Double($0.serverResidentBytes ?? 0) / 1_048_576 },

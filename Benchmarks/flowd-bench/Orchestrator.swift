@@ -158,7 +158,7 @@ struct Orchestrator {
         let common = [
             "--system", system.rawValue, "--control", control, "--warmup", "\(settings.warmup)",
             "--samples", "\(settings.samples)", "--seconds", "\(settings.seconds)", "--window", "\(settings.window)",
-            "--ui-screens", "\(settings.uiScreens)",
+            "--ui-screens", "\(settings.uiScreens)", "--paced-seconds", "\(settings.pacedSeconds)",
         ] + (variant.clients == .library ? ["--library"] : [])
         let clientExecutable = system == .dbus ? dbusProgram : nil
         let presenter = try Child(
@@ -183,7 +183,8 @@ struct Orchestrator {
         let writtenAfter = procIO(pid: server.pid, field: "write_bytes")
         let resident = residentBytes(pid: server.pid)
         let wall = Double(monotonicNanoseconds() - started) / 1e9
-        let timeout = 120 + Double(settings.warmup + settings.samples) * perStepTimeout + settings.seconds * 2
+        let timeout =
+            120 + Double(settings.warmup + settings.samples) * perStepTimeout + (settings.seconds + settings.pacedSeconds) * 2
         let stepperResult = try decodeJSON(StepperResult.self, try stepper.expect("RESULT ", timeout: timeout))
         let presenterResult = try decodeJSON(PresenterResult.self, try presenter.expect("RESULT ", timeout: 60))
         func perStep(_ indices: Range<Int>) -> Double {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FlowCore
 import FlowWire
 import ZeroMQ
@@ -29,6 +32,8 @@ struct PhasePlan: Sendable {
     var window: Int
     /// Screens under the benchmark's own (flowd's `--ui-screens`): the screen is then on `bench.deck`.
     var uiScreens = 0
+    /// Seconds of the paced phase (steps at half the throughput phase's rate); 0: none. Hand-written clients only.
+    var pacedSeconds = 0.0
 }
 
 // MARK: - Stepper
@@ -41,6 +46,11 @@ struct StepperResult: Codable, Sendable {
     var rejected = 0
     var errors = 0
     var throughputSeconds = 0.0
+    /// The paced phase: steps sent, and at what rate (half the throughput phase's).
+    var pacedSteps: Int?
+    var pacedRate: Double?
+    /// Paced steps that left more than one interval after their time (the window was full: the rate was not held).
+    var pacedLate: Int?
 }
 
 /// The stepper process: `HELLO`, waits for its attachment, then sends `STEP`s lock-step (latency) and flat out within a
@@ -152,6 +162,58 @@ func runStepper(plan: PhasePlan, side sideEndpoint: String) throws {
         }
         try client.heartbeatIfDue(now: monotonicNanoseconds())
     }
+
+    // Paced: steps on a fixed schedule at half the rate just measured, for the latency under a load the server can
+    // take; then the end marker again. The window still bounds what is in flight (a relay drops beyond the
+    // presenter's queue); a step it holds back leaves late, and is counted.
+    if plan.pacedSeconds > 0, result.throughputSeconds > 0, sent > 0 {
+        let rate = 0.5 * Double(sent) / result.throughputSeconds
+        let interval = 1e9 / rate
+        emit("PHASE paced-start")
+        let pacedReplies = replies
+        let pacedStart = monotonicNanoseconds()
+        let pacedEnd = pacedStart + UInt64(plan.pacedSeconds * 1e9)
+        var paced = 0
+        var pacedPresented = 0
+        var late = 0
+        while true {
+            let now = monotonicNanoseconds()
+            guard now < pacedEnd else { break }
+            let due = pacedStart + UInt64(Double(paced) * interval)
+            if now >= due {
+                if paced - (replies - pacedReplies) < plan.window, paced - pacedPresented < plan.window {
+                    if now - due > UInt64(interval) { late += 1 }
+                    try sendStep(stamp: now)
+                    paced += 1
+                } else {
+                    _ = try poller.poll(timeout: .milliseconds(1))
+                }
+            } else if due - now > 30_000 {
+                usleep(UInt32((due - now) / 1000))
+            }
+            try drainReplies()
+            while let message = try side.tryReceive() {
+                if let frame = message.frames.first, frame.first == 0x70 {
+                    pacedPresented = Bytes.integer(after: [0x70], in: frame) ?? pacedPresented
+                }
+            }
+        }
+        try sendStep(stamp: BenchWire.endMarker)
+        done = false
+        let pacedDeadline = monotonicNanoseconds() + 60_000_000_000
+        while !done || replies - pacedReplies < paced + 1 {
+            guard monotonicNanoseconds() < pacedDeadline else { throw BenchError("the paced phase did not drain") }
+            _ = try poller.poll(timeout: .milliseconds(200))
+            try drainReplies()
+            while let message = try side.tryReceive() {
+                if message.frames.first == SideMessage.done { done = true }
+            }
+            try client.heartbeatIfDue(now: monotonicNanoseconds())
+        }
+        result.pacedSteps = paced
+        result.pacedRate = rate
+        result.pacedLate = late
+    }
     emit("RESULT " + (try encodeJSON(result)))
 }
 
@@ -169,6 +231,9 @@ struct PresenterResult: Codable, Sendable {
     var throughputPerSecond: Double
     /// Send → receive latency under that load (pure queueing: not a latency figure).
     var loadedLatency: LatencyStats
+    /// The paced phase's commands and their send → receive latency (nil without a paced phase).
+    var pacedCommands: Int?
+    var pacedLatency: LatencyStats?
     /// Commands whose number (flowd's `seq`, a relay's forwarded `req`) was not the previous one plus one (should be 0).
     var gaps: Int
 }
@@ -277,11 +342,33 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
     }
     try side.send(ZMQMessage([SideMessage.done]))
     let seconds = Double(last &- first) / 1e9
-    let result = PresenterResult(
+    var result = PresenterResult(
         latency: LatencyStats(nanoseconds: latencies), throughputCommands: count, throughputSeconds: seconds,
         throughputPerSecond: count > 1 && seconds > 0 ? Double(count - 1) / seconds : 0,
         loadedLatency: LatencyStats(nanoseconds: loaded), gaps: gaps
     )
+    if plan.pacedSeconds > 0 {
+        var paced: [UInt64] = []
+        finished = false
+        while !finished {
+            _ = try poller.poll(timeout: .milliseconds(200))
+            while let message = try client.dealer.tryReceive() {
+                let time = monotonicNanoseconds()
+                guard let stamp = try command(message) else { continue }
+                if stamp == BenchWire.endMarker {
+                    finished = true
+                    break
+                }
+                paced.append(time &- stamp)
+                if paced.count % 16 == 0 { try side.send(ZMQMessage([SideMessage.progress(paced.count)])) }
+            }
+            try client.heartbeatIfDue(now: monotonicNanoseconds())
+        }
+        try side.send(ZMQMessage([SideMessage.done]))
+        result.pacedCommands = paced.count
+        result.pacedLatency = LatencyStats(nanoseconds: paced)
+        result.gaps = gaps
+    }
     emit("RESULT " + (try encodeJSON(result)))
 }
 

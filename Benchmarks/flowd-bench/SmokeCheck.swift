@@ -23,9 +23,17 @@ enum SmokeCheck {
                         + "arrived"
                 )
             }
+            if settings.pacedSeconds > 0, run.system != .dbus, run.clients != .library,
+                run.stepper.pacedSteps ?? 0 <= 0 || run.presenter.pacedCommands != run.stepper.pacedSteps
+            {
+                problems.append(
+                    "\(name): \(run.stepper.pacedSteps ?? 0) steps sent paced, \(run.presenter.pacedCommands ?? 0) arrived"
+                )
+            }
             if run.presenter.gaps != 0 { problems.append("\(name): \(run.presenter.gaps) commands out of order") }
             // Every step is answered (OK) except on D-Bus, whose calls expect no reply.
-            let answered = lockStep + run.stepper.throughputSteps + 1
+            let paced = (run.stepper.pacedSteps ?? -1) + 1
+            let answered = lockStep + run.stepper.throughputSteps + 1 + paced
             if run.system != .dbus, run.stepper.accepted != answered || run.stepper.rejected + run.stepper.errors != 0 {
                 problems.append(
                     "\(name): \(run.stepper.accepted) steps accepted of \(answered), \(run.stepper.rejected) rejected, "
