@@ -137,7 +137,7 @@ let package = Package(
         ),
         // The services' logic (MovieServices, in the demo's own attachment types) as FlowClient's StepperLogic.
         .target(
-            name: "ExampleSupport", dependencies: ["FlowClient", "MovieServices", "FlowCore", swiftLog],
+            name: "ExampleSupport", dependencies: ["FlowClient", "FlowWire", "MovieServices", "FlowCore", swiftLog],
             path: "Examples/ExampleSupport", swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,5 +1,6 @@
 public import FlowClient
 import FlowCore
+public import FlowWire
 public import Logging
 public import MovieServices
 
@@ -39,6 +40,15 @@ public struct MovieServiceLogic: StepperLogic {
     public init(_ logic: MovieStepperLogic = MovieStepperLogic()) { self.logic = logic }
 
     public var kinds: [String] { MovieStepperLogic.kinds }
+
+    /// The wishlist's About, refused every other time (``MovieStepperLogic/adapt(_:flow:coordinator:request:session:)``).
+    public mutating func adapt(_ question: AdaptMessage, now: ContinuousClock.Instant, logger: Logger) -> AdaptAnswer {
+        let adapted = logic.adapt(
+            question.step, flow: question.flow, coordinator: question.coordinator, request: question.request,
+            session: question.session
+        )
+        return AdaptAnswer(adapted, asked: question.step)
+    }
 
     public mutating func handle(_ input: StepperInput, now: ContinuousClock.Instant, logger: Logger) -> [StepEmission] {
         do throws(ServiceError) {

@@ -71,6 +71,8 @@ final class FlowConnection: Sendable {
     let role: PeerRole
     let name: String
     let serves: [String]
+    /// Whether `HELLO` says the process answers `ADAPT` (a stepper with an adapt handler).
+    let adapts: Bool
     let configuration: FlowClientConfiguration
     let logger: Logger
     private let codec: WireCodec
@@ -97,10 +99,14 @@ final class FlowConnection: Sendable {
         var stopError: (any Error)?
     }
 
-    init(role: PeerRole, name: String, serves: [String] = [], configuration: FlowClientConfiguration) {
+    init(
+        role: PeerRole, name: String, serves: [String] = [], adapts: Bool = false,
+        configuration: FlowClientConfiguration
+    ) {
         self.role = role
         self.name = name
         self.serves = serves
+        self.adapts = adapts
         self.configuration = configuration
         self.codec = WireCodec(decodingWhatFits: configuration.connectionSocketOptions)
         var logger = configuration.logger
@@ -264,7 +270,7 @@ final class FlowConnection: Sendable {
         let helloReq = Self.nextRequestNumber()
         let hello = Hello(
             req: helloReq, role: role, name: name, instance: configuration.instance,
-            heartbeatMs: configuration.heartbeatMilliseconds, serves: serves
+            heartbeatMs: configuration.heartbeatMilliseconds, serves: serves, adapts: adapts
         )
         let generation = state.withLock { state in
             state.outbox = continuation

@@ -111,6 +111,10 @@ public enum StepOutcome: Sendable, Hashable, CustomStringConvertible {
 /// without its state (its run ID changed), every known attachment is reported ``StepperEvent/detached(_:reason:)``
 /// with reason `daemonRestarted`.
 ///
+/// A client made with `adapts: true` answers `ADAPT` (`docs/PROTOCOL.md` §5.6): a flow's `adapt` asked of one of its
+/// kinds. The questions come on ``adaptRequests``; ``answer(_:with:)`` sends each answer (``run(handler:adapt:)``
+/// does both with a closure).
+///
 /// `Sendable`: its state is behind a mutex; ``emit(_:for:)`` may be called from any task.
 public final class StepperClient: Service, Sendable {
     /// The client's stable name (how the daemon recognises a restarted process).
@@ -120,6 +124,11 @@ public final class StepperClient: Service, Sendable {
     /// The attachment events, in order; one consumer. Ends when ``run()`` ends.
     public let events: AsyncStream<StepperEvent>
     private let continuation: AsyncStream<StepperEvent>.Continuation
+    /// Whether it answers `ADAPT` (its `HELLO` says so).
+    public let adapts: Bool
+    /// The `ADAPT` questions, in order; one consumer. Ends when ``run()`` ends; nothing comes unless ``adapts``.
+    public let adaptRequests: AsyncStream<AdaptMessage>
+    private let adaptContinuation: AsyncStream<AdaptMessage>.Continuation
     private let connection: FlowConnection
     private let known = Mutex<[RemoteAttachment.ID: RemoteAttachment]>([:])
 
@@ -128,13 +137,18 @@ public final class StepperClient: Service, Sendable {
     /// - Parameters:
     ///   - name: the process's stable name, `[A-Za-z0-9._-]{1,64}`.
     ///   - kinds: the stepper kinds it serves (`movies.detail`).
+    ///   - adapts: whether it answers `ADAPT` for those kinds (``adaptRequests``, ``answer(_:with:)``).
     public init(
-        name: String, serves kinds: [String], configuration: FlowClientConfiguration = FlowClientConfiguration()
+        name: String, serves kinds: [String], adapts: Bool = false,
+        configuration: FlowClientConfiguration = FlowClientConfiguration()
     ) {
         self.name = name
         self.kinds = kinds
+        self.adapts = adapts
         (events, continuation) = AsyncStream.makeStream()
-        connection = FlowConnection(role: .stepper, name: name, serves: kinds, configuration: configuration)
+        (adaptRequests, adaptContinuation) = AsyncStream.makeStream()
+        connection = FlowConnection(
+            role: .stepper, name: name, serves: kinds, adapts: adapts, configuration: configuration)
     }
 
     /// The attachments this process holds now, by session and number.
@@ -150,19 +164,29 @@ public final class StepperClient: Service, Sendable {
     /// - Throws: ``FlowClientError`` when the client cannot work at all (an invalid name or kind, a malformed
     ///   endpoint), ``DaemonError`` when the daemon refuses the `HELLO`.
     public func run() async throws {
-        defer { continuation.finish() }
+        defer {
+            continuation.finish()
+            adaptContinuation.finish()
+        }
         try await cancelWhenGracefulShutdown { [self] in
             try await connection.run { [self] batch in handle(batch) }
         }
     }
 
-    /// Connects, serves until cancelled, and calls `handler` for every event in order.
+    /// Connects, serves until cancelled, and calls `handler` for every event in order; a client that ``adapts``
+    /// answers each `ADAPT` with what `adapt` returns (the step goes through by default).
     ///
     /// `handler` may call ``emit(_:for:)``. An error it throws ends the client and is rethrown here (but a
     /// `CancellationError` while this task is cancelled: then it returns, like ``run()``).
-    public func run(handler: @escaping @Sendable (StepperEvent) async throws -> Void) async throws {
+    public func run(
+        handler: @escaping @Sendable (StepperEvent) async throws -> Void,
+        adapt: @escaping @Sendable (AdaptMessage) async -> AdaptAnswer = { _ in .allow }
+    ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.run() }
+            group.addTask {
+                for await question in self.adaptRequests { self.answer(question, with: await adapt(question)) }
+            }
             for await event in events {
                 do {
                     try await handler(event)
@@ -217,6 +241,20 @@ public final class StepperClient: Service, Sendable {
         return .dropped(StepDropReason(verdict.reason ?? "unknown"))
     }
 
+    /// Answers an `ADAPT` (`ADAPTED`) on the current connection.
+    ///
+    /// - Returns: `false` when no connection is welcomed: the answer is dropped, and the daemon asks again once the
+    ///   client is back (it asks the question of another process serving the kind if one connects first).
+    @discardableResult
+    public func answer(_ question: AdaptMessage, with answer: AdaptAnswer) -> Bool {
+        let sent = connection.send(
+            .adapted(AdaptedMessage(session: question.session, request: question.request, answer: answer)))
+        connection.logger.debug(
+            sent ? "ADAPT answered" : "ADAPT answer dropped: not connected",
+            metadata: ["session": "\(question.session)", "request": "\(question.request)", "answer": "\(answer)"])
+        return sent
+    }
+
     private func handle(_ batch: [ConnectionEvent]) {
         for event in batch {
             switch event {
@@ -253,6 +291,14 @@ public final class StepperClient: Service, Sendable {
                 } else {
                     connection.logger.warning(
                         "ACTION for an unknown attachment ignored", metadata: ["attachment": "\(id)"])
+                }
+            case .message(.adapt(let question)):
+                if adapts {
+                    adaptContinuation.yield(question)
+                } else {
+                    connection.logger.warning(
+                        "ADAPT to a client that does not answer them ignored",
+                        metadata: ["session": "\(question.session)", "request": "\(question.request)"])
                 }
             case .message, .disconnected:
                 break

@@ -1,4 +1,5 @@
 public import FlowCore
+public import FlowWire
 public import Logging
 public import ServiceLifecycle
 import UnixSignals
@@ -40,15 +41,26 @@ public protocol StepperLogic: Sendable {
     /// The steps to emit for `input`, in order. An error it throws is logged (`input refused`) and nothing is emitted.
     mutating func handle(_ input: StepperInput, now: ContinuousClock.Instant, logger: Logger) async throws
         -> [StepEmission]
+    /// The answer to an `ADAPT`: a flow's `adapt` asked of one of the kinds (`docs/PROTOCOL.md` §5.6), in the same
+    /// order as the inputs. ``AdaptAnswer/allow`` by default; an error it throws is logged and answered with
+    /// ``AdaptAnswer/refuse``.
+    mutating func adapt(_ question: AdaptMessage, now: ContinuousClock.Instant, logger: Logger) async throws
+        -> AdaptAnswer
 }
 
 extension StepperLogic {
     public var tickInterval: Duration? { nil }
+
+    public func adapt(_ question: AdaptMessage, now: ContinuousClock.Instant, logger: Logger) -> AdaptAnswer {
+        .allow
+    }
 }
 
 /// A stepper process as a `Service`: a ``StepperClient`` serving the logic's kinds, whose events (and ticks) go to
 /// the logic one at a time; the steps it returns are emitted in order and their outcomes logged (`emitted`, or `step
-/// not emitted` with the error). Each event is logged at info (`attached`, `detached`, `action`).
+/// not emitted` with the error). Each event is logged at info (`attached`, `detached`, `action`). The client answers
+/// `ADAPT`: each question goes to ``StepperLogic/adapt(_:now:logger:)`` in turn with the inputs, and its answer is
+/// sent at once (logged `adapted`).
 ///
 /// It runs until cancelled or a graceful shutdown (then the client says `BYE`); ``serve(_:name:options:label:)`` is a
 /// whole process's `run()`.
@@ -62,7 +74,7 @@ public struct StepperService<Logic: StepperLogic>: Service {
 
     /// A service named `name` (the process's stable name) running `logic`; it logs to `configuration.logger`.
     public init(name: String, logic: Logic, configuration: FlowClientConfiguration = FlowClientConfiguration()) {
-        client = StepperClient(name: name, serves: logic.kinds, configuration: configuration)
+        client = StepperClient(name: name, serves: logic.kinds, adapts: true, configuration: configuration)
         self.logic = logic
         logger = configuration.logger
     }
@@ -71,7 +83,7 @@ public struct StepperService<Logic: StepperLogic>: Service {
     ///
     /// - Throws: what ``StepperClient/run()`` throws (the daemon refused the `HELLO`, an invalid name or kind).
     public func run() async throws {
-        let (inputs, feed) = AsyncStream.makeStream(of: StepperInput.self)
+        let (inputs, feed) = AsyncStream.makeStream(of: Work.self)
         var logic = logic
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [client] in
@@ -79,17 +91,28 @@ public struct StepperService<Logic: StepperLogic>: Service {
                 try await client.run()
             }
             group.addTask { [client] in
-                for await event in client.events { feed.yield(.event(event)) }
+                for await event in client.events { feed.yield(.input(.event(event))) }
+            }
+            group.addTask { [client] in
+                for await question in client.adaptRequests { feed.yield(.adapt(question)) }
             }
             if let interval = logic.tickInterval {
                 group.addTask {
                     while true {
                         do { try await Task.sleep(for: interval) } catch { return }
-                        feed.yield(.tick)
+                        feed.yield(.input(.tick))
                     }
                 }
             }
-            for await input in inputs {
+            for await work in inputs {
+                let input: StepperInput
+                switch work {
+                case .input(let next):
+                    input = next
+                case .adapt(let question):
+                    await answer(question, with: &logic)
+                    continue
+                }
                 log(input)
                 var emissions: [StepEmission] = []
                 do {
@@ -102,6 +125,28 @@ public struct StepperService<Logic: StepperLogic>: Service {
             group.cancelAll()
             try await group.waitForAll()
         }
+    }
+
+    /// What the service's loop takes in turn: the logic's inputs and the `ADAPT` questions.
+    private enum Work: Sendable {
+        case input(StepperInput)
+        case adapt(AdaptMessage)
+    }
+
+    private func answer(_ question: AdaptMessage, with logic: inout Logic) async {
+        var answer = AdaptAnswer.refuse
+        do {
+            answer = try await logic.adapt(question, now: .now, logger: logger)
+        } catch {
+            logger.warning("adapt failed; refused", metadata: ["step": "\(question.step)", "error": "\(error)"])
+        }
+        logger.info(
+            "adapted",
+            metadata: [
+                "session": "\(question.session)", "flow": "\(question.flow)", "step": "\(question.step)",
+                "answer": "\(answer)",
+            ])
+        client.answer(question, with: answer)
     }
 
     private func log(_ input: StepperInput) {

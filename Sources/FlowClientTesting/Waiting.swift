@@ -72,6 +72,8 @@ extension ClientMessage {
     public var ack: Ack? { if case .ack(let body) = self { body } else { nil } }
     /// The `STEP` body, if this is one.
     public var step: StepMessage? { if case .step(let body) = self { body } else { nil } }
+    /// The `ADAPTED` body, if this is one.
+    public var adapted: AdaptedMessage? { if case .adapted(let body) = self { body } else { nil } }
     /// Whether this is `BYE`.
     public var isBye: Bool { if case .bye = self { true } else { false } }
 }

@@ -43,14 +43,39 @@ public enum Adaptation: Sendable {
     public static func later(_ operation: @escaping @Sendable () async throws -> Step) -> Adaptation {
         .later(AdaptOperation(operation))
     }
+
+    /// Adapt asynchronously by asking a stepper process serving `kind` (flowd's `ADAPT`, `docs/PROTOCOL.md` §5.6).
+    public static func asked(of kind: String) -> Adaptation {
+        .later(AdaptOperation(askedOf: kind))
+    }
 }
 
-/// An asynchronous adaptation, run by the coordinator's driver outside the state machine.
+/// An asynchronous adaptation, run by the coordinator's driver outside the state machine: code, or a question to a
+/// remote stepper kind.
 public struct AdaptOperation: Sendable {
     /// The work to run.
     public let run: @Sendable () async throws -> Step
+    /// The stepper kind the adaptation is asked of, when it is a question rather than code: a driver that can ask
+    /// (flowd) sends `ADAPT` to a process serving the kind instead of calling ``run``.
+    public let stepperKind: String?
 
     public init(_ run: @escaping @Sendable () async throws -> Step) {
         self.run = run
+        stepperKind = nil
     }
+
+    /// A question to a process serving `kind`; ``run`` throws ``RemoteAdaptationError`` (a driver without stepper
+    /// processes, such as ``FlowCoordinator``, cannot ask, and the step is dropped as `adaptFailed`).
+    public init(askedOf kind: String) {
+        run = { throw RemoteAdaptationError(stepperKind: kind) }
+        stepperKind = kind
+    }
+}
+
+/// An adaptation asked of a stepper kind was run by a driver that has no stepper processes to ask.
+public struct RemoteAdaptationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind it was to be asked of.
+    public let stepperKind: String
+
+    public var description: String { "no stepper process to ask '\(stepperKind)' for an adaptation here" }
 }

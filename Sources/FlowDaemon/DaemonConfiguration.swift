@@ -22,6 +22,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     public var maxSessionScreens: Int = 20_000
     /// The live attachments (remote and in-daemon) a session may hold before its steps are refused (`sessionFull`).
     public var maxSessionAttachments: Int = 20_000
+    /// How long an adaptation asked of a stepper kind waits for its answer (`ADAPT`), in milliseconds, before its step
+    /// is dropped (`adaptFailed`).
+    public var adaptTimeoutMs: Int = 5000
 
     public init() {}
 
@@ -36,6 +39,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         case idleSessionTimeoutS = "idle_session_timeout_s"
         case maxSessionScreens = "max_session_screens"
         case maxSessionAttachments = "max_session_attachments"
+        case adaptTimeoutMs = "adapt_timeout_ms"
     }
 
     /// Reads a configuration; missing fields keep their defaults.
@@ -57,5 +61,6 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
             try container.decodeIfPresent(Int.self, forKey: .maxSessionScreens) ?? defaults.maxSessionScreens
         maxSessionAttachments =
             try container.decodeIfPresent(Int.self, forKey: .maxSessionAttachments) ?? defaults.maxSessionAttachments
+        adaptTimeoutMs = try container.decodeIfPresent(Int.self, forKey: .adaptTimeoutMs) ?? defaults.adaptTimeoutMs
     }
 }

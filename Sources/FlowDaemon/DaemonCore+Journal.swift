@@ -129,7 +129,12 @@ extension DaemonCore {
                 outputs.append(.resumeLocal(session: session.id, attachment: session.localAttachments[attachment]!))
             }
             for id in session.pendingAdapts.keys.sorted() {
-                outputs.append(.runAdapt(session: session.id, request: session.pendingAdapts[id]!))
+                let request = session.pendingAdapts[id]!
+                if let kind = request.operation.stepperKind {
+                    ask(request, kind: kind, in: session)
+                } else {
+                    outputs.append(.runAdapt(session: session.id, request: request))
+                }
             }
             let visible = session.machine.visiblePresentables
             if !visible.isEmpty {
@@ -195,7 +200,7 @@ extension DaemonCore {
     /// written. Reads, heartbeats, ACKs and BYE are served.
     static func changesState(_ type: MessageType) -> Bool {
         switch type {
-        case .step, .sync, .report, .userAction, .deepLink, .createSession, .endSession: true
+        case .step, .adapted, .sync, .report, .userAction, .deepLink, .createSession, .endSession: true
         default: false
         }
     }
@@ -233,7 +238,10 @@ extension DaemonCore {
             if case .stepperEmitted(let attachment, _) = input, let origin {
                 stepResults.remember(Self.verdict(actions, attachment: attachment), for: origin)
             }
-            if case .adaptCompleted(let request, _) = input { session.pendingAdapts[request] = nil }
+            if case .adaptCompleted(let request, _) = input {
+                session.pendingAdapts[request] = nil
+                remoteAdapts.remove(RemoteAdapts.Key(session: session.id, request: request))
+            }
             // A stepper process's STEP is journaled even when it changed nothing: its verdict answers it if it is
             // sent again after a restart, as the running daemon would.
             if origin != nil || !Self.changedNothing(input, actions) { journal(record) }

@@ -64,6 +64,8 @@ extension DaemonCore {
             peerLost(address)
         case .step(let body):
             step(body, from: peer)
+        case .adapted(let body):
+            adapted(body, from: peer)
         case .sync(let body):
             sync(body, from: peer)
         case .ack(let body):
@@ -95,7 +97,7 @@ extension DaemonCore {
     static func allowed(_ message: ClientMessage, for role: PeerRole) -> Bool {
         switch message {
         case .heartbeat, .bye: return true
-        case .step: return role == .stepper
+        case .step, .adapted: return role == .stepper
         case .sync, .ack, .report, .userAction: return role == .presenter
         case .sessions, .tree, .deepLink, .createSession, .endSession, .health, .describe: return role == .operator
         case .hello: return false
@@ -178,6 +180,7 @@ extension DaemonCore {
             // The attachments waiting for a process of the kinds it serves (the index: not every session), a batch
             // at a time so that they fit in its queue (§5.1).
             offerWaitingAttachments(servedBy: hello, now: now)
+            sendWaitingQuestions(to: hello, at: address)
         }
     }
 
@@ -254,6 +257,7 @@ extension DaemonCore {
             orphans.append((key.session, key.attachment))
             if reassigning { assign(key.attachment, in: session) }
         }
+        questionsLost(by: address, reasking: reassigning)
         logger.info("peer gone", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
         return orphans
     }

@@ -36,6 +36,7 @@ extension DaemonCore {
     /// process holding one of its attachments a `DETACH` (`sessionEnded`), its in-daemon steppers stop (PROTOCOL §4).
     mutating func endSessionNow(_ id: String) {
         guard let session = sessions.remove(id) else { return }
+        remoteAdapts.removeSession(id)
         if let host = session.host {
             let empty = UISnapshot(PresentationModel())
             send(.snapshot(SnapshotMessage(session: id, seq: session.seq, ui: empty)), to: host)
@@ -109,7 +110,12 @@ extension DaemonCore {
                 }
             case .runAdapt(let request):
                 session.pendingAdapts[request.id] = request
-                outputs.append(.runAdapt(session: session.id, request: request))
+                if let kind = request.operation.stepperKind {
+                    // A replay asks nothing: what is still pending at its end is asked then (``recover(from:)``).
+                    if !replaying { ask(request, kind: kind, in: session) }
+                } else {
+                    outputs.append(.runAdapt(session: session.id, request: request))
+                }
             case .stepDropped(let drop):
                 counters.stepsDropped[drop.reason.rawValue, default: 0] += 1
                 logger.debug(

@@ -48,6 +48,8 @@ package struct DaemonCore {
     /// The results of recent STEPs by client instance and `req`, to answer a STEP sent again (de-duplication).
     var stepResults = StepResultWindows()
     var peers = PeerTable()
+    /// The adaptations asked of stepper kinds, waiting for an answer (docs/PROTOCOL.md §5.6).
+    var remoteAdapts = RemoteAdapts()
     var outputs: [DaemonOutput] = []
     /// What the daemon counted: messages, errors by code, steps, commands, drops by reason.
     package internal(set) var counters = DaemonCounters()
@@ -113,6 +115,7 @@ package struct DaemonCore {
             receive(frames, from: address, userID: userID, now: now)
         case .tick:
             tick(now: now)
+            expireQuestions(now: now)
             endIdleSessions(now: now)
             if let due = attachOffersDue, now >= due { offerWaitingAttachments(now: now) }
         case .localStep(let sessionID, let attachment, let step):
@@ -145,6 +148,7 @@ package struct DaemonCore {
         }
         if let idle = idleDeadlines.next { deadline = min(deadline, idle) }
         if let offers = attachOffersDue { deadline = min(deadline, offers) }
+        if let adapt = remoteAdapts.nextDeadline { deadline = min(deadline, adapt) }
         return max(deadline, now)
     }
 

@@ -30,6 +30,12 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Connections the ZAP handler refused (a key not on the allow-list, or not allowed on that socket); `nil` when
     /// the daemon runs without CURVE (then it is not in ``json``).
     package var authDenied: Int?
+    /// Adaptations asked of stepper kinds, by outcome: `allow`, `replace`, `refuse`, `timedOut`; in ``json`` once
+    /// there is one.
+    package var adapts: [String: Int] = [:]
+    /// `ADAPTED` answers dropped, by reason: `unknownRequest`, `unknownStep`, `forbidden`; in ``json`` once there is
+    /// one.
+    package var adaptAnswersDropped: [String: Int] = [:]
     /// Peers forgotten because a new allow-list dropped or changed their key's entry (SIGHUP); `nil` without CURVE.
     package var peersRevoked: Int?
 
@@ -56,6 +62,10 @@ package struct DaemonCounters: Sendable, Hashable {
         ]
         if !sessionsKeptAsHistory.isEmpty {
             fields["sessions_kept_as_history"] = .object(sessionsKeptAsHistory.mapValues { .int($0) })
+        }
+        if !adapts.isEmpty { fields["adapts"] = .object(adapts.mapValues { .int($0) }) }
+        if !adaptAnswersDropped.isEmpty {
+            fields["adapt_answers_dropped"] = .object(adaptAnswersDropped.mapValues { .int($0) })
         }
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
         if let peersRevoked { fields["peers_revoked"] = .int(peersRevoked) }

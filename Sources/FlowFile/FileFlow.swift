@@ -25,6 +25,14 @@ public final class FileFlow: Flow {
     /// The flow's name in the file.
     public var flowName: String { declaration.name.value }
 
+    /// The steps the file's `adapt` names are asked of its stepper kind (flowd's `ADAPT`); the others go through.
+    public func adapt(step: Step) -> Adaptation {
+        guard let adapt = declaration.adapt, adapt.steps.contains(where: { $0.value == step.name }) else {
+            return .step(step)
+        }
+        return .asked(of: adapt.kind.value)
+    }
+
     public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         guard let handler = declaration.handler(step.name),
             file.step(step.name).map({ $0.payloadType.admits(step.payload) }) ?? true,

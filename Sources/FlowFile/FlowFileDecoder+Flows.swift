@@ -11,7 +11,7 @@ extension FlowFileDecoder {
         return entries.compactMap { name, value in
             guard
                 let flow = MappingReader(
-                    value, as: "the flow '\(name)'", keys: ["root", "stepper", "screens", "navigate"], sink: sink),
+                    value, as: "the flow '\(name)'", keys: ["root", "stepper", "adapt", "screens", "navigate"], sink: sink),
                 let rootNode = flow.required("root", "{id: <screen id>, kind: stack}"),
                 let root = decodeScreen(Name("root", at: rootNode.location), rootNode, in: name.value)
             else { return nil }
@@ -24,9 +24,25 @@ extension FlowFileDecoder {
             return FlowDecl(
                 name: name, root: root, stepper: flow.value("stepper").flatMap(decodeStepper),
                 screens: screens.compactMap { decodeScreen($0.name, $0.value, in: name.value) },
-                handlers: handlers.compactMap(decodeHandler), location: value.location
+                handlers: handlers.compactMap(decodeHandler),
+                adapt: flow.value("adapt").flatMap { decodeAdapt($0, in: name.value) }, location: value.location
             )
         }
+    }
+
+    /// `adapt: {kind: <stepper kind>, steps: [<step>, …]}`.
+    private func decodeAdapt(_ node: FileNode, in flow: String) -> AdaptDecl? {
+        let what = "'adapt' of '\(flow)'"
+        guard let adapt = MappingReader(node, as: what, keys: ["kind", "steps"], sink: sink),
+            let kindNode = adapt.required("kind", "<stepper kind>"),
+            let kind = MappingReader.scalar(kindNode, as: "'kind' of \(what)", sink: sink),
+            let stepsNode = adapt.required("steps", "[<step>, …]"),
+            let steps = MappingReader.list(stepsNode, as: "'steps' of \(what)", sink: sink)
+        else { return nil }
+        return AdaptDecl(
+            kind: kind, steps: steps.compactMap { MappingReader.scalar($0, as: "a step of \(what)", sink: sink) },
+            location: node.location
+        )
     }
 
     /// A screen: `{id, kind, type, data}`.

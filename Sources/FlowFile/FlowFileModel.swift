@@ -91,10 +91,20 @@ public struct FlowDecl: Sendable, Hashable {
     public var screens: [ScreenDecl]
     /// What each step does, in file order.
     public var handlers: [StepHandler]
+    /// The steps whose `adapt` is asked of a stepper kind.
+    public var adapt: AdaptDecl?
     public var location: SourceLocation
 
     public func screen(_ name: String) -> ScreenDecl? { screens.first { $0.name.value == name } }
     public func handler(_ step: String) -> StepHandler? { handlers.first { $0.step.value == step } }
+}
+
+/// `adapt: {kind, steps}`: a flow's `adapt` for these steps is asked of a process serving the stepper kind (flowd's
+/// `ADAPT`), which allows the step, replaces it or refuses it.
+public struct AdaptDecl: Sendable, Hashable {
+    public var kind: Name
+    public var steps: [Name]
+    public var location: SourceLocation
 }
 
 /// A screen as a flow declares it: its ID and data may be templates over the handled step's payload.

@@ -79,7 +79,20 @@ struct FlowFileValidator {
         }
         for screen in [flow.root] + flow.screens { checkScreenType(screen) }
         if let stepper = flow.stepper { _ = check(stepper, scope: nil, screen: nil) }
+        if let adapt = flow.adapt { check(adapt) }
         for handler in flow.handlers { check(handler, in: flow) }
+    }
+
+    private func check(_ adapt: AdaptDecl) {
+        if app.stepperKind(adapt.kind.value) == nil {
+            sink.report(
+                .unknownStepperKind, at: adapt.kind.location, "unknown stepper kind '\(adapt.kind)' in 'adapt'",
+                fix: instead(
+                    of: adapt.kind.value, among: app.stepperKinds.map(\.kind.value),
+                    otherwise: "declare '\(adapt.kind)' under 'stepperKinds:'")
+            )
+        }
+        for step in adapt.steps { _ = knownStep(step) }
     }
 
     private func checkScreenType(_ screen: ScreenDecl) {

@@ -9,6 +9,7 @@ public enum ClientMessage: Sendable, Hashable {
     case bye
     // Steppers (§5)
     case step(StepMessage)
+    case adapted(AdaptedMessage)
     // Presenters (§6)
     case sync(Sync)
     case ack(Ack)
@@ -30,6 +31,7 @@ public enum ClientMessage: Sendable, Hashable {
         case .heartbeat(let body): self = .heartbeat(body)
         case .bye: self = .bye
         case .step(let body): self = .step(body)
+        case .adapted(let body): self = .adapted(body)
         case .sync(let body): self = .sync(body)
         case .ack(let body): self = .ack(body)
         case .report(let body): self = .report(body)
@@ -41,7 +43,7 @@ public enum ClientMessage: Sendable, Hashable {
         case .endSession(let body): self = .endSession(body)
         case .health(let body): self = .health(body)
         case .describe(let body): self = .describe(body)
-        case .welcome, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event: return nil
+        case .welcome, .ok, .error, .attach, .detach, .action, .adapt, .snapshot, .command, .event: return nil
         }
     }
 
@@ -52,6 +54,7 @@ public enum ClientMessage: Sendable, Hashable {
         case .heartbeat(let body): return .heartbeat(body)
         case .bye: return .bye
         case .step(let body): return .step(body)
+        case .adapted(let body): return .adapted(body)
         case .sync(let body): return .sync(body)
         case .ack(let body): return .ack(body)
         case .report(let body): return .report(body)

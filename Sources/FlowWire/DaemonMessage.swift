@@ -12,6 +12,7 @@ public enum DaemonMessage: Sendable, Hashable {
     case attach(Attach)
     case detach(Detach)
     case action(ActionMessage)
+    case adapt(AdaptMessage)
     // Presenters (§6)
     case snapshot(SnapshotMessage)
     case command(CommandMessage)
@@ -28,10 +29,11 @@ public enum DaemonMessage: Sendable, Hashable {
         case .attach(let body): self = .attach(body)
         case .detach(let body): self = .detach(body)
         case .action(let body): self = .action(body)
+        case .adapt(let body): self = .adapt(body)
         case .snapshot(let body): self = .snapshot(body)
         case .command(let body): self = .command(body)
         case .event(let body): self = .event(body)
-        case .hello, .bye, .step, .sync, .ack, .report, .userAction, .sessions, .tree, .deepLink, .createSession,
+        case .hello, .bye, .step, .adapted, .sync, .ack, .report, .userAction, .sessions, .tree, .deepLink, .createSession,
             .endSession, .health, .describe:
             return nil
         }
@@ -47,6 +49,7 @@ public enum DaemonMessage: Sendable, Hashable {
         case .attach(let body): return .attach(body)
         case .detach(let body): return .detach(body)
         case .action(let body): return .action(body)
+        case .adapt(let body): return .adapt(body)
         case .snapshot(let body): return .snapshot(body)
         case .command(let body): return .command(body)
         case .event(let body): return .event(body)

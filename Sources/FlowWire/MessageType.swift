@@ -12,6 +12,8 @@ public enum MessageType: String, Sendable, Hashable, Codable, CaseIterable {
     case detach = "DETACH"
     case step = "STEP"
     case action = "ACTION"
+    case adapt = "ADAPT"
+    case adapted = "ADAPTED"
     // Presenters (§6)
     case sync = "SYNC"
     case snapshot = "SNAPSHOT"

@@ -16,6 +16,7 @@ extension WireMessage {
             case .ok(let body): try body.write(to: &writer)
             case .ack(let body): body.write(to: &writer)
             case .event(let body): try body.write(to: &writer)
+            case .adapt(let body): try body.write(to: &writer)
             default: return nil
             }
         } catch {
@@ -30,6 +31,7 @@ extension WireMessage {
         switch type {
         case .step: return FastJSONReader.read(body, StepMessage.init(reading:)).map(WireMessage.step)
         case .ack: return FastJSONReader.read(body, Ack.init(reading:)).map(WireMessage.ack)
+        case .adapted: return FastJSONReader.read(body, AdaptedMessage.init(reading:)).map(WireMessage.adapted)
         default: return nil
         }
     }

@@ -18,19 +18,36 @@ public struct Hello: Sendable, Hashable, Codable {
     public var heartbeatMs: Int
     /// Stepper kinds served (steppers only).
     public var serves: [String]
+    /// Whether the process answers `ADAPT` for the kinds it serves (steppers only; written only when `true`).
+    public var adapts: Bool
 
-    public init(req: UInt64, role: PeerRole, name: String, instance: String, heartbeatMs: Int, serves: [String] = []) {
+    public init(
+        req: UInt64, role: PeerRole, name: String, instance: String, heartbeatMs: Int, serves: [String] = [],
+        adapts: Bool = false
+    ) {
         self.req = req
         self.role = role
         self.name = name
         self.instance = instance
         self.heartbeatMs = heartbeatMs
         self.serves = serves
+        self.adapts = adapts
     }
 
     enum CodingKeys: String, CodingKey {
-        case req, role, name, instance, serves
+        case req, role, name, instance, serves, adapts
         case heartbeatMs = "heartbeat_ms"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(req, forKey: .req)
+        try container.encode(role, forKey: .role)
+        try container.encode(name, forKey: .name)
+        try container.encode(instance, forKey: .instance)
+        try container.encode(heartbeatMs, forKey: .heartbeatMs)
+        try container.encode(serves, forKey: .serves)
+        if adapts { try container.encode(adapts, forKey: .adapts) }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,6 +58,7 @@ public struct Hello: Sendable, Hashable, Codable {
         instance = try container.decode(String.self, forKey: .instance)
         heartbeatMs = try container.decode(Int.self, forKey: .heartbeatMs)
         serves = try container.decodeIfPresent([String].self, forKey: .serves) ?? []
+        adapts = try container.decodeIfPresent(Bool.self, forKey: .adapts) ?? false
     }
 }
 

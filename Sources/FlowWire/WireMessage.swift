@@ -17,6 +17,8 @@ public enum WireMessage: Sendable, Hashable {
     case detach(Detach)
     case step(StepMessage)
     case action(ActionMessage)
+    case adapt(AdaptMessage)
+    case adapted(AdaptedMessage)
     case sync(Sync)
     case snapshot(SnapshotMessage)
     case command(CommandMessage)
@@ -45,6 +47,8 @@ public enum WireMessage: Sendable, Hashable {
         case .detach: return .detach
         case .step: return .step
         case .action: return .action
+        case .adapt: return .adapt
+        case .adapted: return .adapted
         case .sync: return .sync
         case .snapshot: return .snapshot
         case .command: return .command
@@ -77,7 +81,8 @@ public enum WireMessage: Sendable, Hashable {
         case .health(let body), .describe(let body): return body.req
         case .tree(let body), .createSession(let body), .endSession(let body): return body.req
         case .deepLink(let body): return body.req
-        case .heartbeat, .bye, .attach, .detach, .action, .snapshot, .command, .ack, .event: return nil
+        case .heartbeat, .bye, .attach, .detach, .action, .adapt, .adapted, .snapshot, .command, .ack, .event:
+            return nil
         }
     }
 }
@@ -121,6 +126,8 @@ public struct WireCodec: Sendable {
             case .detach(let body): return try json(body)
             case .step(let body): return try json(body)
             case .action(let body): return try json(body)
+            case .adapt(let body): return try json(body)
+            case .adapted(let body): return try json(body)
             case .sync(let body): return try json(body)
             case .snapshot(let body): return try json(body)
             case .command(let body): return try json(body)
@@ -236,6 +243,8 @@ public struct WireCodec: Sendable {
         case .detach: return .detach(try body(Detach.self))
         case .step: return .step(try body(StepMessage.self))
         case .action: return .action(try body(ActionMessage.self))
+        case .adapt: return .adapt(try body(AdaptMessage.self))
+        case .adapted: return .adapted(try body(AdaptedMessage.self))
         case .sync: return .sync(try body(Sync.self))
         case .snapshot: return .snapshot(try body(SnapshotMessage.self))
         case .command: return .command(try body(CommandMessage.self))
@@ -307,6 +316,12 @@ public struct WireCodec: Sendable {
         case .deepLink(let body):
             try name(body.session, "session")
             try step(body.step)
+        case .adapt(let body):
+            try name(body.session, "session")
+            try step(body.step)
+        case .adapted(let body):
+            try name(body.session, "session")
+            if case .replace(let replacement) = body.answer { try step(replacement) }
         case .attach, .detach, .action, .command, .snapshot, .welcome, .heartbeat, .bye, .ok, .error, .sessions,
             .health, .describe, .event:
             break

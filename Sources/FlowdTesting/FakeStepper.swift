@@ -3,7 +3,8 @@ public import FlowDaemon
 public import FlowWire
 
 /// A stepper service speaking to an ``EmbeddedDaemon``: says `HELLO` serving some kinds, holds the attachments the
-/// daemon gives it, emits `STEP`s, and answers `ATTACH`, `DETACH` and `ACTION` with ``respond`` (a service's logic).
+/// daemon gives it, emits `STEP`s, and answers `ATTACH`, `DETACH` and `ACTION` with ``respond`` (a service's logic);
+/// with ``answerAdapt``, it says it answers `ADAPT` and answers each with it.
 ///
 /// Not `Sendable`: it belongs to its daemon's test.
 public final class FakeStepper: EmbeddedPeer {
@@ -38,23 +39,32 @@ public final class FakeStepper: EmbeddedPeer {
     public private(set) var duplicateStepOutcomes: [String] = []
     /// The service's logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` it received.
     public var respond: (DaemonMessage) -> [Emission]
+    /// Its answer to an `ADAPT` (`nil`: it does not answer that one, now); `nil`: it does not answer `ADAPT` at all
+    /// (its `HELLO` says so, and the daemon sends it none).
+    public var answerAdapt: ((AdaptMessage) -> AdaptAnswer?)?
+    /// The `ADAPT`s it received, in order.
+    public private(set) var adaptsReceived: [AdaptMessage] = []
 
     private unowned let daemon: EmbeddedDaemon
     private var lastStep: StepMessage?
 
-    init(daemon: EmbeddedDaemon, name: String, kinds: [String], respond: @escaping (DaemonMessage) -> [Emission]) {
+    init(
+        daemon: EmbeddedDaemon, name: String, kinds: [String], respond: @escaping (DaemonMessage) -> [Emission],
+        answerAdapt: ((AdaptMessage) -> AdaptAnswer?)?
+    ) {
         self.daemon = daemon
         self.address = daemon.newPeerAddress()
         self.name = name
         self.kinds = kinds
         self.respond = respond
+        self.answerAdapt = answerAdapt
     }
 
     /// Says `HELLO` (again, after a restart of either side: the daemon attaches it again).
     public func hello(instance: String? = nil, heartbeatMs: Int = 1000) {
         let hello = Hello(
             req: record.nextReq(), role: .stepper, name: name, instance: instance ?? name, heartbeatMs: heartbeatMs,
-            serves: kinds
+            serves: kinds, adapts: answerAdapt != nil
         )
         daemon.enqueue(.hello(hello), from: address)
         daemon.settle()
@@ -96,6 +106,12 @@ public final class FakeStepper: EmbeddedPeer {
         record.results[req].flatMap { try? StepVerdict(json: $0) }
     }
 
+    /// Sends `ADAPTED` (an answer of its own choosing, right or wrong).
+    public func answer(_ answer: AdaptAnswer, request: Int, session: String = "default") {
+        daemon.enqueue(.adapted(AdaptedMessage(session: session, request: request, answer: answer)), from: address)
+        daemon.settle()
+    }
+
     /// Says `BYE`.
     public func bye() {
         daemon.enqueue(.bye, from: address)
@@ -134,6 +150,11 @@ public final class FakeStepper: EmbeddedPeer {
             for emission in respond(message) { queue(emission) }
         case .action:
             for emission in respond(message) { queue(emission) }
+        case .adapt(let question):
+            adaptsReceived.append(question)
+            guard let answer = answerAdapt?(question) else { break }
+            let body = AdaptedMessage(session: question.session, request: question.request, answer: answer)
+            daemon.enqueue(.adapted(body), from: address)
         default:
             break
         }
@@ -146,11 +167,14 @@ extension FakeStepper: Sendable {}
 extension EmbeddedDaemon {
     /// A stepper service connects (says `HELLO`) and gets the attachments of its kinds.
     ///
-    /// - Parameter respond: its logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` received.
+    /// - Parameters:
+    ///   - respond: its logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` received.
+    ///   - answerAdapt: its answer to an `ADAPT`; `nil`: it does not answer `ADAPT`.
     public func connectStepper(
-        name: String, kinds: [String], respond: @escaping (DaemonMessage) -> [FakeStepper.Emission] = { _ in [] }
+        name: String, kinds: [String], respond: @escaping (DaemonMessage) -> [FakeStepper.Emission] = { _ in [] },
+        answerAdapt: ((AdaptMessage) -> AdaptAnswer?)? = nil
     ) -> FakeStepper {
-        let stepper = FakeStepper(daemon: self, name: name, kinds: kinds, respond: respond)
+        let stepper = FakeStepper(daemon: self, name: name, kinds: kinds, respond: respond, answerAdapt: answerAdapt)
         register(stepper)
         stepper.hello()
         return stepper

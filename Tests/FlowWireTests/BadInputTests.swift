@@ -243,6 +243,22 @@ let badInputs: [BadInput] = [
         code: .invalidName, req: 3, type: .deepLink
     ),
     BadInput(
+        name: "ADAPTED answer that is none of the three",
+        frames: frames("ADAPTED", #"{"session": "default", "request": 3, "answer": "maybe"}"#),
+        code: .malformedBody, req: nil, type: .adapted
+    ),
+    BadInput(
+        name: "ADAPTED replace without a step",
+        frames: frames("ADAPTED", #"{"session": "default", "request": 3, "answer": "replace"}"#),
+        code: .malformedBody, req: nil, type: .adapted
+    ),
+    BadInput(
+        name: "ADAPTED replacement step name with a space",
+        frames: frames(
+            "ADAPTED", #"{"session": "default", "request": 3, "answer": "replace", "step": {"name": "not allowed"}}"#),
+        code: .invalidName, req: nil, type: .adapted
+    ),
+    BadInput(
         name: "CREATE_SESSION empty session", frames: frames("CREATE_SESSION", #"{"req": 4, "session": ""}"#),
         code: .invalidName, req: 4, type: .createSession
     ),

@@ -3,8 +3,8 @@ import FlowWire
 import Foundation
 import Testing
 
-/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT) and reads STEP and ACK without
-/// `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md): these tests hold those fast paths to the `Codable` reference,
+/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT) and ADAPT, and reads STEP, ACK and ADAPTED
+/// without `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md): these tests hold those fast paths to the `Codable` reference,
 /// byte for byte when writing and value for value when reading (HEARTBEAT, which goes the `Codable` way, too).
 struct FastPathTests {
     private static let trickyPayload: JSONValue = [
@@ -54,6 +54,16 @@ struct FastPathTests {
         .step(StepMessage(req: 33, session: "default", attachment: 1, step: Step("x", payload: 0.5))),
         .heartbeat(Heartbeat()),
         .heartbeat(Heartbeat(sessions: ["default": 42, "Kiosk": 1, "kiosk-3": 0])),
+        .adapt(
+            AdaptMessage(
+                session: "default", request: 3, kind: "movies.wishlist", flow: "wishlist", coordinator: 4,
+                step: Step("aboutIsRequired", payload: trickyPayload)
+            )
+        ),
+        .adapt(AdaptMessage(session: "s", request: 1, kind: "k", flow: "f", coordinator: 1, step: Step("x", payload: 0.5))),
+        .adapted(AdaptedMessage(session: "default", request: 3, answer: .allow)),
+        .adapted(AdaptedMessage(session: "default", request: 4, answer: .refuse)),
+        .adapted(AdaptedMessage(session: "default", request: 5, answer: .replace(Step("x", payload: trickyPayload)))),
     ]
 
     private func reference(_ value: some Encodable) throws -> String {
@@ -70,6 +80,8 @@ struct FastPathTests {
         case .ack(let body): return try reference(body)
         case .step(let body): return try reference(body)
         case .heartbeat(let body): return try reference(body)
+        case .adapt(let body): return try reference(body)
+        case .adapted(let body): return try reference(body)
         default: return nil
         }
     }
@@ -116,16 +128,22 @@ struct FastPathTests {
         ("HEARTBEAT", #"{}"#),
         ("HEARTBEAT", #"{"sessions":null}"#),
         ("HEARTBEAT", #"{"sessions":{"default":42,"b":0}}"#),
+        ("ADAPTED", #"{"answer":"allow","request":3,"session":"default"}"#),
+        ("ADAPTED", #"{"session":"s","answer":"replace","step":{"name":"x","payload":[1,{"a":null}]},"request":-1,"note":1}"#),
+        ("ADAPTED", #"{"answer":"refuse","request":3,"session":"default","step":{"name":"ignored"}}"#),
+        ("ADAPTED", #"{"answer":"allow","request":3,"request":4,"session":"default"}"#),
     ]
 
-    @Test func ackAndHeartbeatBodiesReadAsJSONDecoderReadsThem() throws {
+    @Test func ackHeartbeatAndAdaptedBodiesReadAsJSONDecoderReadsThem() throws {
         for (type, body) in Self.otherBodies {
             let frames = [Array("FLOWD1".utf8), Array(type.utf8), Array(body.utf8)]
             let data = Data(body.utf8)
             let expected: WireMessage =
-                type == "ACK"
-                ? .ack(try JSONDecoder().decode(Ack.self, from: data))
-                : .heartbeat(try JSONDecoder().decode(Heartbeat.self, from: data))
+                switch type {
+                case "ACK": .ack(try JSONDecoder().decode(Ack.self, from: data))
+                case "ADAPTED": .adapted(try JSONDecoder().decode(AdaptedMessage.self, from: data))
+                default: .heartbeat(try JSONDecoder().decode(Heartbeat.self, from: data))
+                }
             #expect(try WireCodec().decode(frames) == expected, "\(body)")
         }
     }

@@ -6,12 +6,12 @@ import Testing
 struct MessageDirectionTests {
     /// The types a client sends, as docs/PROTOCOL.md's headings say.
     static let clientTypes: Set<MessageType> = [
-        .hello, .heartbeat, .bye, .step, .sync, .ack, .report, .userAction, .sessions, .tree, .deepLink,
+        .hello, .heartbeat, .bye, .step, .adapted, .sync, .ack, .report, .userAction, .sessions, .tree, .deepLink,
         .createSession, .endSession, .health, .describe,
     ]
     /// The types the daemon sends.
     static let daemonTypes: Set<MessageType> = [
-        .welcome, .heartbeat, .ok, .error, .attach, .detach, .action, .snapshot, .command, .event,
+        .welcome, .heartbeat, .ok, .error, .attach, .detach, .action, .adapt, .snapshot, .command, .event,
     ]
 
     @Test func everyTypeGoesTheWayTheProtocolSaysAndOnlyHeartbeatGoesBoth() {

@@ -22,6 +22,7 @@ let roundTripMessages: [WireMessage] = {
         .hello(Hello(req: 1, role: .presenter, name: "tui", instance: "6f1c", heartbeatMs: 1000)),
         .hello(Hello(req: 2, role: .stepper, name: "movies", instance: "i-1", heartbeatMs: 100, serves: ["a.b", "c:d"])),
         .hello(Hello(req: 3, role: .operator, name: "flowctl", instance: "x", heartbeatMs: 60_000)),
+        .hello(Hello(req: 4, role: .stepper, name: "movies", instance: "i-2", heartbeatMs: 100, serves: ["a"], adapts: true)),
         .welcome(Welcome(req: 1, peer: "p7", daemon: "3d1f", heartbeatMs: 1000)),
         .heartbeat(Heartbeat()),
         .heartbeat(Heartbeat(sessions: ["default": 42, "kiosk-3": 0])),
@@ -44,6 +45,15 @@ let roundTripMessages: [WireMessage] = {
         .step(StepMessage(req: 32, session: "default", attachment: 12, step: Step("ns:name.with-all_chars"))),
         .action(
             ActionMessage(session: "default", attachment: 12, presentable: "p", action: Step("pickCast", payload: 4))),
+        .adapt(
+            AdaptMessage(
+                session: "default", request: 3, kind: "movies.wishlist", flow: "wishlist", coordinator: 4,
+                step: Step("aboutIsRequired", payload: payload)
+            )
+        ),
+        .adapted(AdaptedMessage(session: "default", request: 3, answer: .allow)),
+        .adapted(AdaptedMessage(session: "default", request: 4, answer: .refuse)),
+        .adapted(AdaptedMessage(session: "default", request: 5, answer: .replace(Step("unauthorized", payload: payload)))),
         .sync(Sync(req: 2, session: "default", lastSeq: 0)),
         .sync(Sync(req: 3, session: "kiosk-3", lastSeq: 9_007_199_254_740_992, create: true)),
         .snapshot(SnapshotMessage(session: "default", seq: 57, ui: UISnapshot(ui))),

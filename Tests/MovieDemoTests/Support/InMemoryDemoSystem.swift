@@ -9,7 +9,7 @@ import MovieVocabulary
 
 /// The movie demo as a multi-process system, in memory: an ``EmbeddedDaemon`` running ``MovieDemoApplication``, a
 /// login service and a movie service (``FakeStepper``s answering with ``LoginStepperLogic`` and
-/// ``MovieStepperLogic``) and a truthful presenter (``FakePresenter``).
+/// ``MovieStepperLogic``, which answers `ADAPT` too) and a truthful presenter (``FakePresenter``).
 ///
 /// Time does not pass for the daemon; the login service's clock is ``loginClock``, moved by
 /// ``advanceLoginClock(by:)``. With `journaling`, ``restartDaemon()`` kills the daemon and starts a new one from the
@@ -133,6 +133,12 @@ final class InMemoryDemoSystem {
             } detach: { logic, key in
                 logic.movies.detach(key)
             }
+        } answerAdapt: { [unowned self] question in
+            let adapted = movies.adapt(
+                question.step, flow: question.flow, coordinator: question.coordinator, request: question.request,
+                session: question.session
+            )
+            return AdaptAnswer(adapted, asked: question.step)
         }
     }
 
