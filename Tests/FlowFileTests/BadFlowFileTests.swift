@@ -120,6 +120,39 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func unknownStepperKindInAdapt() {
+        let found = diagnostics(
+            base(replacing: Self.mainStepper, with: Self.mainStepper + Self.adapt("{kind: greeters, steps: [open]}")))
+        #expect(
+            found == [
+                "22:19: unknown stepper kind 'greeters' in 'adapt'; write 'greeter', or declare 'greeters' under 'stepperKinds:'"
+            ])
+    }
+
+    @Test func unknownStepInAdapt() {
+        let found = diagnostics(
+            base(replacing: Self.mainStepper, with: Self.mainStepper + Self.adapt("{kind: greeter, steps: [opne]}")))
+        #expect(
+            found == [
+                "22:36: unknown step 'opne'; write 'open', or declare 'opne' under 'steps:'"
+            ])
+    }
+
+    @Test func adaptWithoutSteps() {
+        let found = diagnostics(
+            base(replacing: Self.mainStepper, with: Self.mainStepper + Self.adapt("{kind: greeter, step: open}")))
+        #expect(
+            found == [
+                "22:12: 'adapt' of 'main' has no 'steps'; add 'steps: [<step>, …]'",
+                "22:28: unknown key 'step' in 'adapt' of 'main'; write 'steps'",
+            ])
+    }
+
+    static let mainStepper = "    stepper: {remote: greeter, initial: start}\n"
+
+    /// The main flow's `adapt`, on the line after its stepper (line 22).
+    static func adapt(_ value: String) -> String { "    adapt: \(value)\n" }
+
     @Test func unknownScreenType() {
         let found = diagnostics(base(replacing: "type: Detail,", with: "type: Detial,"))
         #expect(

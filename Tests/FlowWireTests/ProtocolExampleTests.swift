@@ -88,6 +88,24 @@ let documentExamples: [DocExample] = [
             )
         )
     ),
+    DocExample(
+        place: "§5.6", type: .adapt,
+        json: #"""
+            {"session": "default", "request": 3, "kind": "movies.wishlist", "flow": "wishlist", "coordinator": 4,
+             "step": {"name": "aboutIsRequired", "payload": null}}
+            """#,
+        expected: .adapt(
+            AdaptMessage(
+                session: "default", request: 3, kind: "movies.wishlist", flow: "wishlist", coordinator: 4,
+                step: Step("aboutIsRequired")
+            )
+        )
+    ),
+    DocExample(
+        place: "§5.6", type: .adapted,
+        json: #"{"session": "default", "request": 3, "answer": "replace", "step": {"name": "unauthorized", "payload": null}}"#,
+        expected: .adapted(AdaptedMessage(session: "default", request: 3, answer: .replace(Step("unauthorized"))))
+    ),
     // §6 Presenters
     DocExample(
         place: "§6.1", type: .sync,
