@@ -68,6 +68,53 @@ struct StepperClientTests {
         }
     }
 
+    static func adapt(_ request: Int, _ step: String) -> DaemonMessage {
+        .adapt(
+            AdaptMessage(
+                session: "default", request: request, kind: "movies.detail", flow: "wishlist", coordinator: 4,
+                step: Step(step)))
+    }
+
+    @Test func aClientThatAdaptsSaysSoInHelloAndAnswersEachADAPTWithItsClosure() async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let client = StepperClient(
+                name: "movies", serves: ["movies.detail"], adapts: true, configuration: daemon.configuration())
+            let run: @Sendable () async throws -> Void = {
+                try await client.run(handler: { _ in }) { question in
+                    question.step.name == "aboutIsRequired" ? .replace(Step("unauthorized")) : .allow
+                }
+            }
+            try await whileRunning(run) {
+                let (peer, hello) = try await daemon.acceptHello()
+                #expect(hello.adapts)
+                try await daemon.awaitHeartbeat(from: peer)
+                try await daemon.send(Self.adapt(3, "aboutIsRequired"), to: peer)
+                let (_, first) = try await daemon.expect("ADAPTED", from: peer) { $0.adapted }
+                #expect(first == AdaptedMessage(session: "default", request: 3, answer: .replace(Step("unauthorized"))))
+                try await daemon.send(Self.adapt(4, "movieIsPicked"), to: peer)
+                let (_, second) = try await daemon.expect("ADAPTED", from: peer) { $0.adapted }
+                #expect(second == AdaptedMessage(session: "default", request: 4, answer: .allow))
+            }
+        }
+    }
+
+    @Test func aClientThatDoesNotAdaptSaysSoAndIgnoresADAPT() async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let client = StepperClient(name: "movies", serves: ["movies.detail"], configuration: daemon.configuration())
+            try await whileRunning(client.run) {
+                let (peer, hello) = try await daemon.acceptHello()
+                #expect(!hello.adapts)
+                try await daemon.awaitHeartbeat(from: peer)
+                try await daemon.send(Self.adapt(3, "aboutIsRequired"), to: peer)
+                // Nothing answers it: the next messages are heartbeats, not an ADAPTED.
+                for _ in 1...2 {
+                    let next = try await daemon.nextMessage(from: peer)
+                    #expect(next == .heartbeat(Heartbeat()), "\(next)")
+                }
+            }
+        }
+    }
+
     @Test func emitReturnsTheCoordinatorsVerdict() async throws {
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = StepperClient(name: "movies", serves: ["movies.detail"], configuration: daemon.configuration())

@@ -64,6 +64,49 @@ struct StepperServiceTests {
         }
     }
 
+    /// Answers `ADAPT` for `aboutIsRequired` with `unauthorized` every other time, as the movie demo's service does.
+    struct AboutLogic: StepperLogic {
+        var asked = 0
+        var kinds: [String] { ["movies.wishlist"] }
+
+        func handle(_ input: StepperInput, now: ContinuousClock.Instant, logger: Logger) -> [StepEmission] { [] }
+
+        mutating func adapt(_ question: AdaptMessage, now: ContinuousClock.Instant, logger: Logger) -> AdaptAnswer {
+            asked += 1
+            return asked % 2 == 1 ? .replace(Step("unauthorized")) : .allow
+        }
+    }
+
+    @Test func adaptQuestionsGoToTheLogicInTurnAndItsAnswersAreSent() async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let service = StepperService(name: "movies", logic: AboutLogic(), configuration: daemon.configuration())
+            try await whileRunning(service.run) {
+                let (peer, hello) = try await daemon.acceptHello()
+                #expect(hello.adapts)
+                try await daemon.awaitHeartbeat(from: peer)
+                for request in 1...3 {
+                    try await daemon.send(StepperClientTests.adapt(request, "aboutIsRequired"), to: peer)
+                }
+                var answers: [AdaptAnswer] = []
+                for _ in 1...3 { answers.append(try await daemon.expect("ADAPTED", from: peer) { $0.adapted }.value.answer) }
+                #expect(answers == [.replace(Step("unauthorized")), .allow, .replace(Step("unauthorized"))])
+            }
+        }
+    }
+
+    @Test func aLogicWithoutAdaptAllows() async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let service = StepperService(name: "movies", logic: PickLogic(), configuration: daemon.configuration())
+            try await whileRunning(service.run) {
+                let (peer, _) = try await daemon.acceptHello()
+                try await daemon.awaitHeartbeat(from: peer)
+                try await daemon.send(StepperClientTests.adapt(7, "castIsPicked"), to: peer)
+                let (_, answer) = try await daemon.expect("ADAPTED", from: peer) { $0.adapted }
+                #expect(answer == AdaptedMessage(session: "default", request: 7, answer: .allow))
+            }
+        }
+    }
+
     @Test func ticksReachTheLogicEveryInterval() async throws {
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let logic = PickLogic(tickInterval: .milliseconds(20))

@@ -50,6 +50,41 @@ struct FlowFileDaemonProcessTests {
         }
     }
 
+    /// The wishlist's `adapt` of `aboutIsRequired` is asked of the real movie service (`ADAPT`): the first About is
+    /// replaced by `unauthorized` (an alert), the second goes through.
+    @Test func theMovieServiceAnswersTheWishlistsAboutRefusingTheFirst() async throws {
+        try await withCluster { cluster in
+            try await cluster.startFlowd(["--app", Self.moviesFile], executable: "flowd")
+            let watch = try await cluster.startWatch(session: "default")
+            try cluster.startLoginService()
+            try cluster.startMovieService()
+            let presenter = try cluster.startPresenter()
+            try await presenter.waitFor("report onboarding.login visible")
+            try await presenter.run(#"action onboarding.login proceed {"user":"demo","password":"demo"}"#)
+            try await presenter.waitFor("report onboarding.apikey visible")
+            try await presenter.run(#"action onboarding.apikey setApiKey {"key":"k"}"#)
+            try await watch.waitFor("did navigate flow=app step=onboardingIsComplete")
+            let start = watch.lines.count
+
+            // The list's two steppers (the movie service's and the logout's) get the action.
+            #expect(try await presenter.run("action wishlist.list about") == "ok action wishlist.list about delivered=2")
+            try await watch.waitFor("did navigate flow=wishlist step=unauthorized")
+            try await presenter.waitFor("report wishlist.alert visible")
+            let dismissed = presenter.lines.count
+            #expect(try await presenter.run("dismiss wishlist.alert") == "ok dismiss wishlist.alert")
+            try await presenter.waitFor("report wishlist.list visible", from: dismissed)
+            #expect(try await presenter.run("action wishlist.list about") == "ok action wishlist.list about delivered=2")
+            try await watch.waitFor("did navigate flow=wishlist step=aboutIsRequired")
+            try await presenter.waitFor("report wishlist.about visible")
+            #expect(
+                Array(watch.lines.dropFirst(start)) == [
+                    "did navigate flow=wishlist step=unauthorized",
+                    "did navigate flow=wishlist step=aboutIsRequired",
+                ]
+            )
+        }
+    }
+
     @Test func theStockFlowdRefusesAFileWithMistakesAndStartsNothing() async throws {
         try await withCluster { cluster in
             let bad = cluster.runtimeDirectory + "/bad.flows.yaml"
