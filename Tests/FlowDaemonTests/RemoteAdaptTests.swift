@@ -173,4 +173,19 @@ struct RemoteAdaptTests {
         #expect(guardian.adaptsReceived.count == 2)
         #expect(f.daemon.ui()?.presentables.map(\.rawValue).sorted() == ["about", "app"])
     }
+
+    @Test func aRefusalAndATimeoutAreJournaledAndStayDropsAfterARestart() throws {
+        let f = Fixture(journaling: true)
+        let guardian = f.daemon.connectStepper(name: "guard", kinds: ["guard"]) { _ in [] } answerAdapt: { _ in nil }
+        f.askAbout()
+        guardian.answer(.refuse, request: 1)
+        f.askAbout()
+        f.daemon.advance(by: .milliseconds(500))
+        #expect(f.drops == ["about adaptedToNone", "about adaptFailed"])
+        try f.daemon.restart()
+        f.home.hello()
+        guardian.hello()
+        #expect(guardian.adaptsReceived.map(\.request) == [1, 2])
+        #expect(f.screens == ["app"])
+    }
 }

@@ -41,6 +41,21 @@ struct DecisionTests {
         #expect(flow.calls.filter { $0.hasPrefix("navigate") } == ["navigate a", "navigate ok"])
     }
 
+    @Test("D1: an adaptation asked of a stepper kind fails where no stepper process can be asked")
+    func d1AnAdaptationAskedOfAStepperKindFailsWithoutProcesses() async throws {
+        let flow = ScenarioFlow("F")
+        flow.adaptation = { step in step.name == "about" ? .asked(of: "guard") : .step(step) }
+        let stepper = ScenarioStepper("F.stepper", initial: "a")
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: stepper)
+        _ = harness.takeLog()
+        harness.emit("about", from: stepper)
+        #expect(harness.pendingAdapts.map(\.operation.stepperKind) == ["guard"])
+        await harness.runAdapt("about")
+        #expect(harness.takeLog() == ["adapt adapt#1 flow#1 about", "drop about reason=adaptFailed flow#1"])
+        #expect(flow.calls.filter { $0.hasPrefix("navigate") } == ["navigate a"])
+    }
+
     @Test("D2: async adaptations complete in completion order, other steps go on meanwhile, an ended flow's is dropped")
     func d2AsyncAdaptationsInCompletionOrder() async throws {
         let parent = ScenarioFlow("P")
