@@ -20,6 +20,8 @@ package import FlowWire
 /// | `flowd_messages_in_total`, `flowd_messages_out_total` | counter | |
 /// | `flowd_auth_denied_total` | counter | (none; with CURVE only: connections the ZAP handler refused) |
 /// | `flowd_sends_dropped_total` | counter | `type` (a `MessageType` not sent: the peer's queue was full) |
+/// | `flowd_adapts_total` | counter | `outcome`: `allow`, `replace`, `refuse`, `timedOut` (adaptations asked of kinds) |
+/// | `flowd_adapt_answers_dropped_total` | counter | `reason` (an `ADAPTED` dropped: `unknownRequest`, …) |
 /// | `flowd_peers` | gauge | `role`: `stepper`, `presenter`, `operator` |
 /// | `flowd_sessions` | gauge | |
 ///
@@ -39,6 +41,8 @@ public struct DaemonMetrics: Sendable {
         public static let authDenied = "flowd_auth_denied_total"
         public static let peersRevoked = "flowd_peers_revoked_total"
         public static let sendsDropped = "flowd_sends_dropped_total"
+        public static let adapts = "flowd_adapts_total"
+        public static let adaptAnswersDropped = "flowd_adapt_answers_dropped_total"
         public static let peers = "flowd_peers"
         public static let sessions = "flowd_sessions"
     }
@@ -54,6 +58,8 @@ public struct DaemonMetrics: Sendable {
     private var stepsDropped: [String: Counter] = [:]
     private var errors: [String: Counter] = [:]
     private var sendsDropped: [String: Counter] = [:]
+    private var adapts: [String: Counter] = [:]
+    private var adaptAnswersDropped: [String: Counter] = [:]
     /// Made when the daemon first counts ZAP refusals (``DaemonCounters/authDenied`` is `nil` without CURVE).
     private var authDenied: Counter?
     /// Made when the daemon first forgets a peer for a new allow-list (``DaemonCounters/peersRevoked``).
@@ -112,6 +118,20 @@ public struct DaemonMetrics: Sendable {
                 let before = last.sendsDropped[type] ?? 0
                 guard count > before else { continue }
                 labelled(&sendsDropped, Name.sendsDropped, "type", type).increment(by: count - before)
+            }
+        }
+        if counters.adapts != last.adapts {
+            for (outcome, count) in counters.adapts {
+                let before = last.adapts[outcome] ?? 0
+                guard count > before else { continue }
+                labelled(&adapts, Name.adapts, "outcome", outcome).increment(by: count - before)
+            }
+        }
+        if counters.adaptAnswersDropped != last.adaptAnswersDropped {
+            for (reason, count) in counters.adaptAnswersDropped {
+                let before = last.adaptAnswersDropped[reason] ?? 0
+                guard count > before else { continue }
+                labelled(&adaptAnswersDropped, Name.adaptAnswersDropped, "reason", reason).increment(by: count - before)
             }
         }
         if let denied = counters.authDenied, denied > last.authDenied ?? 0 {

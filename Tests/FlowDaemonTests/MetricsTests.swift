@@ -161,6 +161,25 @@ struct MetricsTests {
         #expect(types["flowd_sends_dropped_total"] == "counter")
     }
 
+    @Test func adaptsAskedOfStepperKindsAreCountedByOutcomeAndDroppedAnswersByReason() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var counters = DaemonCounters()
+        metrics.record(counters)
+        #expect(!scrape(registry).values.keys.contains { $0.hasPrefix("flowd_adapt") })
+        counters.adapts = ["allow": 2, "replace": 1]
+        metrics.record(counters)
+        counters.adapts = ["allow": 3, "replace": 1, "timedOut": 1]
+        counters.adaptAnswersDropped = ["unknownRequest": 2]
+        metrics.record(counters)
+        let (values, types) = scrape(registry)
+        #expect(values["flowd_adapts_total{outcome=\"allow\"}"] == "3")
+        #expect(values["flowd_adapts_total{outcome=\"replace\"}"] == "1")
+        #expect(values["flowd_adapts_total{outcome=\"timedOut\"}"] == "1")
+        #expect(values["flowd_adapt_answers_dropped_total{reason=\"unknownRequest\"}"] == "2")
+        #expect(types["flowd_adapts_total"] == "counter")
+    }
+
     @Test func twoDaemonsInOneProcessKeepTheirOwnRegistries() {
         // No global state: each factory's registry sees only its own daemon.
         let first = PrometheusCollectorRegistry()
