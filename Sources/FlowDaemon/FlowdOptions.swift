@@ -208,7 +208,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     }
 
     /// The config file at `path`, or the empty one when no file is named.
-    private static func readConfigFile(_ path: String?) throws(FlowdConfigError) -> FlowdConfigFile {
+    static func readConfigFile(_ path: String?) throws(FlowdConfigError) -> FlowdConfigFile {
         guard let path else { return FlowdConfigFile() }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FlowdConfigError(path: path, reason: "cannot be read")
@@ -271,7 +271,7 @@ public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 /// The config file's shape (JSON); every field may be left out.
 ///
 /// ```json
-/// {"control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
+/// {"app": "/usr/local/share/flowd/movies.flows.yaml", "control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
 ///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 10000, "max_body_bytes": 262144, "outbox_limit": 1024,
 ///             "idle_session_timeout_s": 0},
 ///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608,
@@ -315,6 +315,8 @@ package struct FlowdConfigFile: Codable, Sendable, Hashable {
         }
     }
 
+    /// The flow file the stock `flowd` runs (``FlowdAppLocation``); other daemons ignore it.
+    package var app: String?
     package var control: String?
     package var events: String?
     package var runtimeDirectory: String?
@@ -331,7 +333,7 @@ package struct FlowdConfigFile: Codable, Sendable, Hashable {
     package init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case control, events, daemon, sockets, metrics, security, journal
+        case app, control, events, daemon, sockets, metrics, security, journal
         case runtimeDirectory = "runtime_dir"
         case logLevel = "log_level"
     }

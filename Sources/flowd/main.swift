@@ -1,23 +1,11 @@
-// flowd: the stock daemon. It runs the application a flow file declares (docs/FLOWFILE.md): `flowd --app FILE`
-// (or FLOWD_APP=FILE), with every other flag and the config file as any Flowd daemon has them (`flowd --help`). The
-// file is checked first: a file with mistakes is reported, each with its line and column, and nothing starts.
+// flowd: the stock daemon. It runs the application a flow file declares (docs/FLOWFILE.md): `flowd --app FILE` (or
+// `app` in the config file, or FLOWD_APP=FILE), with every other flag and the config file as any Flowd daemon has
+// them (`flowd --help`). The file is checked first: a file with mistakes is reported, each with its line and column,
+// and nothing starts.
 
 import FlowDaemon
 import FlowFile
 import Foundation
-
-/// `--app FILE` or `--app=FILE` taken out of `arguments`; `nil` when not given.
-func takeApp(from arguments: inout [String]) -> String? {
-    if let index = arguments.firstIndex(of: "--app"), index + 1 < arguments.count {
-        defer { arguments.removeSubrange(index...(index + 1)) }
-        return arguments[index + 1]
-    }
-    if let index = arguments.firstIndex(where: { $0.hasPrefix("--app=") }) {
-        defer { arguments.remove(at: index) }
-        return String(arguments[index].dropFirst("--app=".count))
-    }
-    return nil
-}
 
 func fail(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data("flowd: \(message)\n".utf8))
@@ -35,7 +23,12 @@ let helpOnly = """
 
 func main() async {
     var arguments = Array(CommandLine.arguments.dropFirst())
-    let path = takeApp(from: &arguments) ?? ProcessInfo.processInfo.environment["FLOWD_APP"].flatMap { $0.isEmpty ? nil : $0 }
+    let path: String?
+    do {
+        path = try FlowdAppLocation.resolve(arguments: &arguments, environment: ProcessInfo.processInfo.environment)
+    } catch {
+        fail("\(error)", status: 64)
+    }
     guard let path else {
         if arguments.contains("--help") || arguments.contains("-h") {
             print("flowd --app FILE [options]: runs the application the flow file FILE declares (docs/FLOWFILE.md);")
@@ -44,7 +37,7 @@ func main() async {
             await Flowd.main(FileApplication(app), arguments: ["--help"])
             return
         }
-        fail("no application: give --app FILE, a flow file (docs/FLOWFILE.md), or set FLOWD_APP", status: 64)
+        fail("no application: give --app FILE, a flow file (docs/FLOWFILE.md), 'app' in the config file, or set FLOWD_APP", status: 64)
     }
     let file: AppFile
     do {
