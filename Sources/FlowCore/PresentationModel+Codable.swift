@@ -1,7 +1,6 @@
 // As data (a daemon's state snapshot): the nodes in ID order, so that the same model always has the same bytes. A node
 // says only what cannot be derived: its screen (a view's kind, a type equal to the kind's name and null data left
-// out), its containers' children and its modal; where it hangs follows from those. A session showing 16 k screens
-// saves about 40 bytes each.
+// out), its containers' children and its modal; where it hangs follows from those (docs/PERFORMANCE.md).
 extension PresentationModel: Codable {
     private enum CodingKeys: String, CodingKey { case root, nodes }
 
