@@ -109,6 +109,19 @@ public final class OperatorClient: Sendable {
         }.navigations
     }
 
+    /// Opens a URI deep link in a session (`DEEPLINK` with a `uri`): the daemon applies its chain of steps, each once
+    /// the flows it needs are ready, and answers when the chain is applied (docs/PROTOCOL.md §7).
+    ///
+    /// - Returns: the steps applied and skipped, and how many flows navigated.
+    /// - Throws: ``FlowClientError`` with `unknownDeepLink` for a URI the application does not map, or
+    ///   `deepLinkIncomplete` when a step's flows were not ready in time (its message names the step and why).
+    @discardableResult
+    public func open(session: String = "default", uri: String) async throws -> DeepLinkResult {
+        try await connection.request(DeepLinkResult.self) { req in
+            .deepLink(DeepLinkRequest(req: req, session: session, uri: uri))
+        }
+    }
+
     /// Creates a session (`CREATE_SESSION`).
     ///
     /// - Returns: `true` when it was created, `false` when it existed already.

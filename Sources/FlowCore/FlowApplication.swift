@@ -17,12 +17,25 @@ public protocol FlowApplication: Sendable {
     /// cannot be: the daemon then keeps such a session's history and replays it after a restart (docs/RELIABILITY.md,
     /// "State snapshots"). Called on the daemon's I/O thread, when a session is saved or restored.
     func restoration(session: String) -> FlowRestoration?
+
+    /// The steps an operator may inject with `DEEPLINK`; `nil` (the default) accepts every step ``stepNames`` does.
+    /// A flow file's are the steps it marks `deepLink: true`.
+    var deepLinkSteps: Set<String>? { get }
+
+    /// The chain of steps the deep link `uri` stands for (`DEEPLINK` with a URI, `flowctl open`).
+    ///
+    /// - Throws: ``DeepLinkError`` when no deep link of the application matches `uri` (the default: it declares none).
+    func deepLinkChain(uri: String) throws(DeepLinkError) -> DeepLinkChain
 }
 
 extension FlowApplication {
     public var stepNames: Set<String>? { nil }
     public var vocabulary: ApplicationVocabulary { ApplicationVocabulary() }
     public func restoration(session: String) -> FlowRestoration? { nil }
+    public var deepLinkSteps: Set<String>? { nil }
+    public func deepLinkChain(uri: String) throws(DeepLinkError) -> DeepLinkChain {
+        throw DeepLinkError("no deep link matches '\(uri)': the application declares no URI deep links")
+    }
 }
 
 /// A session's root flow and what to coordinate it with.

@@ -25,6 +25,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     /// How long an adaptation asked of a stepper kind waits for its answer (`ADAPT`), in milliseconds, before its step
     /// is dropped (`adaptFailed`).
     public var adaptTimeoutMs: Int = 5000
+    /// How long a URI deep link's chain may wait for the flows its next step needs, in milliseconds, before it is
+    /// refused (`deepLinkIncomplete`).
+    public var deepLinkWaitMs: Int = 3000
 
     public init() {}
 
@@ -40,6 +43,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         case maxSessionScreens = "max_session_screens"
         case maxSessionAttachments = "max_session_attachments"
         case adaptTimeoutMs = "adapt_timeout_ms"
+        case deepLinkWaitMs = "deep_link_wait_ms"
     }
 
     /// Reads a configuration; missing fields keep their defaults.
@@ -62,5 +66,6 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         maxSessionAttachments =
             try container.decodeIfPresent(Int.self, forKey: .maxSessionAttachments) ?? defaults.maxSessionAttachments
         adaptTimeoutMs = try container.decodeIfPresent(Int.self, forKey: .adaptTimeoutMs) ?? defaults.adaptTimeoutMs
+        deepLinkWaitMs = try container.decodeIfPresent(Int.self, forKey: .deepLinkWaitMs) ?? defaults.deepLinkWaitMs
     }
 }

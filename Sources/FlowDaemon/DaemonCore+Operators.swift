@@ -2,7 +2,7 @@ internal import FlowCore
 internal import FlowWire
 internal import Logging
 
-// Operators: SESSIONS, TREE, DEEP_LINK, CREATE_SESSION, END_SESSION and HEALTH.
+// Operators: SESSIONS, TREE, CREATE_SESSION, END_SESSION and HEALTH (DEEPLINK: DaemonCore+DeepLinks.swift).
 extension DaemonCore {
     /// A page of `SESSIONS` (§7.3): from the sorted IDs, without walking the others.
     mutating func sessionList(_ body: SessionsRequest, from peer: Peer) {
@@ -29,24 +29,6 @@ extension DaemonCore {
         }
         let snapshot = session.machine.snapshot()
         reply(to: peer.address, req: body.req, result: TreeReport(tree: WireTree(snapshot), text: snapshot.description))
-    }
-
-    mutating func deepLink(_ body: DeepLinkRequest, from peer: Peer) {
-        guard let session = sessions[body.session] else {
-            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .deepLink, to: peer)
-        }
-        if let names = application.stepNames, !names.contains(body.step.name) {
-            return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .deepLink, to: peer)
-        }
-        guard admitsSteps(session) else {
-            return reject(
-                .sessionFull, "session '\(session.id)' holds as many screens or attachments as it may", req: body.req,
-                type: .deepLink, to: peer
-            )
-        }
-        let actions = change(JournalRecord(session: session.id, kind: .input(.deepLink(body.step), origin: nil)))
-        let navigations = actions.filter { if case .didNavigate = $0 { return true } else { return false } }.count
-        reply(to: peer.address, req: body.req, result: DeepLinkResult(navigations: navigations))
     }
 
     mutating func createSessionRequest(_ body: SessionRequest, from peer: Peer) {

@@ -34,6 +34,8 @@ package struct DaemonCore {
     var currentTime: UInt64
     /// When to offer stepper processes the next batch of waiting attachments, if more wait (``AttachOffers``).
     var attachOffersDue: UInt64?
+    /// URI deep links whose chains wait for the flows their next step needs.
+    var pendingDeepLinks: [PendingDeepLink] = []
     /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
     package var journaling: Bool { log.enabled }
     /// Whether the journal is being written; while not, requests that change state are refused with
@@ -137,6 +139,7 @@ package struct DaemonCore {
         case .accessPolicyChanged(let policy):
             replaceAccessPolicy(with: policy)
         }
+        advanceDeepLinks()
         return takeOutputs()
     }
 
@@ -149,6 +152,7 @@ package struct DaemonCore {
         if let idle = idleDeadlines.next { deadline = min(deadline, idle) }
         if let offers = attachOffersDue { deadline = min(deadline, offers) }
         if let adapt = remoteAdapts.nextDeadline { deadline = min(deadline, adapt) }
+        if let link = nextDeepLinkDeadline { deadline = min(deadline, link) }
         return max(deadline, now)
     }
 

@@ -33,5 +33,31 @@ public struct FileApplication: FlowApplication {
 
     public var stepNames: Set<String>? { file.stepNames }
 
+    /// The steps marked `deepLink: true`: the only ones an operator's `DEEPLINK` may inject.
+    public var deepLinkSteps: Set<String>? { file.deepLinkableSteps }
+
+    /// The first deep link whose pattern matches `uri`, its steps' payloads taken from the URI.
+    public func deepLinkChain(uri: String) throws(DeepLinkError) -> DeepLinkChain {
+        for link in file.deepLinks {
+            guard let values = link.pattern.match(uri) else { continue }
+            var steps: [Step] = []
+            for ref in link.steps {
+                do {
+                    steps.append(Step(ref.name.value, payload: try ref.payload?.evaluate(in: values) ?? .null))
+                } catch {
+                    throw DeepLinkError("the deep link '\(link.pattern)' cannot give the step '\(ref.name)': \(error)")
+                }
+            }
+            return DeepLinkChain(uri: uri, pattern: link.pattern.source, steps: steps)
+        }
+        let patterns = file.deepLinks.map { "'\($0.pattern.source)'" }
+        throw DeepLinkError(
+            "no deep link matches '\(uri)'; "
+                + (patterns.isEmpty
+                    ? "the file declares none (add one under 'deepLinks:')"
+                    : "the file's patterns: \(patterns.joined(separator: ", "))")
+        )
+    }
+
     public var vocabulary: ApplicationVocabulary { file.vocabulary }
 }

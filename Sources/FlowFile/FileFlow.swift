@@ -45,6 +45,18 @@ public final class FileFlow: Flow {
 @available(*, unavailable)
 extension FileFlow: Sendable {}
 
+extension FileFlow: DeepLinkTargetFlow {
+    /// The screens the handler of `step` shows with its payload (what its commands place and its contributors name),
+    /// in order; `nil` when the flow has no handler for `step`, or the payload does not give what the handler names.
+    public func screens(showing step: Step) -> [PresentableID]? {
+        guard let handler = declaration.handler(step.name),
+            file.step(step.name).map({ $0.payloadType.admits(step.payload) }) ?? true,
+            let navigation = try? Navigation(handler, flow: self, payload: step.payload)
+        else { return nil }
+        return navigation.shownScreens
+    }
+}
+
 /// One handler's navigation, evaluated before anything is recorded.
 private struct Navigation {
     var commands: [NavigationCommand] = []
@@ -114,6 +126,25 @@ private struct Navigation {
             }
         }
         end = try handler.end?.step(in: scope)
+    }
+
+    /// The screens the commands place (pushed, presented, set, shown) and the contributors name, each once.
+    var shownScreens: [PresentableID] {
+        var shown: [PresentableID] = []
+        func add(_ id: PresentableID) { if !shown.contains(id) { shown.append(id) } }
+        for command in commands + created + ready.flatMap(\.commands) {
+            switch command {
+            case .setRoot(let screen), .push(let screen, _), .present(let screen, _), .showMaster(_, let screen),
+                .showDetail(_, let screen):
+                add(screen.id)
+            case .setStack(_, let screens), .setTabs(_, let screens, _):
+                screens.forEach { add($0.id) }
+            default:
+                break
+            }
+        }
+        for case .contribute(let presentable, _, _, _) in contributors { add(presentable.presentableID) }
+        return shown
     }
 
     func record(on navigator: Navigator) -> FlowContributors {

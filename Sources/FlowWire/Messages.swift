@@ -430,16 +430,24 @@ public struct SessionRequest: Sendable, Hashable, Codable {
     }
 }
 
-/// `DEEPLINK`: an operator injects a step into a session's whole tree.
+/// `DEEPLINK`: an operator injects a step into a session's whole tree, or opens a URI deep link (its chain of steps,
+/// each once the flows it needs are ready). Exactly one of `step` and `uri`.
 public struct DeepLinkRequest: Sendable, Hashable, Codable {
     public var req: UInt64
     public var session: String
-    public var step: Step
+    public var step: Step?
+    public var uri: String?
 
     public init(req: UInt64, session: String, step: Step) {
         self.req = req
         self.session = session
         self.step = step
+    }
+
+    public init(req: UInt64, session: String, uri: String) {
+        self.req = req
+        self.session = session
+        self.uri = uri
     }
 }
 

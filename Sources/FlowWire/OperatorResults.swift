@@ -68,8 +68,17 @@ public struct TreeReport: WireResult, Hashable {
 public struct DeepLinkResult: WireResult, Hashable {
     /// How many flows navigated, the first navigation of a flow the deep link started included.
     public var navigations: Int
+    /// For a URI: the chain's steps applied, in order (the steps skipped because their screens were shown already
+    /// are not among them); `nil` for a step.
+    public var applied: [String]?
+    /// For a URI: the chain's leading steps skipped because their screens were shown already; `nil` for a step.
+    public var skipped: [String]?
 
-    public init(navigations: Int) { self.navigations = navigations }
+    public init(navigations: Int, applied: [String]? = nil, skipped: [String]? = nil) {
+        self.navigations = navigations
+        self.applied = applied
+        self.skipped = skipped
+    }
 }
 
 /// `CREATE_SESSION`'s result.

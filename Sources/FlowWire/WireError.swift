@@ -28,6 +28,12 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let journalUnavailable = Code(rawValue: "journalUnavailable")
         public static let sessionEnded = Code(rawValue: "sessionEnded")
         public static let sessionFull = Code(rawValue: "sessionFull")
+        /// A `DEEPLINK` URI no deep link of the application matches.
+        public static let unknownDeepLink = Code(rawValue: "unknownDeepLink")
+        /// A `DEEPLINK` step the application does not let an operator inject (not `deepLink: true` in a flow file).
+        public static let notDeepLinkable = Code(rawValue: "notDeepLinkable")
+        /// A `DEEPLINK` URI's chain stopped at a step whose flows were not ready within the wait.
+        public static let deepLinkIncomplete = Code(rawValue: "deepLinkIncomplete")
         public static let `internal` = Code(rawValue: "internal")
 
         public var description: String { rawValue }

@@ -315,7 +315,13 @@ public struct WireCodec: Sendable {
             try name(body.session, "session")
         case .deepLink(let body):
             try name(body.session, "session")
-            try step(body.step)
+            switch (body.step, body.uri) {
+            case (let given?, nil): try step(given)
+            case (nil, let uri?) where !uri.isEmpty && uri.utf8.count <= 2048: break
+            default:
+                throw WireError(
+                    .malformedBody, "DEEPLINK takes a step or a uri (1 to 2048 bytes), not both", req: req, type: type)
+            }
         case .adapt(let body):
             try name(body.session, "session")
             try step(body.step)

@@ -24,7 +24,7 @@ struct Flowctl: AsyncParsableCommand {
             not be reached; 64 usage.
             """,
         subcommands: [
-            Sessions.self, Tree.self, Watch.self, StepCommand.self, Health.self, Describe.self, SessionGroup.self,
+            Sessions.self, Tree.self, Watch.self, StepCommand.self, OpenCommand.self, Health.self, Describe.self, SessionGroup.self,
             EndSession.self, Keygen.self, Check.self, Graph.self,
         ]
     )
