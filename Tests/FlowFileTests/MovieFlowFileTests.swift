@@ -67,7 +67,8 @@ struct MovieFlowFileTests {
         )
         #expect(try app.steps(forURI: "movies://settings") == [DemoStep.settingsAreRequired.step])
         #expect(try app.steps(forURI: "movies://wishlist/movie/dune") == nil)
-        #expect(app.deepLinkableSteps == ["movieIsPicked", "castIsPicked", "settingsAreRequired", "aboutIsRequired"])
+        #expect(
+            app.deepLinkableSteps == ["movieIsPicked", "castIsPicked", "settingsAreRequired", "aboutIsRequired", "fakeStep"])
     }
 
     /// docs/images/movies-graph.dot and docs/movies-graph.mmd are `flowctl graph` of the file: regenerate them
