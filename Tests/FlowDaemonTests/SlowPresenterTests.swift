@@ -52,6 +52,7 @@ struct SlowPresenterTests {
         }
         print(
             "stuck presenter (\(recovery.testDescription)): first drop within \(report.stepsUntilFirstDrop) commands, "
+                + "while stuck dropped \(report.commandsDroppedWhileStuck) queued \(report.commandsQueuedWhileStuck), "
                 + "sends_dropped \(report.sendsDropped), recovery syncs \(report.recoveryModes) on "
                 + "\(report.recoveryTriggers), "
                 + "duplicates ignored \(report.duplicatesIgnored), converged at seq \(report.stuckFinalSeq)"
@@ -62,9 +63,14 @@ struct SlowPresenterTests {
             #expect(report.stepsUntilFirstDrop <= 500)
         }
 
-        // While the slow presenter's queue was full, each of its session's commands was dropped and counted, and so
+        // While the slow presenter's queue was full, each of its session's commands was dropped and counted, or taken
+        // by the queue as libzmq moved earlier ones into the kernel's buffers (then received live, in order); and so
         // were its heartbeats; it stayed connected.
-        #expect(report.commandsDroppedWhileStuck == StuckPresenterScenario.stepsWhileStuck)
+        #expect(report.commandsDroppedWhileStuck > 0)
+        #expect(
+            report.commandsDroppedWhileStuck + report.commandsQueuedWhileStuck == StuckPresenterScenario.stepsWhileStuck,
+            "dropped \(report.commandsDroppedWhileStuck), queued \(report.commandsQueuedWhileStuck)"
+        )
         #expect((report.sendsDropped["HEARTBEAT"] ?? 0) >= 1)
         #expect(Set(report.sendsDropped.keys).isSubset(of: ["COMMAND", "HEARTBEAT"]))
         #expect(report.presentersWhileStuck == 2)

@@ -15,6 +15,9 @@ final class ModelPresenter {
     var lastSeq: UInt64 = 0
     /// The `seq` of every command applied, in order.
     var applied: [UInt64] = []
+    /// The `seq` of every command of its session received, with how many `SYNC`s had been answered by then: what
+    /// the daemon queued before a `SYNC` arrives before its answer, a replay after it.
+    var received: [(seq: UInt64, syncsAnswered: Int)] = []
     var snapshots: [UInt64] = []
     /// The `mode` of each `SYNC`'s `OK`, in order.
     var syncModes: [String] = []
@@ -46,6 +49,7 @@ final class ModelPresenter {
     func handle(_ message: WireMessage) throws {
         switch message {
         case .command(let command) where command.session == session:
+            received.append((command.seq, syncModes.count))
             if command.seq <= lastSeq {
                 duplicatesIgnored += 1
             } else if command.seq == lastSeq + 1, !awaitingSnapshot {

@@ -13,6 +13,9 @@ final class StuckPresenterScenario {
         var failures: [String] = []
         var stepsUntilFirstDrop = 0
         var commandsDroppedWhileStuck = 0
+        /// Commands for the slow session while it was stuck that its queue took after all (libzmq's I/O thread went on
+        /// moving queued messages into the kernel's socket buffers), received live once it read again.
+        var commandsQueuedWhileStuck = 0
         var sendsDropped: [String: Int] = [:]
         var presentersWhileStuck = 0
         var healthAnsweredWhileStuck = false
@@ -92,8 +95,10 @@ final class StuckPresenterScenario {
         }
 
         // 2. Its queue full, steps keep coming for both sessions: the healthy presenter gets all of its commands, the
-        // daemon answers HEALTH, and every command for the slow session is dropped and counted.
+        // daemon answers HEALTH, and every command for the slow session is dropped and counted (or, where libzmq made
+        // room meanwhile, queued).
         let droppedBefore = try commandsDropped()
+        let slowSeqBefore = try daemonSeq("slow")
         for _ in 0..<Self.stepsWhileStuck {
             try step("slow")
             try step("brisk")
@@ -101,6 +106,7 @@ final class StuckPresenterScenario {
         let health = try counters()
         report.healthAnsweredWhileStuck = true
         report.commandsDroppedWhileStuck = Self.dropped(health.counters, "COMMAND") - droppedBefore
+        let slowSeqAfter = try daemonSeq("slow")
         report.presentersWhileStuck = health.presenters
         let briskSeq = try daemonSeq("brisk")
         try waitUntil("the healthy presenter applied every command") { healthy.lastSeq >= briskSeq }
@@ -113,6 +119,7 @@ final class StuckPresenterScenario {
         }
 
         // 3. The slow presenter reads again (while steps for its session go on a while, or not). It catches up.
+        let syncsAnsweredBeforeReading = stuck.syncModes.count
         stuck.reading = true
         for _ in 0..<stepsWhileCatchingUp { try step("slow") }
         try waitUntil("the steps answered") { stepsOutstanding == 0 }
@@ -144,6 +151,8 @@ final class StuckPresenterScenario {
         report.healthyFinalSeq = healthy.lastSeq
         report.healthyDaemonSeq = try daemonSeq("brisk")
         report.stuckApplied = stuck.applied
+        let receivedLive = stuck.received.filter { $0.syncsAnswered == syncsAnsweredBeforeReading }.map(\.seq)
+        report.commandsQueuedWhileStuck = Set(receivedLive.filter { $0 > slowSeqBefore && $0 <= slowSeqAfter }).count
         report.stuckFinalSeq = caughtUpSeq
         report.stuckDaemonSeq = try daemonSeq("slow")
         report.recoveryModes = recoveryModes
