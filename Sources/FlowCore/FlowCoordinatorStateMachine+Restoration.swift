@@ -106,7 +106,7 @@ extension FlowCoordinatorStateMachine {
         }
         return SavedFlowTree(
             nodes: savedNodes, root: rootCoordinator?.rawValue, attachments: savedAttachments, presentables: savedPresentables,
-            forgettingOrder: Array(forgettingOrder[forgettingHead...]),
+            forgettingOrder: forgettingOrder,
             lastCoordinatorNumber: lastCoordinatorNumber, lastAttachmentNumber: lastAttachmentNumber,
             lastAdaptNumber: lastAdaptNumber
         )

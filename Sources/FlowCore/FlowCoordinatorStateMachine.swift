@@ -78,11 +78,10 @@ public struct FlowCoordinatorStateMachine {
     var coordinatorsByRoot: [PresentableID: [FlowCoordinatorID]] = [:]
     var attachments: [AttachmentID: Attachment] = [:]
     var presentables: [PresentableID: PresentableState] = [:]
-    /// The dismissed presentables no stepper listens to any more, oldest first from ``forgettingHead``: the machine
-    /// remembers the last ``dismissedRemembered`` of them (D11: late reports cannot revive them) and forgets older
-    /// ones, so what it keeps follows the live UI, not every ID ever dismissed.
+    /// The dismissed presentables no stepper listens to any more, oldest first: the machine remembers the last
+    /// ``dismissedRemembered`` of them (D11: late reports cannot revive them) and forgets older ones, so what it keeps
+    /// follows the live UI, not every ID ever dismissed. Bounded, so taking from its front stays cheap.
     var forgettingOrder: [PresentableID] = []
-    var forgettingHead = 0
     /// How many dismissed presentables with no stepper left the machine remembers.
     public static let dismissedRemembered = 256
     var pendingAdapts: [AdaptRequestID: PendingAdapt] = [:]
@@ -316,22 +315,15 @@ public struct FlowCoordinatorStateMachine {
     mutating func rememberIfForgettable(_ id: PresentableID) {
         guard let state = presentables[id], state.isDismissed, state.attachments.isEmpty else { return }
         forgettingOrder.append(id)
-        while forgettingOrder.count - forgettingHead > Self.dismissedRemembered {
-            let oldest = forgettingOrder[forgettingHead]
-            forgettingHead += 1
-            if let old = presentables[oldest], old.isDismissed, old.attachments.isEmpty, !isRemembered(oldest) {
+        while forgettingOrder.count > Self.dismissedRemembered {
+            let oldest = forgettingOrder.removeFirst()
+            // Not when it is queued again (dismissed, renewed, dismissed again): it is among the last ones.
+            if let old = presentables[oldest], old.isDismissed, old.attachments.isEmpty,
+                !forgettingOrder.contains(oldest)
+            {
                 presentables[oldest] = nil
             }
         }
-        if forgettingHead >= Self.dismissedRemembered {
-            forgettingOrder.removeFirst(forgettingHead)
-            forgettingHead = 0
-        }
-    }
-
-    /// Whether `id` is queued for forgetting again after the entry just taken (dismissed, renewed, dismissed again).
-    private func isRemembered(_ id: PresentableID) -> Bool {
-        forgettingOrder[forgettingHead...].contains(id)
     }
 
     private mutating func adaptCompleted(_ requestID: AdaptRequestID, _ step: Step?) {
