@@ -7,7 +7,7 @@
 ///
 /// `Sendable`: values.
 public struct ApplicationVocabulary: Sendable, Hashable, Codable {
-    /// A step the application's flows understand.
+    /// A step the application's flows understand, or a user action a screen accepts (``ActionEntry``).
     public struct StepEntry: Sendable, Hashable, Codable {
         /// The step's name (`movieIsPicked`).
         public var name: String
@@ -39,21 +39,9 @@ public struct ApplicationVocabulary: Sendable, Hashable, Codable {
         }
     }
 
-    /// A user action a screen accepts (`USER_ACTION`).
-    public struct ActionEntry: Sendable, Hashable, Codable {
-        /// The action's name (`proceed`).
-        public var name: String
-        /// The payload's shape, as a person reads it (`{"user": <string>, "password": <string>}`); `nil`: none.
-        public var payload: String?
-        /// What it does.
-        public var summary: String
-
-        public init(_ name: String, payload: String? = nil, summary: String) {
-            self.name = name
-            self.payload = payload
-            self.summary = summary
-        }
-    }
+    /// A user action a screen accepts (`USER_ACTION`): a step a presenter sends, described as a step is (its name,
+    /// e.g. `proceed`; its payload's shape; what it does).
+    public typealias ActionEntry = StepEntry
 
     /// A screen type (a ``Screen``'s `type`) and what a person may do on it.
     public struct ScreenEntry: Sendable, Hashable, Codable {

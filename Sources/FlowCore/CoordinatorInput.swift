@@ -14,9 +14,10 @@ public enum CoordinatorInput: Sendable, Hashable {
     case deepLink(Step)
 }
 
-/// Why a step did not reach a flow's `navigate(to:with:)`.
-public struct StepDropReason: Hashable, Sendable, Codable, CustomStringConvertible {
+/// Why a step did not reach a flow's `navigate(to:with:)`. Encoded as its string.
+public struct StepDropReason: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// The step was ``Step/none``.
@@ -40,15 +41,6 @@ public struct StepDropReason: Hashable, Sendable, Codable, CustomStringConvertib
     /// A contributed child flow's root is the root of a flow still coordinated: the child is not started and its
     /// flow stepper's initial step is dropped (give each flow instance its own root ID).
     public static let rootInUse = StepDropReason("rootInUse")
-
-    public init(from decoder: any Decoder) throws {
-        self.rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     public var description: String { rawValue }
 }

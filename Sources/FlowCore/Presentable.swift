@@ -2,22 +2,16 @@
 ///
 /// Presenter processes report visibility and dismissal by this ID, so flows choose IDs that stay the same for the
 /// same thing on screen (`"wishlist.movie.23452"`).
-public struct PresentableID: Hashable, Sendable, Codable, Comparable, ExpressibleByStringLiteral,
+///
+/// Encoded as its string (`RawRepresentable`'s `Codable`).
+public struct PresentableID: RawRepresentable, Hashable, Sendable, Codable, Comparable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
     public let rawValue: String
 
+    public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
-
-    public init(from decoder: any Decoder) throws {
-        self.rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { rawValue }

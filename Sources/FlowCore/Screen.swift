@@ -4,9 +4,10 @@
 /// navigation stack, a tab bar, a split view), ``type`` names what to draw (`"MovieDetail"`), and ``data`` carries
 /// what the presenter needs to draw it (a movie id, a title).
 public struct Screen: Presentable, Hashable, Sendable, Codable {
-    /// What sort of thing a screen is.
-    public struct Kind: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// What sort of thing a screen is; encoded as its string.
+    public struct Kind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
         public init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// Content: a view that shows something and may have a stepper behind it.
@@ -19,15 +20,6 @@ public struct Screen: Presentable, Hashable, Sendable, Codable {
         public static let split = Kind("split")
         /// An alert: a small modal with a message.
         public static let alert = Kind("alert")
-
-        public init(from decoder: any Decoder) throws {
-            self.rawValue = try decoder.singleValueContainer().decode(String.self)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
 
         public var description: String { rawValue }
     }

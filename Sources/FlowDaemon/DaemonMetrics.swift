@@ -26,25 +26,25 @@ package import FlowWire
 /// | `flowd_sessions` | gauge | |
 ///
 /// A value type the I/O thread owns; its metric objects are `Sendable` and thread-safe.
-public struct DaemonMetrics: Sendable {
-    /// The metric names, for dashboards and tests.
-    public enum Name: Sendable {
-        public static let stepsAccepted = "flowd_steps_accepted_total"
-        public static let stepsDuplicate = "flowd_steps_duplicate_total"
-        public static let stepsDropped = "flowd_steps_dropped_total"
-        public static let commandsSent = "flowd_commands_sent_total"
-        public static let commandsAcked = "flowd_commands_acked_total"
-        public static let navigations = "flowd_navigations_total"
-        public static let errors = "flowd_errors_total"
-        public static let messagesIn = "flowd_messages_in_total"
-        public static let messagesOut = "flowd_messages_out_total"
-        public static let authDenied = "flowd_auth_denied_total"
-        public static let peersRevoked = "flowd_peers_revoked_total"
-        public static let sendsDropped = "flowd_sends_dropped_total"
-        public static let adapts = "flowd_adapts_total"
-        public static let adaptAnswersDropped = "flowd_adapt_answers_dropped_total"
-        public static let peers = "flowd_peers"
-        public static let sessions = "flowd_sessions"
+package struct DaemonMetrics: Sendable {
+    /// The metric names (docs list them for dashboards; tests read them here).
+    package enum Name: Sendable {
+        package static let stepsAccepted = "flowd_steps_accepted_total"
+        package static let stepsDuplicate = "flowd_steps_duplicate_total"
+        package static let stepsDropped = "flowd_steps_dropped_total"
+        package static let commandsSent = "flowd_commands_sent_total"
+        package static let commandsAcked = "flowd_commands_acked_total"
+        package static let navigations = "flowd_navigations_total"
+        package static let errors = "flowd_errors_total"
+        package static let messagesIn = "flowd_messages_in_total"
+        package static let messagesOut = "flowd_messages_out_total"
+        package static let authDenied = "flowd_auth_denied_total"
+        package static let peersRevoked = "flowd_peers_revoked_total"
+        package static let sendsDropped = "flowd_sends_dropped_total"
+        package static let adapts = "flowd_adapts_total"
+        package static let adaptAnswersDropped = "flowd_adapt_answers_dropped_total"
+        package static let peers = "flowd_peers"
+        package static let sessions = "flowd_sessions"
     }
 
     private let factory: any MetricsFactory
@@ -99,41 +99,14 @@ public struct DaemonMetrics: Sendable {
         Self.add(counters.navigations, last.navigations, to: navigations)
         Self.add(counters.messagesIn, last.messagesIn, to: messagesIn)
         Self.add(counters.messagesOut, last.messagesOut, to: messagesOut)
-        if counters.stepsDropped != last.stepsDropped {
-            for (reason, count) in counters.stepsDropped {
-                let before = last.stepsDropped[reason] ?? 0
-                guard count > before else { continue }
-                labelled(&stepsDropped, Name.stepsDropped, "reason", reason).increment(by: count - before)
-            }
-        }
-        if counters.errors != last.errors {
-            for (code, count) in counters.errors {
-                let before = last.errors[code] ?? 0
-                guard count > before else { continue }
-                labelled(&errors, Name.errors, "code", code).increment(by: count - before)
-            }
-        }
-        if counters.sendsDropped != last.sendsDropped {
-            for (type, count) in counters.sendsDropped {
-                let before = last.sendsDropped[type] ?? 0
-                guard count > before else { continue }
-                labelled(&sendsDropped, Name.sendsDropped, "type", type).increment(by: count - before)
-            }
-        }
-        if counters.adapts != last.adapts {
-            for (outcome, count) in counters.adapts {
-                let before = last.adapts[outcome] ?? 0
-                guard count > before else { continue }
-                labelled(&adapts, Name.adapts, "outcome", outcome).increment(by: count - before)
-            }
-        }
-        if counters.adaptAnswersDropped != last.adaptAnswersDropped {
-            for (reason, count) in counters.adaptAnswersDropped {
-                let before = last.adaptAnswersDropped[reason] ?? 0
-                guard count > before else { continue }
-                labelled(&adaptAnswersDropped, Name.adaptAnswersDropped, "reason", reason).increment(by: count - before)
-            }
-        }
+        addLabelled(counters.stepsDropped, last.stepsDropped, to: &stepsDropped, Name.stepsDropped, "reason")
+        addLabelled(counters.errors, last.errors, to: &errors, Name.errors, "code")
+        addLabelled(counters.sendsDropped, last.sendsDropped, to: &sendsDropped, Name.sendsDropped, "type")
+        addLabelled(counters.adapts, last.adapts, to: &adapts, Name.adapts, "outcome")
+        addLabelled(
+            counters.adaptAnswersDropped, last.adaptAnswersDropped, to: &adaptAnswersDropped,
+            Name.adaptAnswersDropped, "reason"
+        )
         if let denied = counters.authDenied, denied > last.authDenied ?? 0 {
             if authDenied == nil { authDenied = Counter(label: Name.authDenied, factory: factory) }
             authDenied!.increment(by: denied - (last.authDenied ?? 0))
@@ -159,6 +132,19 @@ public struct DaemonMetrics: Sendable {
 
     private static func add(_ now: Int, _ before: Int, to counter: Counter) {
         if now > before { counter.increment(by: now - before) }
+    }
+
+    /// Adds each label value's increase since `before` to its counter (made the first time the value shows up).
+    private func addLabelled(
+        _ now: [String: Int], _ before: [String: Int], to cache: inout [String: Counter], _ name: String,
+        _ label: String
+    ) {
+        guard now != before else { return }
+        for (value, count) in now {
+            let previous = before[value] ?? 0
+            guard count > previous else { continue }
+            labelled(&cache, name, label, value).increment(by: count - previous)
+        }
     }
 
     private func labelled(

@@ -13,16 +13,16 @@ package import CoreMetrics
 /// | `flowd_recovered_records` | gauge: records replayed at start |
 ///
 /// A value type the I/O thread owns; its metric objects are `Sendable` and thread-safe.
-public struct JournalMetrics: Sendable {
-    /// The metric names, for dashboards and tests.
-    public enum Name: Sendable {
-        public static let journalBytes = "flowd_journal_bytes"
-        public static let snapshotBytes = "flowd_snapshot_bytes"
-        public static let syncs = "flowd_journal_syncs_total"
-        public static let writeFailures = "flowd_journal_write_failures_total"
-        public static let available = "flowd_journal_available"
-        public static let recoverySeconds = "flowd_recovery_seconds"
-        public static let recoveredRecords = "flowd_recovered_records"
+package struct JournalMetrics: Sendable {
+    /// The metric names (docs list them for dashboards; tests read them here).
+    package enum Name: Sendable {
+        package static let journalBytes = "flowd_journal_bytes"
+        package static let snapshotBytes = "flowd_snapshot_bytes"
+        package static let syncs = "flowd_journal_syncs_total"
+        package static let writeFailures = "flowd_journal_write_failures_total"
+        package static let available = "flowd_journal_available"
+        package static let recoverySeconds = "flowd_recovery_seconds"
+        package static let recoveredRecords = "flowd_recovered_records"
     }
 
     private let journalBytes: Gauge
