@@ -67,12 +67,10 @@ public struct FlowClientCurve: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``FlowClientError/Code/invalidConfiguration`` when the file cannot be read or holds no Z85 secret key.
     public static func loadKeyPair(secretKeyFile path: String) throws(FlowClientError) -> ZMQCurveKeyPair {
-        let text = try CurveKeyText.read(path)
         do {
-            let secret = try ZMQCurveKey(z85: text)
-            return ZMQCurveKeyPair(publicKey: try ZMQCurve.publicKey(for: secret), secretKey: secret)
+            return try ZMQCurveKeyFile.keyPair(secretKeyFile: path)
         } catch {
-            throw FlowClientError(.invalidConfiguration, "key file \(path) does not hold a 40-character Z85 secret key")
+            throw FlowClientError(.invalidConfiguration, error.description)
         }
     }
 
@@ -81,7 +79,12 @@ public struct FlowClientCurve: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: ``FlowClientError/Code/invalidConfiguration`` when it is neither.
     public static func loadPublicKey(_ textOrPath: String) throws(FlowClientError) -> ZMQCurveKey {
         if let key = try? ZMQCurveKey(z85: textOrPath) { return key }
-        let text = try CurveKeyText.read(textOrPath)
+        let text: String
+        do {
+            text = try ZMQCurveKeyFile.read(textOrPath)
+        } catch {
+            throw FlowClientError(.invalidConfiguration, error.description)
+        }
         do {
             return try ZMQCurveKey(z85: text)
         } catch {
@@ -102,12 +105,12 @@ public struct FlowClientCurve: Hashable, Sendable, CustomStringConvertible {
             throw FlowClientError(.invalidConfiguration, "cannot make a CURVE key pair: \(error)")
         }
         if let prefix {
-            try CurveKeyText.write(
+            try write(
                 "# flowd CURVE secret key (Z85). Keep it private: whoever holds it is this client.\n"
                     + pair.secretKey.z85 + "\n",
                 to: prefix + ".key", mode: 0o600, exclusive: true
             )
-            try CurveKeyText.write(
+            try write(
                 "# flowd CURVE public key (Z85): give it to the daemon's allow-list (clients use a daemon's as "
                     + "--server-key).\n" + pair.publicKey.z85 + "\n",
                 to: prefix + ".pub", mode: 0o644, exclusive: false
@@ -116,54 +119,16 @@ public struct FlowClientCurve: Hashable, Sendable, CustomStringConvertible {
         return pair
     }
 
+    private static func write(_ text: String, to path: String, mode: mode_t, exclusive: Bool) throws(FlowClientError) {
+        do {
+            try ZMQCurveKeyFile.write(text, to: path, mode: mode, exclusive: exclusive)
+        } catch {
+            throw FlowClientError(.invalidConfiguration, error.description)
+        }
+    }
+
     /// Shows the public keys only.
     public var description: String {
         "FlowClientCurve(client: \(keyPair.publicKey.z85), server: \(serverKey.z85))"
     }
-}
-
-/// Key files as text: the key on its own line; empty lines, `#` alone and `# ` lines are comments.
-enum CurveKeyText {
-    static func read(_ path: String) throws(FlowClientError) -> String {
-        guard let file = fopen(path, "r") else {
-            throw FlowClientError(
-                .invalidConfiguration, "key file \(path) cannot be read: \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer.prefix(count)
-        }
-        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) {
-            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-            let trimmed = String(String(line.drop(while: blank).reversed().drop(while: blank).reversed()))
-            // "#" is a Z85 character: a comment is "#" alone or "# " and text (Z85 has no space).
-            if trimmed.isEmpty || trimmed == "#" || trimmed.hasPrefix("# ") { continue }
-            return trimmed
-        }
-        throw FlowClientError(.invalidConfiguration, "key file \(path) holds no key")
-    }
-
-    /// Writes `text` to a new file created with `mode` (so a secret is never readable by others, not even briefly).
-    static func write(_ text: String, to path: String, mode: mode_t, exclusive: Bool) throws(FlowClientError) {
-        let flags = O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC)
-        let descriptor = open(path, flags, mode)
-        guard descriptor >= 0 else {
-            throw FlowClientError(.invalidConfiguration, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { posixWrite(descriptor, $0.baseAddress, $0.count) }
-        guard written == bytes.count else {
-            throw FlowClientError(.invalidConfiguration, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-    }
-}
-
-/// `write(2)` (the name is taken inside ``CurveKeyText``).
-private func posixWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }

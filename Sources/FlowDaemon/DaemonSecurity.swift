@@ -1,13 +1,6 @@
 public import FlowWire
 public import ZeroMQ
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -176,19 +169,6 @@ public struct DaemonSecurity: Sendable, Hashable {
         self.keyPair = keyPair
         self.policy = policy
     }
-
-    /// The daemon's key pair from a secret key file (``CurveKeyFile``).
-    ///
-    /// - Throws: ``CurveKeyFileError`` when the file cannot be read or holds no Z85 secret key.
-    public static func keyPair(secretKeyFile path: String) throws(CurveKeyFileError) -> ZMQCurveKeyPair {
-        let text = try CurveKeyFile.read(path)
-        do {
-            let secret = try ZMQCurveKey(z85: text)
-            return ZMQCurveKeyPair(publicKey: try ZMQCurve.publicKey(for: secret), secretKey: secret)
-        } catch {
-            throw CurveKeyFileError(path: path, reason: "does not hold a 40-character Z85 secret key")
-        }
-    }
 }
 
 // MARK: - ZAP
@@ -257,65 +237,6 @@ package enum ZAPHandler: Sendable {
             decision.allowed ? Array((decision.publicKey ?? "").utf8) : [], [],
         ]
         return (reply, decision)
-    }
-}
-
-// MARK: - Key files
-
-/// CURVE key files as `flowctl keygen` writes them: the Z85 key on a line of its own; empty lines and comment lines
-/// (`#` alone, or `# ` and text; `#` is a Z85 character but space is not) are skipped. A secret key file
-/// (`<prefix>.key`) should have mode 0600; a public key file (`<prefix>.pub`) may be shared.
-package enum CurveKeyFile: Sendable {
-    /// The key a key file holds (its first line that is not empty or a comment, trimmed).
-    ///
-    /// - Throws: ``CurveKeyFileError`` when the file cannot be read or holds no such line.
-    package static func read(_ path: String) throws(CurveKeyFileError) -> String {
-        guard let file = fopen(path, "r") else {
-            throw CurveKeyFileError(path: path, reason: "cannot be read: \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer.prefix(count)
-        }
-        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
-        for line in lines {
-            let trimmed = line.trimmedOfBlanks
-            // "#" is a Z85 character: a comment is "#" alone or "# " and text (Z85 has no space).
-            if trimmed.isEmpty || trimmed == "#" || trimmed.hasPrefix("# ") { continue }
-            return trimmed
-        }
-        throw CurveKeyFileError(path: path, reason: "holds no key")
-    }
-
-    /// Whether users other than the file's owner and group may read or write the file at `path` (a secret key file
-    /// should be 0600, or 0640 for a group of services).
-    package static func isExposedToOthers(_ path: String) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return info.st_mode & 0o007 != 0
-    }
-}
-
-/// A key file that could not be used.
-public struct CurveKeyFileError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let path: String
-    public let reason: String
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-    public var description: String { "key file \(path) \(reason)" }
-}
-
-extension Substring {
-    /// The text without leading and trailing spaces, tabs and carriage returns.
-    fileprivate var trimmedOfBlanks: String {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-        return String(String(drop(while: blank).reversed().drop(while: blank).reversed()))
     }
 }
 
@@ -409,14 +330,14 @@ package enum FlowdSecuritySettings: Sendable {
             return nil
         }
         guard ZMQCurve.isAvailable else { throw FlowdSecurityError("this libzmq has no CURVE support") }
-        if CurveKeyFile.isExposedToOthers(secretKeyFile) {
+        if ZMQCurveKeyFile.isExposedToOthers(secretKeyFile) {
             throw FlowdSecurityError(
                 "the secret key file \(secretKeyFile) can be read by other users: chmod 600 it (or 640 for a group)"
             )
         }
         let keyPair: ZMQCurveKeyPair
         do {
-            keyPair = try DaemonSecurity.keyPair(secretKeyFile: secretKeyFile)
+            keyPair = try ZMQCurveKeyFile.keyPair(secretKeyFile: secretKeyFile)
         } catch {
             throw FlowdSecurityError("\(error)")
         }
