@@ -173,8 +173,10 @@ extension JSONValue {
         }
     }
 
+    /// The value as a `T`: typed directly where that reads as `JSONDecoder` would, else through JSON text.
     func decoded<T: Decodable>(as type: T.Type) throws -> T {
-        try JSONDecoder().decode(T.self, from: JSONEncoder().encode(self))
+        if let typed = try? JSONValueDecoder.decode(T.self, from: self) { return typed }
+        return try JSONDecoder().decode(T.self, from: JSONEncoder().encode(self))
     }
 }
 

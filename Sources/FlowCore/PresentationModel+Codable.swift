@@ -58,29 +58,96 @@ extension PresentationModel: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         rootID = try container.decodeIfPresent(PresentableID.self, forKey: .root)
-        var placed: Set<PresentableID> = []
         for saved in try container.decode([SavedNode].self, forKey: .nodes) {
             nodes[saved.id] = saved.node
         }
-        func place(_ id: PresentableID, _ placement: Placement) throws {
-            guard nodes[id] != nil, placed.insert(id).inserted else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .nodes, in: container, debugDescription: "\(id) is missing or placed twice")
+        if let contradiction = placeNodes() {
+            throw DecodingError.dataCorruptedError(forKey: .nodes, in: container, debugDescription: contradiction)
+        }
+    }
+
+    /// The saved model read straight from a JSON value, as ``init(from:)`` reads it (a daemon restores thousands of
+    /// screens this way without `Codable`'s cost per field); `nil` for the first format (a whole `node`), which
+    /// ``init(from:)`` reads.
+    ///
+    /// - Throws: ``JSONValueDecoder/Unsupported`` where ``init(from:)`` would throw or read it otherwise.
+    init?(savedValue: JSONValue) throws {
+        let unsupported = JSONValueDecoder.Unsupported()
+        guard case .object(let fields) = savedValue, case .array(let saved)? = fields["nodes"] else { throw unsupported }
+        switch fields["root"] {
+        case nil, .null?: rootID = nil
+        case .string(let root)?: rootID = PresentableID(root)
+        default: throw unsupported
+        }
+        nodes.reserveCapacity(saved.count)
+        func presentable(_ value: JSONValue?) throws -> PresentableID? {
+            switch value {
+            case nil, .null?: return nil
+            case .string(let id)?: return PresentableID(id)
+            default: throw unsupported
             }
+        }
+        for element in saved {
+            guard case .object(let node) = element else { throw unsupported }
+            guard node["node"] == nil else { return nil }
+            guard let id = try presentable(node["id"]) else { throw unsupported }
+            var kind = Screen.Kind.view
+            switch node["kind"] {
+            case nil, .null?: break
+            case .string(let name)?: kind = Screen.Kind(name)
+            default: throw unsupported
+            }
+            var type: String?
+            switch node["type"] {
+            case nil, .null?: break
+            case .string(let name)?: type = name
+            default: throw unsupported
+            }
+            var saved = Node(screen: Screen(id: id, kind: kind, type: type, data: node["data"] ?? .null), placement: .window)
+            switch node["children"] {
+            case nil, .null?: break
+            case .array(let children)?:
+                saved.children = try children.map { child in
+                    guard case .string(let id) = child else { throw unsupported }
+                    return PresentableID(id)
+                }
+            default: throw unsupported
+            }
+            switch node["tab"] {
+            case nil, .null?: break
+            case .int(let tab)?: saved.selectedTab = tab
+            default: throw unsupported
+            }
+            saved.master = try presentable(node["master"])
+            saved.detail = try presentable(node["detail"])
+            saved.presented = try presentable(node["presented"])
+            nodes[id] = saved
+        }
+        guard placeNodes() == nil else { throw unsupported }
+    }
+
+    /// Fills in each node's placement from its parent's children and modal; why the nodes contradict themselves
+    /// (one missing or placed twice, or hanging from nothing), `nil` when they do not.
+    private mutating func placeNodes() -> String? {
+        var placed: Set<PresentableID> = []
+        placed.reserveCapacity(nodes.count)
+        func place(_ id: PresentableID, _ placement: Placement) -> String? {
+            guard nodes[id] != nil, placed.insert(id).inserted else { return "\(id) is missing or placed twice" }
             nodes[id]?.placement = placement
+            return nil
         }
-        if let rootID { try place(rootID, .window) }
+        if let rootID, let contradiction = place(rootID, .window) { return contradiction }
         for (id, node) in nodes {
-            for child in node.children { try place(child, .child(of: id)) }
-            if let master = node.master { try place(master, .child(of: id)) }
-            if let detail = node.detail { try place(detail, .child(of: id)) }
-            if let presented = node.presented { try place(presented, .presented(over: id)) }
+            for child in node.children {
+                if let contradiction = place(child, .child(of: id)) { return contradiction }
+            }
+            if let master = node.master, let contradiction = place(master, .child(of: id)) { return contradiction }
+            if let detail = node.detail, let contradiction = place(detail, .child(of: id)) { return contradiction }
+            if let presented = node.presented, let contradiction = place(presented, .presented(over: id)) {
+                return contradiction
+            }
         }
-        guard placed.count == nodes.count else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .nodes, in: container,
-                debugDescription: "\(nodes.count - placed.count) presentable(s) hang from nothing")
-        }
+        return placed.count == nodes.count ? nil : "\(nodes.count - placed.count) presentable(s) hang from nothing"
     }
 
     public func encode(to encoder: any Encoder) throws {

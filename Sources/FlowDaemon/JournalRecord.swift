@@ -282,7 +282,7 @@ extension JournalRecord {
         case "ended" where version >= 2:
             self.init(session: session, kind: .sessionEnded)
         case "state" where version >= 3:
-            self.init(session: session, kind: .state(try Self.decodeJSON(StateBody.self, bytes).state))
+            self.init(session: session, kind: .state(try Self.sessionState(fields["state"], bytes)))
         case "report":
             guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,
                 let state = report["state"]?.stringValue.flatMap(PresentableState.init(rawValue:))
@@ -371,6 +371,13 @@ extension JournalRecord {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Every part of a state is a value flowd made and can encode: a failure here is a bug, not an input.
         return (try? Array(encoder.encode(body))) ?? []
+    }
+
+    /// A `state` record's state: typed from the value the fast reader gave, or decoded again by `JSONDecoder`
+    /// where that is not certain to read the same (``JSONValueDecoder``).
+    static func sessionState(_ value: JSONValue?, _ bytes: [UInt8]) throws(DecodingFailure) -> SessionState {
+        if let value, let state = try? JSONValueDecoder.decode(SessionState.self, from: value) { return state }
+        return try decodeJSON(StateBody.self, bytes).state
     }
 
     static func decodeJSON<Body: Decodable>(_ type: Body.Type, _ bytes: [UInt8]) throws(DecodingFailure) -> Body {
