@@ -66,7 +66,9 @@ extension Orchestrator {
             }) {
                 let raw = summaries.first { $0.transport == transport && $0.system == .raw }
                 for summary in summaries
-                where summary.transport == transport && summary.journal != nil && (summary.clients ?? .wire) == .wire {
+                where summary.transport == transport && summary.journal != nil && (summary.clients ?? .wire) == .wire
+                    && summary.idleSessions == baseIdle
+                {
                     let journaled = Variant(system: .flowd, idleSessions: baseIdle, journal: summary.journal)
                     var latencies: [Double] = []
                     var throughputs: [Double] = []

@@ -95,7 +95,7 @@ struct Orchestrator {
     }
 
     /// Every configuration of a repetition, in the order of the first repetition: raw, flowd per number of idle
-    /// sessions, then flowd with a journal per fsync policy (with the fewest idle sessions).
+    /// sessions, then flowd with a journal per fsync policy and number of idle sessions.
     func variants() -> [Variant] {
         var variants: [Variant] = []
         for system in settings.systems {
@@ -109,10 +109,11 @@ struct Orchestrator {
                         Variant(system: .flowd, idleSessions: settings.idleSessions.min() ?? 0, clients: .library)
                     )
                 }
+                // Journaled at every idle count too: a restart with that many sessions journaled is timed.
                 for policy in settings.journal?.policies ?? [] {
-                    variants.append(
-                        Variant(system: .flowd, idleSessions: settings.idleSessions.min() ?? 0, journal: policy)
-                    )
+                    for idle in settings.idleSessions {
+                        variants.append(Variant(system: .flowd, idleSessions: idle, journal: policy))
+                    }
                 }
             }
         }
