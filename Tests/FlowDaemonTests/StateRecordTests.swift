@@ -1,0 +1,115 @@
+import FlowCore
+@testable import FlowDaemon
+import FlowWire
+import FlowdTesting
+import TestFlows
+import Testing
+
+/// How a `state` record is read: the fast reader gives what `JSONDecoder` gives for today's bytes
+/// (docs/RELIABILITY.md, "State snapshots").
+struct StateRecordTests {
+    let tui = Peers.tui
+    let movies = Peers.movies
+
+    struct StateMissing: Error {}
+
+    /// A `state` record as today's flowd writes it: a tree with a child flow, remote and action steppers, a held
+    /// context, tabs and a modal in the UI, screens with data, an outbox.
+    static let golden = #"""
+        {"kind":"state","session":"default","state":{"awaitedReports":[],"outbox":[{"command":{"op":"setRoot","scree\#
+        n":{"data":null,"id":"app","kind":"stack","type":"stack"}},"seq":1,"session":"default"},{"command":{"op":"pu\#
+        sh","screen":{"data":{"greeting":"hi"},"id":"home","kind":"view","type":"Home"},"target":"app"},"seq":2,"ses\#
+        sion":"default"},{"command":{"op":"push","screen":{"data":{"movie":7},"id":"detail.7","kind":"view","type":"\#
+        Detail"},"target":"app"},"seq":3,"session":"default"},{"command":{"op":"present","screen":{"data":null,"id":\#
+        "settings","kind":"stack","type":"stack"},"target":"app"},"seq":4,"session":"default"},{"command":{"op":"pus\#
+        h","screen":{"data":null,"id":"settings.list","kind":"view","type":"SettingsList"},"target":"settings"},"seq\#
+        ":5,"session":"default"},{"command":{"op":"push","screen":{"data":null,"id":"tabs","kind":"tabs","type":"tab\#
+        s"},"target":"app"},"seq":6,"session":"default"},{"command":{"op":"setTabs","screens":[{"data":null,"id":"ta\#
+        b.a","kind":"stack","type":"stack"},{"data":null,"id":"tab.b","kind":"stack","type":"stack"}],"selected":0,"\#
+        target":"tabs"},"seq":7,"session":"default"},{"command":{"op":"push","screen":{"data":null,"id":"tab.a.view"\#
+        ,"kind":"view","type":"Tab"},"target":"tab.a"},"seq":8,"session":"default"},{"command":{"op":"push","screen"\#
+        :{"data":null,"id":"tab.b.view","kind":"view","type":"Tab"},"target":"tab.b"},"seq":9,"session":"default"}],\#
+        "remoteAttachments":[{"attachment":2,"context":{"greeting":"hi"},"stepped":true},{"attachment":3,"context":{\#
+        "movie":7},"stepped":false},{"attachment":4,"context":{"section":"general"},"stepped":false},{"attachment":5\#
+        ,"context":null,"stepped":false},{"attachment":7,"context":null,"stepped":false}],"seq":9,"tree":{"attachmen\#
+        ts":[{"allowStepWhenDismissed":false,"allowStepWhenNotPresented":true,"coordinator":1,"id":1,"presentable":"\#
+        app","role":"flow","stepper":{"state":{"name":"start","payload":null},"type":"OneStepper"}},{"allowStepWhenD\#
+        ismissed":false,"allowStepWhenNotPresented":false,"coordinator":1,"id":2,"presentable":"home","role":"contri\#
+        butor","stepper":{"state":{"initialStep":{"name":"","payload":null},"kind":"home"},"type":"RemoteStepper"}},\#
+        {"allowStepWhenDismissed":false,"allowStepWhenNotPresented":false,"coordinator":1,"id":3,"presentable":"deta\#
+        il.7","role":"contributor","stepper":{"state":{"initialStep":{"name":"","payload":null},"kind":"detail"},"ty\#
+        pe":"RemoteStepper"}},{"allowStepWhenDismissed":false,"allowStepWhenNotPresented":true,"coordinator":2,"id":\#
+        4,"presentable":"settings","role":"flow","stepper":{"state":{"context":{"section":"general"},"initialStep":{\#
+        "name":"settingsStart","payload":null},"kind":"settings"},"type":"RemoteStepper"}},{"allowStepWhenDismissed"\#
+        :false,"allowStepWhenNotPresented":false,"coordinator":1,"id":5,"presentable":"tab.a.view","role":"contribut\#
+        or","stepper":{"state":{"initialStep":{"name":"","payload":null},"kind":"tab"},"type":"RemoteStepper"}},{"al\#
+        lowStepWhenDismissed":false,"allowStepWhenNotPresented":false,"coordinator":1,"id":6,"presentable":"tab.a.vi\#
+        ew","role":"contributor","stepper":{"state":{"actions":{"later":{"name":"openDetailLater","payload":null},"o\#
+        pen":{"name":"openDetail","payload":null},"settings":{"name":"openSettings","payload":null},"tabs":{"name":"\#
+        openTabs","payload":null}},"initialStep":{"name":"","payload":null}},"type":"ActionStepper"}},{"allowStepWhe\#
+        nDismissed":false,"allowStepWhenNotPresented":false,"coordinator":1,"id":7,"presentable":"tab.b.view","role"\#
+        :"contributor","stepper":{"state":{"initialStep":{"name":"","payload":null},"kind":"tab"},"type":"RemoteStep\#
+        per"}},{"allowStepWhenDismissed":false,"allowStepWhenNotPresented":false,"coordinator":1,"id":8,"presentable\#
+        ":"tab.b.view","role":"contributor","stepper":{"state":{"actions":{"later":{"name":"openDetailLater","payloa\#
+        d":null},"open":{"name":"openDetail","payload":null},"settings":{"name":"openSettings","payload":null},"tabs\#
+        ":{"name":"openTabs","payload":null}},"initialStep":{"name":"","payload":null}},"type":"ActionStepper"}}],"f\#
+        orgettingOrder":[],"lastAdaptNumber":0,"lastAttachmentNumber":8,"lastCoordinatorNumber":2,"nodes":[{"allowSt\#
+        epWhenDismissed":false,"attachments":[1,2,3,5,6,7,8],"awaitedChildren":[],"children":[2],"flow":{"state":{},\#
+        "type":"AppFlow"},"flowName":"AppFlow","hasNavigated":true,"id":1,"isReady":true,"root":"app"},{"allowStepWh\#
+        enDismissed":false,"attachments":[4],"awaitedChildren":[],"children":[],"flow":{"state":{},"type":"SettingsF\#
+        low"},"flowName":"SettingsFlow","hasNavigated":true,"id":2,"isReady":true,"parent":1,"root":"settings"}],"pr\#
+        esentables":[{"attachments":[],"id":"app","isDismissed":false,"isVisible":true},{"attachments":[3],"id":"det\#
+        ail.7","isDismissed":false,"isVisible":false},{"attachments":[2],"id":"home","isDismissed":false,"isVisible"\#
+        :true},{"attachments":[5,6],"id":"tab.a.view","isDismissed":false,"isVisible":false},{"attachments":[7,8],"i\#
+        d":"tab.b.view","isDismissed":false,"isVisible":false}],"root":1},"ui":{"nodes":[{"children":["home","detail\#
+        .7","tabs"],"id":"app","kind":"stack","presented":"settings"},{"data":{"movie":7},"id":"detail.7","type":"De\#
+        tail"},{"data":{"greeting":"hi"},"id":"home","type":"Home"},{"children":["settings.list"],"id":"settings","k\#
+        ind":"stack"},{"id":"settings.list","type":"SettingsList"},{"children":["tab.a.view"],"id":"tab.a","kind":"s\#
+        tack"},{"id":"tab.a.view","type":"Tab"},{"children":["tab.b.view"],"id":"tab.b","kind":"stack"},{"id":"tab.b\#
+        .view","type":"Tab"},{"children":["tab.a","tab.b"],"id":"tabs","kind":"tabs"}],"root":"app"}},"v":3}
+        """#
+
+    /// The session whose state ``golden`` holds.
+    func goldenSession() -> DaemonHarness {
+        let harness = DaemonHarness(journaling: true)
+        harness.presenter(tui, name: "tui")
+        harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail", "settings", "tab"])
+        harness.hello(Peers.flowctl, .operator, name: "ops")
+        harness.report(tui, [("app", .visible), ("home", .visible)])
+        harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        harness.deepLink(Peers.flowctl, Step("openSettings"), req: 3)
+        harness.deepLink(Peers.flowctl, Step("openTabs"), req: 4)
+        return harness
+    }
+
+    @Test("Today's state record is read back the same by the fast reader and by JSONDecoder, and written again as is")
+    func todaysStateRecordIsReadTheSameByBothReaders() throws {
+        let harness = goldenSession()
+        harness.core.compactJournal()
+        let written = try #require(
+            harness.core.journalHistory.first { (try? JournalRecord(decoding: $0))?.startsSession == true })
+        #expect(String(decoding: written, as: UTF8.self) == Self.golden, "the format is unchanged")
+
+        let bytes = Array(Self.golden.utf8)
+        let fields = try #require(FastJSONReader.value(bytes), "the fast reader reads it")
+        guard case .object(let members) = fields else { throw StateMissing() }
+        let fast = try JSONValueDecoder.decode(SessionState.self, from: try #require(members["state"]))
+        let slow = try JournalRecord.decodeJSON(JournalRecord.StateBody.self, bytes).state
+        #expect(fast == slow)
+        let record = try JournalRecord(decoding: bytes)
+        #expect(record == JournalRecord(session: "default", kind: .state(slow)))
+        #expect(record.encoded == bytes)
+        #expect(fast.ui == harness.core.ui(of: "default"))
+    }
+
+    @Test("A state record the fast reader does not cover (an escaped string, a double) is read by JSONDecoder")
+    func aStateRecordWithEscapesOrDoublesIsStillRead() throws {
+        guard case .state(var state) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
+            throw StateMissing()
+        }
+        _ = try state.ui.apply(.push(.view("odd", type: "Odd", data: ["title": "a \"quoted\" one", "rating": 4.5]), onto: "app"))
+        let written = JournalRecord(session: "default", kind: .state(state)).encoded
+        #expect(FastJSONReader.value(written) == nil, "left to JSONDecoder")
+        #expect(try JournalRecord(decoding: written) == JournalRecord(session: "default", kind: .state(state)))
+    }
+}
