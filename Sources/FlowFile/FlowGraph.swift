@@ -1,10 +1,12 @@
-/// The picture of an application's flows: flows and the screens they contribute as nodes; child flows, steps,
-/// contributions, ends and deep links as edges. ``dot`` and ``mermaid`` write it for Graphviz and Mermaid.
+/// The picture of an application's flows: flows, the screens they contribute and the stepper kinds asked to adapt
+/// as nodes; child flows, steps, contributions, ends, adaptations and deep links as edges. ``dot`` and ``mermaid``
+/// write it for Graphviz and Mermaid.
 ///
 /// `Sendable`: values.
 public struct FlowGraph: Sendable, Hashable {
     public struct Node: Sendable, Hashable {
-        public enum Kind: String, Sendable, Hashable { case session, flow, screen, deepLink }
+        /// `stepperKind`: a stepper kind a flow's `adapt` asks (a service's, outside the file).
+        public enum Kind: String, Sendable, Hashable { case session, flow, screen, deepLink, stepperKind }
         public var id: String
         public var kind: Kind
         public var label: [String]
@@ -22,6 +24,8 @@ public struct FlowGraph: Sendable, Hashable {
             case toParent
             /// A deep link's chain, to the flows that handle its steps.
             case deepLink
+            /// A flow's `adapt`: the steps it asks the stepper kind about before navigating.
+            case adapt
         }
         public var from: String
         public var to: String
@@ -120,6 +124,15 @@ public struct FlowGraph: Sendable, Hashable {
                 }
             }
         }
+        for flow in app.flows {
+            guard let adapt = flow.adapt else { continue }
+            let id = "kind_" + Self.safe(adapt.kind.value)
+            add(Node(id: id, kind: .stepperKind, label: [adapt.kind.value]))
+            edges.append(
+                Edge(
+                    from: flowID(flow.name.value), to: id, kind: .adapt,
+                    label: "adapt\n" + adapt.steps.map(\.value).joined(separator: "\n")))
+        }
         for (index, link) in app.deepLinks.enumerated() {
             let id = "link_\(index)"
             add(Node(id: id, kind: .deepLink, label: [link.pattern.source]))
@@ -166,6 +179,7 @@ public struct FlowGraph: Sendable, Hashable {
             case .flow: shape = "shape=box, style=\"rounded,bold\""
             case .screen: shape = "shape=note"
             case .deepLink: shape = "shape=cds, style=filled, fillcolor=\"#e8f0ff\""
+            case .stepperKind: shape = "shape=hexagon, style=filled, fillcolor=\"#fff0d8\""
             }
             lines.append("  \(node.id) [label=\(Self.dotString(node.label.joined(separator: "\n"))), \(shape)];")
         }
@@ -177,6 +191,7 @@ public struct FlowGraph: Sendable, Hashable {
             case .steps: style = "color=\"#2060c0\", fontcolor=\"#2060c0\""
             case .toParent: style = "style=dotted, color=\"#a03030\", fontcolor=\"#a03030\""
             case .deepLink: style = "color=\"#208040\", fontcolor=\"#208040\""
+            case .adapt: style = "style=dashed, color=\"#c07000\", fontcolor=\"#c07000\""
             }
             lines.append("  \(edge.from) -> \(edge.to) [label=\(Self.dotString(edge.label)), \(style)];")
         }
@@ -202,6 +217,7 @@ public struct FlowGraph: Sendable, Hashable {
             case .flow: lines.append("  \(node.id)(\(label))")
             case .screen: lines.append("  \(node.id)[\(label)]")
             case .deepLink: lines.append("  \(node.id)>\(label)]")
+            case .stepperKind: lines.append("  \(node.id){{\(label)}}")
             }
         }
         for edge in edges {
@@ -209,7 +225,7 @@ public struct FlowGraph: Sendable, Hashable {
             let arrow: String
             switch edge.kind {
             case .child: arrow = "==>"
-            case .contributes, .toParent: arrow = "-.->"
+            case .contributes, .toParent, .adapt: arrow = "-.->"
             case .steps, .deepLink: arrow = "-->"
             }
             lines.append("  \(edge.from) \(arrow)|\(label)| \(edge.to)")
