@@ -148,9 +148,12 @@ public final class OperatorClient: Sendable {
         try await connection.request(HealthReport.self) { req in .health(PlainRequest(req: req)) }
     }
 
-    /// What the running application declares it speaks (`DESCRIBE`): steps, stepper kinds, screen types.
-    public func describe() async throws -> ApplicationVocabulary {
-        try await connection.request(ApplicationVocabulary.self) { req in .describe(PlainRequest(req: req)) }
+    /// What the running application declares it speaks (`DESCRIBE`): steps, stepper kinds, screen types; those of
+    /// the version `session` runs when given (a daemon that runs a flow file), of the one new sessions get otherwise.
+    public func describe(session: String? = nil) async throws -> ApplicationVocabulary {
+        try await connection.request(ApplicationVocabulary.self) { req in
+            .describe(DescribeRequest(req: req, session: session))
+        }
     }
 
     // MARK: - Events

@@ -65,6 +65,9 @@ public struct ApplicationVocabulary: Sendable, Hashable, Codable {
     public var steps: [StepEntry]
     public var stepperKinds: [StepperKindEntry]
     public var screenTypes: [ScreenEntry]
+    /// The version of the application's file this is the vocabulary of (flowd's `DESCRIBE` sets it for a daemon
+    /// that runs a flow file); `nil` for an application given as code.
+    public var appVersion: String?
 
     /// A vocabulary; the default declares nothing.
     public init(steps: [StepEntry] = [], stepperKinds: [StepperKindEntry] = [], screenTypes: [ScreenEntry] = []) {
@@ -77,5 +80,6 @@ public struct ApplicationVocabulary: Sendable, Hashable, Codable {
         case steps
         case stepperKinds = "stepper_kinds"
         case screenTypes = "screen_types"
+        case appVersion = "app_version"
     }
 }

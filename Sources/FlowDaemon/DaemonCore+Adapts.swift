@@ -72,7 +72,7 @@ extension DaemonCore {
     /// adaptation at once: `adaptFailed`).
     mutating func adapted(_ body: AdaptedMessage, from peer: Peer) {
         let key = RemoteAdapts.Key(session: body.session, request: AdaptRequestID(body.request))
-        guard let entry = remoteAdapts[key], entry.askedOf == peer.address, sessions[key.session] != nil else {
+        guard let entry = remoteAdapts[key], entry.askedOf == peer.address, let session = sessions[key.session] else {
             return dropAnswer(body, from: peer, reason: "unknownRequest")
         }
         let step: Step
@@ -83,7 +83,7 @@ extension DaemonCore {
             step = .none
         case .replace(let replacement):
             var refusal: String?
-            if let names = application.stepNames, !names.contains(replacement.name) {
+            if let names = session.application.stepNames, !names.contains(replacement.name) {
                 refusal = "unknownStep"
             } else if let identity = peer.identity, !identity.mayEmit(replacement.name) {
                 refusal = "forbidden"

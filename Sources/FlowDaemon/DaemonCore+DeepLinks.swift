@@ -40,10 +40,10 @@ extension DaemonCore {
         guard let step = body.step else {
             return openDeepLink(body.uri ?? "", in: session, req: body.req, from: peer)
         }
-        if let names = application.stepNames, !names.contains(step.name) {
+        if let names = session.application.stepNames, !names.contains(step.name) {
             return reject(.unknownStep, "no step named '\(step.name)'", req: body.req, type: .deepLink, to: peer)
         }
-        if let linkable = application.deepLinkSteps, !linkable.contains(step.name) {
+        if let linkable = session.application.deepLinkSteps, !linkable.contains(step.name) {
             return reject(
                 .notDeepLinkable,
                 "the step '\(step.name)' is not one an operator may deep-link; the ones that are: "
@@ -66,7 +66,7 @@ extension DaemonCore {
     private mutating func openDeepLink(_ uri: String, in session: Session, req: UInt64, from peer: Peer) {
         let chain: DeepLinkChain
         do {
-            chain = try application.deepLinkChain(uri: uri)
+            chain = try session.application.deepLinkChain(uri: uri)
         } catch {
             return reject(.unknownDeepLink, error.message, req: req, type: .deepLink, to: peer)
         }

@@ -38,10 +38,11 @@ extension DaemonCore {
                 continue
             }
             do throws(RestorationError) {
-                guard let restoration = application.restoration(session: session.id) else {
+                guard let restoration = session.application.restoration(session: session.id) else {
                     throw RestorationError(.notRestorable, "the application restores no flows")
                 }
-                let bytes = JournalRecord(session: session.id, kind: .state(try session.save(with: restoration))).encoded
+                let state = try session.save(with: restoration)
+                let bytes = JournalRecord(session: session.id, kind: .state(state, app: session.appVersion)).encoded
                 guard !bytes.isEmpty else { throw RestorationError(.notRestorable, "the state does not encode") }
                 log.replace(session.id, with: bytes)
                 compaction.saved += 1
@@ -94,6 +95,12 @@ extension DaemonCore {
                 throw RecoveryError(
                     .damagedRecord, "journal record \(index + 1) of \(records.count): \(contradiction)", record: index)
             }
+            switch record.kind {
+            case .sessionCreated(let app?), .state(_, let app?):
+                try holdRecoveredVersion(app, session: record.session, record: index, of: records.count)
+            default:
+                break
+            }
             if case .daemon = record.kind {
                 report.recoveredDaemonID = true
             } else if record.startsSession || record.isGlobal {
@@ -118,6 +125,7 @@ extension DaemonCore {
         replaying = false
         publishesEvents = publishes
         counters = DaemonCounters()
+        if apps.current != nil { counters.countAppReloads() }
         if accessPolicy != nil {
             counters.authDenied = 0
             counters.peersRevoked = 0
@@ -147,14 +155,18 @@ extension DaemonCore {
     /// Replays one record: a saved state is made again, the others are applied as they were live.
     private mutating func recover(_ record: JournalRecord, bytes: [UInt8]) throws(RestorationError) {
         switch record.kind {
-        case .state(let state):
+        case .state(let state, let app):
+            let version = app.flatMap { apps[$0] } ?? apps.current
+            let application = version?.application ?? self.application
             guard let restoration = application.restoration(session: record.session) else {
                 throw RestorationError(.notRestorable, "the application restores no flows")
             }
             let session = try Session(
-                id: record.session, outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime,
-                restoring: state, with: restoration)
+                id: record.session, application: application, appVersion: version?.id,
+                outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime, restoring: state,
+                with: restoration)
             sessions.insert(session)
+            apps.retain(session.appVersion)
             idleDeadlines.watch(session)
         case .stepWindows(let windows):
             stepResults = windows
@@ -219,9 +231,9 @@ extension DaemonCore {
             daemonID = id
             journal(record)
             return []
-        case .sessionCreated:
+        case .sessionCreated(let app):
             journal(record)
-            createSessionNow(record.session)
+            createSessionNow(record.session, app: app)
             return []
         case .sessionEnded:
             guard sessions[record.session] != nil else { return [] }

@@ -2,7 +2,7 @@ internal import FlowCore
 internal import FlowWire
 internal import Logging
 
-// Operators: SESSIONS, TREE, CREATE_SESSION, END_SESSION and HEALTH (DEEPLINK: DaemonCore+DeepLinks.swift).
+// Operators: SESSIONS, TREE, CREATE_SESSION, END_SESSION, HEALTH and DESCRIBE (DEEPLINK: DaemonCore+DeepLinks.swift).
 extension DaemonCore {
     /// A page of `SESSIONS` (§7.3): from the sorted IDs, without walking the others.
     mutating func sessionList(_ body: SessionsRequest, from peer: Peer) {
@@ -58,6 +58,22 @@ extension DaemonCore {
         reply(to: peer.address, req: body.req, result: result)
     }
 
+    /// `DESCRIBE`: the vocabulary of the version the session runs, or of the current one.
+    mutating func describe(_ body: DescribeRequest, from peer: Peer) {
+        var vocabulary: ApplicationVocabulary
+        if let id = body.session {
+            guard let session = sessions[id] else {
+                return reject(.unknownSession, "no session '\(id)'", req: body.req, type: .describe, to: peer)
+            }
+            vocabulary = session.application.vocabulary
+            vocabulary.appVersion = session.appVersion
+        } else {
+            vocabulary = currentApplication.vocabulary
+            vocabulary.appVersion = apps.current?.id
+        }
+        reply(to: peer.address, req: body.req, result: vocabulary)
+    }
+
     func healthReport(now: UInt64) -> HealthReport {
         let counts = peerCounts
         return HealthReport(
@@ -68,7 +84,8 @@ extension DaemonCore {
             journal: journaling
                 ? HealthReport.Journal(
                     records: log.count, recoveredRecords: recoveredRecords, available: journalAvailable)
-                : nil
+                : nil,
+            appVersion: apps.current?.id
         )
     }
 }

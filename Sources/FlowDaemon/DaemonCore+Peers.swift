@@ -87,7 +87,7 @@ extension DaemonCore {
         case .health(let body):
             reply(to: address, req: body.req, result: healthReport(now: now))
         case .describe(let body):
-            reply(to: address, req: body.req, result: application.vocabulary)
+            describe(body, from: peer)
         case .hello:
             break  // refused by `allowed` above
         }

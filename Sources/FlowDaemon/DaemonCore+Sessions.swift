@@ -5,15 +5,21 @@ internal import Logging
 // Sessions: creating them and carrying out what their flow trees ask (commands, attachments, events).
 extension DaemonCore {
     mutating func createSession(_ id: String) -> Session {
-        change(JournalRecord(session: id, kind: .sessionCreated))
+        change(JournalRecord(session: id, kind: .sessionCreated(app: apps.current?.id)))
         return sessions[id]!
     }
 
-    mutating func createSessionNow(_ id: String) {
-        let session = Session(id: id, outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime)
+    /// `app`: the version the session runs; `nil` (a journal written before versions): the current one, which is
+    /// the one the daemon started with while it replays.
+    mutating func createSessionNow(_ id: String, app: String?) {
+        let version = app.flatMap { apps[$0] } ?? apps.current
+        let session = Session(
+            id: id, application: version?.application ?? application, appVersion: version?.id,
+            outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime)
         sessions.insert(session)
+        apps.retain(session.appVersion)
         idleDeadlines.watch(session)
-        let root = application.makeRoot(session: id)
+        let root = session.application.makeRoot(session: id)
         do {
             let actions = try session.machine.coordinate(
                 flow: root.flow, with: root.stepper, allowStepWhenDismissed: root.allowStepWhenDismissed
@@ -36,6 +42,7 @@ extension DaemonCore {
     /// process holding one of its attachments a `DETACH` (`sessionEnded`), its in-daemon steppers stop (PROTOCOL §4).
     mutating func endSessionNow(_ id: String) {
         guard let session = sessions.remove(id) else { return }
+        apps.release(session.appVersion)
         remoteAdapts.removeSession(id)
         if let host = session.host {
             let empty = UISnapshot(PresentationModel())

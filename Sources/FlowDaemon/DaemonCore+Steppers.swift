@@ -21,7 +21,7 @@ extension DaemonCore {
         guard let session = sessions[body.session] else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .step, to: peer)
         }
-        if let names = application.stepNames, !names.contains(body.step.name) {
+        if let names = session.application.stepNames, !names.contains(body.step.name) {
             return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .step, to: peer)
         }
         let attachment = AttachmentID(body.attachment)

@@ -16,7 +16,14 @@ package import Logging
 ///
 /// Not `Sendable`: it owns the sessions' flows. Keep it on one thread.
 package struct DaemonCore {
+    /// The application the daemon started with: what a session of a journal written before versions runs.
     let application: any FlowApplication
+    /// The versions of a daemon whose application is a file: new sessions get the current one (docs/FLOWFILE.md,
+    /// "Reading the file again").
+    var apps: AppVersions
+    /// The version kept in the state directory with this id, `nil` when none is; for the versions recovered
+    /// sessions name (set by the transport before ``recover(from:progress:)``).
+    package var storedAppVersion: ((String) throws(AppVersionError) -> AppVersion?)?
     package let configuration: DaemonConfiguration
     /// The identity of the daemon's state (`WELCOME.daemon`): new for a fresh state, kept by a daemon that recovers
     /// its state from the journal (``recover(from:)``), so clients know that nothing they were told was forgotten.
@@ -65,9 +72,13 @@ package struct DaemonCore {
 
     /// Makes a daemon core; ``start(now:)`` creates the default session.
     ///
-    /// - Parameter accessPolicy: the allow-list that every peer's `HELLO` and requests are held to; `nil`: none.
+    /// - Parameters:
+    ///   - accessPolicy: the allow-list that every peer's `HELLO` and requests are held to; `nil`: none.
+    ///   - version: the version of the file `application` was read from (its ``AppVersion/application`` is used);
+    ///     `nil` for an application given as code.
     package init(
         application: any FlowApplication,
+        version: AppVersion? = nil,
         configuration: DaemonConfiguration = DaemonConfiguration(),
         daemonID: String,
         logger: Logger,
@@ -81,7 +92,9 @@ package struct DaemonCore {
             counters.authDenied = 0
             counters.peersRevoked = 0
         }
-        self.application = application
+        self.application = version?.application ?? application
+        self.apps = AppVersions(current: version)
+        if version != nil { counters.countAppReloads() }
         self.configuration = configuration
         self.daemonID = daemonID
         self.codec = WireCodec(maxBodyBytes: configuration.maxBodyBytes)
@@ -138,6 +151,10 @@ package struct DaemonCore {
             }
         case .accessPolicyChanged(let policy):
             replaceAccessPolicy(with: policy)
+        case .appVersionRead(let version):
+            appVersionRead(version)
+        case .appReloadRefused(let error):
+            appReloadRefused(error)
         }
         advanceDeepLinks()
         return takeOutputs()

@@ -38,8 +38,18 @@ package struct DaemonCounters: Sendable, Hashable {
     package var adaptAnswersDropped: [String: Int] = [:]
     /// Peers forgotten because a new allow-list dropped or changed their key's entry (SIGHUP); `nil` without CURVE.
     package var peersRevoked: Int?
+    /// New versions of the application's file taken (SIGHUP), and files refused (unreadable, not valid, or not
+    /// kept in the state directory); `nil` when the application is code.
+    package var appReloads: Int?
+    package var appReloadsRefused: Int?
 
     package init() {}
+
+    /// Counts reloads of the application's file (from zero) in ``json``.
+    package mutating func countAppReloads() {
+        appReloads = appReloads ?? 0
+        appReloadsRefused = appReloadsRefused ?? 0
+    }
 
     /// The counters as JSON for `HEALTH`.
     package var json: JSONValue {
@@ -69,6 +79,8 @@ package struct DaemonCounters: Sendable, Hashable {
         }
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
         if let peersRevoked { fields["peers_revoked"] = .int(peersRevoked) }
+        if let appReloads { fields["app_reloads"] = .int(appReloads) }
+        if let appReloadsRefused { fields["app_reloads_refused"] = .int(appReloadsRefused) }
         return .object(fields)
     }
 }

@@ -27,6 +27,11 @@ public enum DaemonInput: Sendable {
     case peerUnreachable(PeerAddress)
     /// The allow-list was replaced (SIGHUP): peers whose key's entry is gone or changed are forgotten.
     case accessPolicyChanged(AccessPolicy)
+    /// The application's file was read again (SIGHUP) and checked: sessions created from now on get this version;
+    /// the transport has kept its text in the state directory first.
+    case appVersionRead(AppVersion)
+    /// The application's file was read again (SIGHUP) and refused: the current version stays.
+    case appReloadRefused(AppVersionError)
 }
 
 /// What ``DaemonCore`` asks its transport to do, in order.

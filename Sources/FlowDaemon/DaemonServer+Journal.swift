@@ -33,7 +33,8 @@ extension DaemonServer {
                     break
                 } catch {
                     let located = locate(error, contents: contents, snapshotRecords: snapshot.count, store: store)
-                    guard settings.damage == .truncate, error.code != .newerRecord, let index = error.record,
+                    guard settings.damage == .truncate, error.code != .newerRecord, error.code != .missingAppVersion,
+                        let index = error.record,
                         index >= snapshot.count
                     else { throw located }
                     damage = try store.cutDamagedJournal(
@@ -113,6 +114,11 @@ extension DaemonServer {
                 metadata: ["error": "\(error)"])
             return now + 60_000
         }
+        if appFileSource != nil {
+            // The snapshot names only live sessions' versions now; the journal before it is gone.
+            AppVersionStore(stateDirectory: journal.configuration.directory)
+                .removeAll(except: core.liveAppVersions, logger: logger)
+        }
         logger.info(
             "journal compacted into a snapshot",
             metadata: [
@@ -124,5 +130,35 @@ extension DaemonServer {
             ]
         )
         return now
+    }
+}
+
+// MARK: - Application versions
+
+extension DaemonServer {
+    /// `input`, once a new version it brings is kept in the state directory (before any record names it); a version
+    /// that cannot be kept is refused instead.
+    func keepingAppVersion(_ input: DaemonInput) -> DaemonInput {
+        guard case .appVersionRead(let version) = input, let settings = journalConfiguration else { return input }
+        do {
+            try AppVersionStore(stateDirectory: settings.directory).keep(version)
+            return input
+        } catch {
+            return .appReloadRefused(
+                AppVersionError(["\(version.id): cannot be kept in the state directory, so no session may use it: \(error)"]))
+        }
+    }
+
+    /// The version `id` as the state directory keeps it, for ``DaemonCore/storedAppVersion``.
+    func storedAppVersion(_ id: String) throws(AppVersionError) -> AppVersion? {
+        guard let source = appFileSource, let settings = journalConfiguration else { return nil }
+        let store = AppVersionStore(stateDirectory: settings.directory)
+        let text: [UInt8]?
+        do {
+            text = try store.text(of: id)
+        } catch {
+            throw AppVersionError(["\(store.filePath(id)): \(error)"])
+        }
+        return try text.map { text throws(AppVersionError) in try source.version(of: text, file: store.filePath(id)) }
     }
 }

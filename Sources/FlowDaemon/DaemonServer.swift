@@ -76,6 +76,8 @@ public final class DaemonServer: Service, Sendable {
     }
 
     private let application: any FlowApplication
+    /// The application's file, for a daemon that runs one: the version read at start, and where to read it again.
+    private let appFile: (source: AppVersionSource, version: AppVersion)?
     private let configuration: Configuration
     let logger: Logger
     private let daemonID: String
@@ -88,12 +90,16 @@ public final class DaemonServer: Service, Sendable {
 
     /// Makes a daemon for `application`; nothing is bound until ``run()``.
     ///
-    /// - Parameter metricsFactory: where the daemon's metrics go (``DaemonMetrics``); none when `nil`.
+    /// - Parameters:
+    ///   - metricsFactory: where the daemon's metrics go (``DaemonMetrics``); none when `nil`.
+    ///   - appFile: for an application read from a file (the stock flowd): where it is read from, and the version
+    ///     read at start (whose application the daemon runs; `application` is then that one).
     public init(
         application: any FlowApplication, configuration: Configuration, logger: Logger,
-        metricsFactory: (any MetricsFactory)? = nil
+        metricsFactory: (any MetricsFactory)? = nil, appFile: (source: AppVersionSource, version: AppVersion)? = nil
     ) {
-        self.application = application
+        self.application = appFile?.version.application ?? application
+        self.appFile = appFile
         self.configuration = configuration
         self.logger = logger
         self.metricsFactory = metricsFactory
@@ -115,6 +121,9 @@ public final class DaemonServer: Service, Sendable {
             self.stop()
         }
     }
+
+    var journalConfiguration: JournalConfiguration? { configuration.journal }
+    var appFileSource: AppVersionSource? { appFile?.source }
 
     /// How far the recovery of the state has come, while it runs; `nil` before and after.
     package var recoveryProgress: RecoveryProgress? { shared.withLock { $0.recovery } }
@@ -141,6 +150,20 @@ public final class DaemonServer: Service, Sendable {
     /// (``DaemonInput/accessPolicyChanged(_:)``). The secret key and the rest of the configuration stay as they are.
     public func reloadAccessPolicy(_ policy: AccessPolicy) {
         enqueue(.accessPolicyChanged(policy))
+    }
+
+    /// Reads the application's file again (flowd does on SIGHUP) and hands the outcome to the daemon: a valid file
+    /// becomes the version new sessions get (``DaemonInput/appVersionRead(_:)``), one that is not is refused and
+    /// counted with its problems logged (``DaemonInput/appReloadRefused(_:)``). Returns whether the daemon runs a file.
+    @discardableResult
+    public func reloadApplication() -> Bool {
+        guard let source = appFile?.source else { return false }
+        do {
+            enqueue(.appVersionRead(try source.read()))
+        } catch {
+            enqueue(.appReloadRefused(error))
+        }
+        return true
     }
 
     /// Asks the I/O thread to stop.
@@ -223,11 +246,13 @@ public final class DaemonServer: Service, Sendable {
         // The state first: the daemon serves nobody before every session is rebuilt.
         let fresh = {
             var core = DaemonCore(
-                application: self.application, configuration: self.configuration.daemon, daemonID: self.daemonID,
+                application: self.application, version: self.appFile?.version, configuration: self.configuration.daemon,
+                daemonID: self.daemonID,
                 logger: self.logger, now: now(), accessPolicy: self.configuration.security?.policy,
                 journaling: self.configuration.journal != nil
             )
             core.publishesEvents = false
+            core.storedAppVersion = self.storedAppVersion
             return core
         }
         var core = fresh()
@@ -238,6 +263,8 @@ public final class DaemonServer: Service, Sendable {
                 into: &core, fresh: fresh, newDaemonID: daemonID, from: settings, clock: clock)
             journal = store
             recovery = (report, seconds)
+            // The version new sessions get is kept before the first record naming it (the default session's, say).
+            if let version = appFile?.version { try AppVersionStore(stateDirectory: settings.directory).keep(version) }
         }
         defer { journal?.close() }
         let sockets = try DaemonSockets(configuration: configuration, daemonID: daemonID, logger: logger)
@@ -310,7 +337,7 @@ public final class DaemonServer: Service, Sendable {
             if stopping { return }
             // Group commit: the outputs of a batch of inputs go out together, after their journal records.
             var batch: [DaemonOutput] = []
-            for input in queued { batch += core.handle(input, now: now()) }
+            for input in queued { batch += core.handle(keepingAppVersion(input), now: now()) }
             try driver.perform(batch, on: &core, now: now())
 
             var current = now()

@@ -49,7 +49,9 @@ public struct FlowdSettings: Sendable {
 /// bootstraps logging and metrics itself, or runs it next to other services.
 public enum Flowd: Sendable {
     /// Runs until SIGTERM or SIGINT (graceful shutdown), notifying systemd (`READY=1`, `STOPPING=1`) when it started
-    /// the daemon with `Type=notify`. SIGHUP reads the allow-list again (``FlowdSettings/reloadAccessPolicy``).
+    /// the daemon with `Type=notify`. SIGHUP reads the allow-list again (``FlowdSettings/reloadAccessPolicy``), and
+    /// the application's file for a daemon given `appFile` (new sessions get the new version:
+    /// ``DaemonServer/reloadApplication()``).
     ///
     /// When `settings.metricsAddress` names an address, the daemon records its metrics (``DaemonMetrics``) into
     /// `metrics` (a registry of its own if `nil`) and serves them there (``MetricsEndpoint``), stopped with the rest.
@@ -61,7 +63,8 @@ public enum Flowd: Sendable {
         settings: FlowdSettings,
         logger: Logger,
         metrics: PrometheusCollectorRegistry? = nil,
-        environment: [String: String] = FlowdEndpoints.currentEnvironment()
+        environment: [String: String] = FlowdEndpoints.currentEnvironment(),
+        appFile: (source: AppVersionSource, version: AppVersion)? = nil
     ) async throws {
         if settings.server.controlEndpoint.hasPrefix("ipc://") || settings.server.eventsEndpoint.hasPrefix("ipc://") {
             try prepareRuntimeDirectory(settings.runtimeDirectory)
@@ -72,7 +75,7 @@ public enum Flowd: Sendable {
         }
         let server = DaemonServer(
             application: application, configuration: settings.server, logger: logger,
-            metricsFactory: registry.map { PrometheusMetricsFactory(registry: $0) }
+            metricsFactory: registry.map { PrometheusMetricsFactory(registry: $0) }, appFile: appFile
         )
         let notifier = ReadinessNotifier(
             server: server, notifier: SystemdNotifier(environment: environment), logger: logger
@@ -83,7 +86,7 @@ public enum Flowd: Sendable {
                     .init(service: server),
                     .init(service: notifier, successTerminationBehavior: .ignore),
                     .init(
-                        service: AccessPolicyReloader(server: server, reload: settings.reloadAccessPolicy, logger: logger),
+                        service: Reloader(server: server, reloadAccessPolicy: settings.reloadAccessPolicy, logger: logger),
                         successTerminationBehavior: .ignore
                     ),
                 ] + (endpoint.map { [.init(service: $0)] } ?? []),
@@ -148,17 +151,22 @@ struct ReadinessNotifier: Service {
     }
 }
 
-/// SIGHUP: reads the allow-list again and hands it to the daemon (docs/SECURITY.md, "Changing the allow-list"). A list
-/// that cannot be read or is not valid is logged and the current one kept; without CURVE, SIGHUP is only logged.
-struct AccessPolicyReloader: Service {
+/// SIGHUP: reads the allow-list again and hands it to the daemon (docs/SECURITY.md, "Changing the allow-list"), and
+/// the application's file (docs/FLOWFILE.md, "Reading the file again"). A list or file that cannot be read or is not
+/// valid is logged and the current one kept; what the daemon does not have (no CURVE, an application given as code)
+/// is logged as such.
+struct Reloader: Service {
     let server: DaemonServer
-    let reload: (@Sendable () throws -> AccessPolicy)?
+    let reloadAccessPolicy: (@Sendable () throws -> AccessPolicy)?
     let logger: Logger
 
     func run() async throws {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            guard let reload else {
-                logger.warning("SIGHUP: flowd runs without CURVE, there is no allow-list to read again")
+            if !server.reloadApplication() {
+                logger.info("SIGHUP: the application is code, not a file: there is no application to read again")
+            }
+            guard let reload = reloadAccessPolicy else {
+                logger.info("SIGHUP: flowd runs without CURVE, there is no allow-list to read again")
                 continue
             }
             do {

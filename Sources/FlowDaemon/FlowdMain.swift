@@ -29,6 +29,18 @@ extension Flowd {
             FlowdCommand.exit(withError: error)
         }
     }
+
+    /// The stock flowd's daemon: runs the application of a file, `version` as read at start, and reads `source`
+    /// again on SIGHUP (new sessions get the new version; running ones keep theirs). Otherwise as
+    /// ``main(_:arguments:)``.
+    public static func main(file source: AppVersionSource, version: AppVersion, arguments: [String]? = nil) async {
+        do {
+            let command = try FlowdCommand.parse(arguments)
+            try await command.run(version.application, appFile: (source, version))
+        } catch {
+            FlowdCommand.exit(withError: error)
+        }
+    }
 }
 
 /// The daemon's command line: ``FlowdOptions`` under the executable's own name.
@@ -42,7 +54,9 @@ struct FlowdCommand: ParsableCommand {
 
     @OptionGroup var options: FlowdOptions
 
-    func run(_ application: some FlowApplication) async throws {
+    func run(
+        _ application: any FlowApplication, appFile: (source: AppVersionSource, version: AppVersion)? = nil
+    ) async throws {
         let settings = try options.settings()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -57,6 +71,7 @@ struct FlowdCommand: ParsableCommand {
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: processRegistry))
             registry = processRegistry
         }
-        try await Flowd.run(application, settings: settings, logger: Logger(label: "flowd"), metrics: registry)
+        try await Flowd.run(
+            application, settings: settings, logger: Logger(label: "flowd"), metrics: registry, appFile: appFile)
     }
 }

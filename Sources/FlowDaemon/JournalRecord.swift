@@ -21,8 +21,10 @@ struct JournalRecord: Hashable, Sendable {
         /// The state's daemon ID (the first record): a recovered daemon keeps it, so clients know nothing was lost.
         /// `replacing`: the daemon ID this one replaces, for a state that lost records (``DaemonCore/changeDaemonID(to:)``).
         case daemon(id: String, replacing: String?)
-        /// A session was created (its root flow coordinated).
-        case sessionCreated
+        /// A session was created (its root flow coordinated). `app`: the version of the application's file it runs
+        /// (``AppVersion``), for a daemon whose application is a file; `nil`: the application the daemon started with.
+        /// Format version 4 when `app` is set.
+        case sessionCreated(app: String?)
         /// A session was ended (`END_SESSION`): its state is dropped. Format version 2.
         case sessionEnded
         /// An input reached the session's tree. `origin`: the `HELLO.instance` and `STEP.req` of a stepper's STEP.
@@ -32,8 +34,8 @@ struct JournalRecord: Hashable, Sendable {
         /// A presenter adopted the session's snapshot: it will not report the dismissals of the commands before it.
         case snapshotAdopted
         /// The session's live state as data, in a snapshot: it stands for every record of the session before it.
-        /// Format version 3.
-        case state(SessionState)
+        /// `app` as for ``sessionCreated(app:)``. Format version 3 (4 when `app` is set).
+        case state(SessionState, app: String?)
         /// The STEP de-duplication windows, at the end of a snapshot (empty session). Format version 3.
         case stepWindows(StepResultWindows)
     }
@@ -79,7 +81,7 @@ extension JournalRecord {
     /// The newest record format version this flowd reads and writes. A record says its version in `"v"` (absent: 1);
     /// a record kind added later is written with the version that introduced it, so that an older flowd refuses it
     /// by name (``DecodingFailure/newerVersion(_:kind:)``) instead of reading a journal it would replay wrong.
-    static let formatVersion = 3
+    static let formatVersion = 4
 
     /// Why bytes are not a record this flowd can replay.
     enum DecodingFailure: Error, Hashable, CustomStringConvertible {
@@ -111,8 +113,16 @@ extension JournalRecord {
             json.field("kind", literal: "\"daemon\"")
             if let replacing { json.field("replaces", string: replacing) }
             return json.finish()
-        case .sessionCreated:
-            json.field("kind", literal: "\"session\"", first: true)
+        case .sessionCreated(let app):
+            guard let app else {
+                json.field("kind", literal: "\"session\"", first: true)
+                break
+            }
+            json.field("app", string: app, first: true)
+            json.field("kind", literal: "\"session\"")
+            json.field("session", string: session)
+            json.field("v", int: 4)
+            return json.finish()
         case .snapshotAdopted:
             json.field("kind", literal: "\"adopted\"", first: true)
         case .sessionEnded:
@@ -120,8 +130,8 @@ extension JournalRecord {
             json.field("session", string: session)
             json.field("v", int: 2)
             return json.finish()
-        case .state(let state):
-            return Self.encodeJSON(StateBody(session: session, state: state))
+        case .state(let state, let app):
+            return Self.encodeJSON(StateBody(session: session, state: state, app: app))
         case .stepWindows(let windows):
             return Self.encodeJSON(StepWindowsBody(windows: windows))
         case .report(let report):
@@ -276,13 +286,17 @@ extension JournalRecord {
         let session = try Self.string("session", in: fields)
         switch kind {
         case "session":
-            self.init(session: session, kind: .sessionCreated)
+            let app = fields["app"]?.stringValue
+            guard app != nil || fields["app"] == nil else { throw .malformed("a session record whose app is not a string") }
+            self.init(session: session, kind: .sessionCreated(app: app))
         case "adopted":
             self.init(session: session, kind: .snapshotAdopted)
         case "ended" where version >= 2:
             self.init(session: session, kind: .sessionEnded)
         case "state" where version >= 3:
-            self.init(session: session, kind: .state(try Self.sessionState(fields["state"], bytes)))
+            let app = fields["app"]?.stringValue
+            guard app != nil || fields["app"] == nil else { throw .malformed("a state record whose app is not a string") }
+            self.init(session: session, kind: .state(try Self.sessionState(fields["state"], bytes), app: app))
         case "report":
             guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,
                 let state = report["state"]?.stringValue.flatMap(PresentableState.init(rawValue:))
@@ -357,7 +371,16 @@ extension JournalRecord {
         var kind = "state"
         var session: String
         var state: SessionState
-        var v = 3
+        /// The session's application version (``Kind/sessionCreated(app:)``); written only when set.
+        var app: String?
+        var v: Int
+
+        init(session: String, state: SessionState, app: String?) {
+            self.session = session
+            self.state = state
+            self.app = app
+            v = app == nil ? 3 : 4
+        }
     }
 
     struct StepWindowsBody: Codable {

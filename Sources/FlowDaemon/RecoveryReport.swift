@@ -41,6 +41,10 @@ public struct RecoveryError: Error, Sendable, CustomStringConvertible {
         public static let unrestorable = Code("unrestorable")
         /// A record of a record format version newer than this flowd reads (written by a newer flowd).
         public static let newerRecord = Code("newerRecord")
+        /// A session runs a version of the application's file that the state directory does not keep
+        /// (`apps/<version>.flows.yaml`), or the daemon's application is code: flowd does not run the session with
+        /// another version.
+        public static let missingAppVersion = Code("missingAppVersion")
         public var description: String { rawValue }
     }
 

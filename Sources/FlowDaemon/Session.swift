@@ -17,6 +17,11 @@ final class Session {
     }
 
     let id: String
+    /// The application the session runs (its version's, for a daemon whose application is a file): its steps,
+    /// vocabulary and flows, for the session's whole life.
+    let application: any FlowApplication
+    /// The application's version (``AppVersion/id``); `nil` for an application given as code.
+    let appVersion: String?
     var machine = FlowCoordinatorStateMachine()
     /// The UI as the session's commands (and the presenter's own user navigation) built it: what a snapshot sends.
     var ui = PresentationModel()
@@ -49,8 +54,13 @@ final class Session {
     /// Whether the session was found at its bounds when a step last came (``DaemonCore/admitsSteps(_:)``).
     var full = false
 
-    init(id: String, outboxLimit: Int, holdings: PeerHoldings, now: UInt64) {
+    init(
+        id: String, application: any FlowApplication, appVersion: String?, outboxLimit: Int, holdings: PeerHoldings,
+        now: UInt64
+    ) {
         self.id = id
+        self.application = application
+        self.appVersion = appVersion
         self.outboxLimit = max(1, outboxLimit)
         self.holdings = holdings
         self.lastActive = now
@@ -94,10 +104,12 @@ final class Session {
     /// The session `state` saved, its flows and steppers made again through `restoration`; no host, and the remote
     /// attachments not assigned to any stepper process yet.
     init(
-        id: String, outboxLimit: Int, holdings: PeerHoldings, now: UInt64, restoring state: SessionState,
-        with restoration: FlowRestoration
+        id: String, application: any FlowApplication, appVersion: String?, outboxLimit: Int, holdings: PeerHoldings,
+        now: UInt64, restoring state: SessionState, with restoration: FlowRestoration
     ) throws(RestorationError) {
         self.id = id
+        self.application = application
+        self.appVersion = appVersion
         self.outboxLimit = max(1, outboxLimit)
         self.holdings = holdings
         self.lastActive = now

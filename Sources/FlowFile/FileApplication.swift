@@ -7,8 +7,11 @@ public import FlowCore
 public struct FileApplication: FlowApplication {
     public let file: AppFile
 
-    /// The application `file` declares (a checked file: ``FlowFile/load(path:)``).
-    public init(_ file: AppFile) {
+    /// The application `file` declares (a checked file: ``FlowFile/load(path:)``); `appVersion`: its bytes'
+    /// version as flowd names it, which its flows' saved states name (`nil`: none).
+    public init(_ file: AppFile, appVersion: String? = nil) {
+        var file = file
+        if let appVersion { file.appVersion = appVersion }
         self.file = file
     }
 
@@ -19,10 +22,15 @@ public struct FileApplication: FlowApplication {
         return FlowRoot(flow: flow, stepper: stepper, allowStepWhenDismissed: file.root.allowStepWhenDismissed)
     }
 
-    /// The file's flows are data: a snapshot saves which flow each is, and restores it from this file.
+    /// The file's flows are data: a snapshot saves which flow each is (and of which version of the file), and
+    /// restores it from this file; a flow saved from another version is not restored from this one.
     public func restoration(session: String) -> FlowRestoration? {
         var restoration = FlowRestoration()
         restoration.register(FileFlow.self) { [file] state in
+            if let saved = state.appVersion, let version = file.appVersion, saved != version {
+                throw RestorationError(
+                    .inconsistent, "the flow '\(state.flow)' was saved from version \(saved) of the file, not \(version)")
+            }
             guard let declaration = file.flow(state.flow) else {
                 throw RestorationError(.unknownType, "the flow file declares no flow '\(state.flow)' any more")
             }

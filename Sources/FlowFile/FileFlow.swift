@@ -234,10 +234,12 @@ extension PayloadType {
 }
 
 extension FileFlow: RestorableFlow {
-    /// Which of the file's flows it is: a file-declared flow holds nothing else of its own.
+    /// Which of the file's flows it is, and of which version of the file (``AppFile/appVersion``, when known): a
+    /// file-declared flow holds nothing else of its own.
     public struct State: Codable, Hashable, Sendable {
         public var flow: String
+        public var appVersion: String?
     }
 
-    public var state: State { State(flow: declaration.name.value) }
+    public var state: State { State(flow: declaration.name.value, appVersion: file.appVersion) }
 }

@@ -18,6 +18,9 @@ public struct AppFile: Sendable, Hashable {
     public var screenTypes: [ScreenTypeDecl]
     public var flows: [FlowDecl]
     public var deepLinks: [DeepLinkDecl]
+    /// The version of the file's bytes as flowd names it (the content id `HEALTH` shows as `app_version`), given by
+    /// ``FileApplication/init(_:appVersion:)``; `nil` when not known. A flow's saved state names it.
+    public var appVersion: String? = nil
 
     /// The step declared as `name`.
     public func step(_ name: String) -> StepDecl? { steps.first { $0.name.value == name } }

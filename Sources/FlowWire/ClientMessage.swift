@@ -22,7 +22,7 @@ public enum ClientMessage: Sendable, Hashable {
     case createSession(SessionRequest)
     case endSession(SessionRequest)
     case health(PlainRequest)
-    case describe(PlainRequest)
+    case describe(DescribeRequest)
 
     /// `message` when a client may send it; `nil` for what only the daemon sends.
     public init?(_ message: WireMessage) {

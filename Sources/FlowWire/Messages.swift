@@ -390,10 +390,21 @@ public struct UserAction: Sendable, Hashable, Codable {
 
 // MARK: - Operators
 
-/// A request naming nothing but its number (`HEALTH`, `DESCRIBE`).
+/// A request naming nothing but its number (`HEALTH`).
 public struct PlainRequest: Sendable, Hashable, Codable {
     public var req: UInt64
     public init(req: UInt64) { self.req = req }
+}
+
+/// `DESCRIBE`: the vocabulary of the application a session runs (its version's), or (`session` absent) of the one
+/// new sessions get.
+public struct DescribeRequest: Sendable, Hashable, Codable {
+    public var req: UInt64
+    public var session: String?
+    public init(req: UInt64, session: String? = nil) {
+        self.req = req
+        self.session = session
+    }
 }
 
 /// `SESSIONS`: one page of the sessions, sorted by ID (§7.3).

@@ -153,11 +153,15 @@ public struct HealthReport: WireResult, Hashable {
     /// The daemon's counters by name (messages, errors by code, …; §7): an open set, new ones may be added.
     public var counters: JSONValue
     public var journal: Journal?
+    /// The version of the application's file new sessions get (a daemon that runs a flow file, `flowd --app`);
+    /// `nil` from a daemon whose application is code, or that does not say.
+    public var appVersion: String?
 
     public init(
         status: String = "ok", daemon: String, uptimeSeconds: Double, sessions: Int, peers: [String: Int],
-        counters: JSONValue, journal: Journal? = nil
+        counters: JSONValue, journal: Journal? = nil, appVersion: String? = nil
     ) {
+        self.appVersion = appVersion
         self.status = status
         self.daemon = daemon
         self.uptimeSeconds = uptimeSeconds
@@ -170,5 +174,6 @@ public struct HealthReport: WireResult, Hashable {
     enum CodingKeys: String, CodingKey {
         case status, daemon, sessions, peers, counters, journal
         case uptimeSeconds = "uptime_s"
+        case appVersion = "app_version"
     }
 }

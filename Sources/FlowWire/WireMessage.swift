@@ -31,7 +31,7 @@ public enum WireMessage: Sendable, Hashable {
     case createSession(SessionRequest)
     case endSession(SessionRequest)
     case health(PlainRequest)
-    case describe(PlainRequest)
+    case describe(DescribeRequest)
     case event(EventMessage)
 
     /// The message's type (frame 1).
@@ -78,7 +78,8 @@ public enum WireMessage: Sendable, Hashable {
         case .report(let body): return body.req
         case .userAction(let body): return body.req
         case .sessions(let body): return body.req
-        case .health(let body), .describe(let body): return body.req
+        case .health(let body): return body.req
+        case .describe(let body): return body.req
         case .tree(let body), .createSession(let body), .endSession(let body): return body.req
         case .deepLink(let body): return body.req
         case .heartbeat, .bye, .attach, .detach, .action, .adapt, .adapted, .snapshot, .command, .ack, .event:
@@ -135,7 +136,8 @@ public struct WireCodec: Sendable {
             case .report(let body): return try json(body)
             case .userAction(let body): return try json(body)
             case .sessions(let body): return try json(body)
-            case .health(let body), .describe(let body): return try json(body)
+            case .health(let body): return try json(body)
+            case .describe(let body): return try json(body)
             case .tree(let body), .createSession(let body), .endSession(let body): return try json(body)
             case .deepLink(let body): return try json(body)
             case .event(let body): return try json(body)
@@ -257,7 +259,7 @@ public struct WireCodec: Sendable {
         case .createSession: return .createSession(try body(SessionRequest.self))
         case .endSession: return .endSession(try body(SessionRequest.self))
         case .health: return .health(try body(PlainRequest.self))
-        case .describe: return .describe(try body(PlainRequest.self))
+        case .describe: return .describe(try body(DescribeRequest.self))
         case .event: return .event(try body(EventMessage.self))
         }
     }

@@ -43,6 +43,11 @@ public final class EmbeddedDaemon {
     /// (kept when journaling).
     public private(set) var historyCounts: [Int] = []
 
+    /// The versions of the application's file the daemon kept, by id, as flowd keeps them in its state directory:
+    /// the one it started with and each one ``reloadApplication(from:)`` took. A restarted daemon finds its sessions'
+    /// versions here (take one out to see a restart refused for its missing version).
+    public var keptAppVersions: [String: AppVersion] = [:]
+
     private let application: any FlowApplication
     private let configuration: DaemonConfiguration
     private let logger: Logger
@@ -63,8 +68,11 @@ public final class EmbeddedDaemon {
     ///     ``recovered(journal:daemonID:)``.
     ///   - accessPolicy: the allow-list every peer is held to (`nil`: none); peers then send with
     ///     ``receive(_:from:userID:)``.
+    ///   - appVersion: for an application read from a file, the version read (its application is run instead of
+    ///     `application`).
     public convenience init(
         application: any FlowApplication,
+        appVersion: AppVersion? = nil,
         configuration: DaemonConfiguration = DaemonConfiguration(),
         daemonID: String = "embedded",
         clock: ManualClock = ManualClock(),
@@ -72,14 +80,18 @@ public final class EmbeddedDaemon {
         accessPolicy: AccessPolicy? = nil,
         logger: Logger = Logger(label: "FlowdTesting", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
-        let core = DaemonCore(
-            application: application, configuration: configuration, daemonID: daemonID, logger: logger,
-            now: clock.milliseconds, accessPolicy: accessPolicy, journaling: journaling
+        var core = DaemonCore(
+            application: application, version: appVersion, configuration: configuration, daemonID: daemonID,
+            logger: logger, now: clock.milliseconds, accessPolicy: accessPolicy, journaling: journaling
         )
+        var kept: [String: AppVersion] = [:]
+        if let appVersion { kept[appVersion.id] = appVersion }
+        core.storedAppVersion = { [kept] id in kept[id] }
         self.init(
             core: core, application: application, configuration: configuration, clock: clock, journaling: journaling,
             logger: logger
         )
+        keptAppVersions = kept
     }
 
     private init(
@@ -197,9 +209,12 @@ public final class EmbeddedDaemon {
 
     /// The daemon is killed and started again from its journal (or `journal`, a list of records): a new daemon
     /// (`daemonID` its run ID) recovers the state and starts; what was on its way to the old one is lost, and no
-    /// peer is connected (the fake peers keep what they hold; reconnect them).
-    public func restart(journal: [[UInt8]]? = nil, daemonID: String = "restarted") throws {
-        let restarted = try recoveredCore(journal: journal, daemonID: daemonID)
+    /// peer is connected (the fake peers keep what they hold; reconnect them). `appVersion`: the version of the
+    /// application's file it reads at start (default: the one new sessions get now).
+    public func restart(
+        journal: [[UInt8]]? = nil, daemonID: String = "restarted", appVersion: AppVersion? = nil
+    ) throws {
+        let restarted = try recoveredCore(journal: journal, daemonID: daemonID, appVersion: appVersion)
         for (_, entry) in subscriptions { entry.relay.cancel(entry.subscription) }
         subscriptions = [:]
         inbox = []
@@ -211,13 +226,31 @@ public final class EmbeddedDaemon {
 
     /// A new core, journaling, with this one's allow-list, that recovered the state from `journal` (this daemon's by
     /// default).
-    private func recoveredCore(journal: [[UInt8]]?, daemonID: String) throws -> DaemonCore {
+    private func recoveredCore(
+        journal: [[UInt8]]?, daemonID: String, appVersion: AppVersion? = nil
+    ) throws -> DaemonCore {
+        let version = appVersion ?? core.currentAppVersion
+        if let version { keptAppVersions[version.id] = version }
         var recovered = DaemonCore(
-            application: application, configuration: configuration, daemonID: daemonID, logger: logger,
-            now: clock.milliseconds, accessPolicy: core.accessPolicy, journaling: true
+            application: application, version: version, configuration: configuration, daemonID: daemonID,
+            logger: logger, now: clock.milliseconds, accessPolicy: core.accessPolicy, journaling: true
         )
+        recovered.storedAppVersion = { [keptAppVersions] id in keptAppVersions[id] }
         _ = try recovered.recover(from: journal ?? core.journalHistory)
         return recovered
+    }
+
+    /// Reads the application's file again, as flowd does on SIGHUP: a valid file is kept (``keptAppVersions``) and
+    /// becomes the version new sessions get; one that is not is refused (counted in `HEALTH`, its problems logged).
+    @discardableResult
+    public func reloadApplication(from source: AppVersionSource) -> DaemonOutcome {
+        do {
+            let version = try source.read()
+            keptAppVersions[version.id] = version
+            return handle(.appVersionRead(version))
+        } catch {
+            return handle(.appReloadRefused(error))
+        }
     }
 
     /// Saves each session's live state as data in place of its history, as flowd does before it writes a snapshot

@@ -271,7 +271,8 @@ struct Health: AsyncParsableCommand {
             printLine(try encodeJSON(health))
             return
         }
-        let status = "status=\(health.status) daemon=\(health.daemon)"
+        let status =
+            "status=\(health.status) daemon=\(health.daemon)" + (health.appVersion.map { " app_version=\($0)" } ?? "")
         printLine("\(status) uptime=\(health.uptimeSeconds)s sessions=\(health.sessions)")
         printLine(
             "peers: " + health.peers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
@@ -285,14 +286,17 @@ struct Describe: AsyncParsableCommand {
     )
 
     @OptionGroup var connection: ConnectionOptions
+    @Option(help: "The session whose application version to describe (default: the one new sessions get).")
+    var session: String?
     @Flag(name: .long, help: "Print JSON.") var json = false
 
     func run() async throws {
-        let vocabulary = try await connection.withOperator { client in try await client.describe() }
+        let vocabulary = try await connection.withOperator { [session] client in try await client.describe(session: session) }
         if json {
             printLine(try encodeJSON(vocabulary))
             return
         }
+        if let version = vocabulary.appVersion { printLine("app version: \(version)") }
         func shape(_ text: String?) -> String { text.map { " payload=\($0)" } ?? "" }
         printLine("steps:")
         for step in vocabulary.steps { printLine("  \(step.name)\(shape(step.payload)): \(step.summary)") }

@@ -1,7 +1,7 @@
 // flowd: the stock daemon. It runs the application a flow file declares (docs/FLOWFILE.md): `flowd --app FILE` (or
 // `app` in the config file, or FLOWD_APP=FILE), with every other flag and the config file as any Flowd daemon has
 // them (`flowd --help`). The file is checked first: a file with mistakes is reported, each with its line and column,
-// and nothing starts.
+// and nothing starts. SIGHUP reads it again: new sessions get the new version, running ones keep theirs.
 
 import FlowDaemon
 import FlowFile
@@ -39,17 +39,22 @@ func main() async {
         }
         fail("no application: give --app FILE, a flow file (docs/FLOWFILE.md), 'app' in the config file, or set FLOWD_APP", status: 64)
     }
-    let file: AppFile
-    do {
-        file = try FlowFile.load(path: path)
-    } catch {
-        for diagnostic in error.diagnostics {
-            FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+    let source = AppVersionSource(path: path) { text, file, version throws(AppVersionError) in
+        do throws(FlowFileErrors) {
+            return FileApplication(try FlowFile.parse(text, file: file), appVersion: version)
+        } catch {
+            throw AppVersionError(error.diagnostics.map(\.description))
         }
-        let count = error.diagnostics.count
+    }
+    let version: AppVersion
+    do throws(AppVersionError) {
+        version = try source.read()
+    } catch {
+        for problem in error.problems { FileHandle.standardError.write(Data((problem + "\n").utf8)) }
+        let count = error.problems.count
         fail("\(path): \(count) error\(count == 1 ? "" : "s"); nothing started", status: 1)
     }
-    await Flowd.main(FileApplication(file), arguments: arguments)
+    await Flowd.main(file: source, version: version, arguments: arguments)
 }
 
 await main()

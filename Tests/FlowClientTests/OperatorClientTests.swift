@@ -47,7 +47,7 @@ struct OperatorClientTests {
             let vocabulary = try await OperatorClient.withConnection(configuration: daemon.configuration()) { client in
                 async let vocabulary = client.describe()
                 let (peer, _) = try await daemon.acceptHello()
-                let (_, request) = try await daemon.expect("DESCRIBE", from: peer) { message -> PlainRequest? in
+                let (_, request) = try await daemon.expect("DESCRIBE", from: peer) { message -> DescribeRequest? in
                     if case .describe(let body) = message { body } else { nil }
                 }
                 try await daemon.send(.ok(OKReply(req: request.req, result: try JSONValue(encoding: declared))), to: peer)

@@ -160,16 +160,16 @@ struct ProcessBoundaryTests {
                 ]
             ],
         ]
-        #expect(h.receive(.describe(PlainRequest(req: 3)), from: Peers.flowctl).sent == [Delivery(Peers.flowctl, ok(3, expected))])
+        #expect(h.receive(.describe(DescribeRequest(req: 3)), from: Peers.flowctl).sent == [Delivery(Peers.flowctl, ok(3, expected))])
         // Declaring nothing is the default; only operators ask.
         let plain = DaemonHarness()
         plain.hello(Peers.flowctl, .operator, name: "flowctl")
         plain.hello(Peers.movies, .stepper, name: "movies")
         #expect(
-            plain.receive(.describe(PlainRequest(req: 4)), from: Peers.flowctl).to(Peers.flowctl)
+            plain.receive(.describe(DescribeRequest(req: 4)), from: Peers.flowctl).to(Peers.flowctl)
                 == [ok(4, ["steps": [], "stepper_kinds": [], "screen_types": []])])
         #expect(
-            plain.receive(.describe(PlainRequest(req: 5)), from: Peers.movies).to(Peers.movies)
+            plain.receive(.describe(DescribeRequest(req: 5)), from: Peers.movies).to(Peers.movies)
                 == [refused(5, .forbidden, .describe)])
     }
 }

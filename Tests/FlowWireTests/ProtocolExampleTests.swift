@@ -213,7 +213,7 @@ let documentExamples: [DocExample] = [
         place: "§7.3", type: .sessions, json: #"{"req": 8, "after": "kiosk-0499", "limit": 2, "prefix": "kiosk-"}"#,
         expected: .sessions(SessionsRequest(req: 8, after: "kiosk-0499", limit: 2, prefix: "kiosk-"))
     ),
-    DocExample(place: "§7", type: .describe, json: #"{"req": 6}"#, expected: .describe(PlainRequest(req: 6))),
+    DocExample(place: "§7", type: .describe, json: #"{"req": 6}"#, expected: .describe(DescribeRequest(req: 6))),
     // §9 Events
     DocExample(
         place: "§9", type: .event,

@@ -80,7 +80,8 @@ let roundTripMessages: [WireMessage] = {
         .createSession(SessionRequest(req: 4, session: "kiosk-3")),
         .endSession(SessionRequest(req: 7, session: "kiosk-3")),
         .health(PlainRequest(req: 5)),
-        .describe(PlainRequest(req: 6)),
+        .describe(DescribeRequest(req: 6)),
+        .describe(DescribeRequest(req: 9, session: "kiosk-3")),
         .event(
             EventMessage(
                 event: "did", session: "default", flow: "WishlistFlow", coordinator: 4,

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// The stock flowd reads its flow file again on SIGHUP (`kill -HUP <pid>`): a session created after runs the new
+/// version, the one created before keeps its own; a file with mistakes is refused, logged with its position and
+/// counted, and the state directory keeps every version a live session uses.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct AppReloadProcessTests {
+    /// Version `n`: the root flow is named `v<n>`; `step<n>` is a step only this version has.
+    static func app(_ n: Int) -> String {
+        """
+        flowfile: 1
+        app: reload
+        root: {flow: v\(n), stepper: {one: start}}
+        steps:
+          start: {}
+          step\(n): {deepLink: true}
+        flows:
+          v\(n):
+            root: {id: main, kind: stack}
+            screens:
+              page: {id: page}
+            navigate:
+              start: {}
+              step\(n):
+                commands:
+                  - push: page
+        """
+    }
+
+    @Test func sighupGivesNewSessionsTheNewFileAndRunningOnesKeepTheirs() async throws {
+        try await withCluster { cluster in
+            let file = cluster.runtimeDirectory + "/app.flows.yaml"
+            let state = cluster.runtimeDirectory + "/state"
+            try Self.app(1).write(toFile: file, atomically: true, encoding: .utf8)
+            let daemon = try await cluster.startFlowd(["--app", file, "--state-dir", state], executable: "flowd")
+            let first = try #require(try await cluster.health()["app_version"] as? String)
+
+            // A file with a mistake: refused, logged with its position, counted; nothing changes.
+            try Self.app(2).replacingOccurrences(of: "push: page", with: "push: nowhere")
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            var from = daemon.process.stderr.count
+            daemon.process.signal(SIGHUP)
+            try await daemon.process.waitForError(from: from, "the refused file") {
+                $0.contains("SIGHUP: the application's file was refused")
+            }
+            #expect(
+                daemon.process.stderr.lines.dropFirst(from).contains {
+                    $0.contains("error") && $0.contains("\(file):16:") && $0.contains("'nowhere'")
+                })
+            var health = try await cluster.health()
+            #expect(health["app_version"] as? String == first)
+            #expect(Self.counter(health, "app_reloads_refused") == 1)
+
+            // A good file: the version sessions created from now on get.
+            try Self.app(2).write(toFile: file, atomically: true, encoding: .utf8)
+            from = daemon.process.stderr.count
+            daemon.process.signal(SIGHUP)
+            try await daemon.process.waitForError(from: from, "the new version taken") {
+                $0.contains("SIGHUP: the application's file was read again")
+            }
+            health = try await cluster.health()
+            let second = try #require(health["app_version"] as? String)
+            #expect(second != first)
+            #expect(Self.counter(health, "app_reloads") == 1)
+            _ = try await cluster.flowctlSucceeding(["session", "create", "new"])
+
+            // Each session navigates by its own version's file.
+            _ = try await cluster.flowctlSucceeding(["step", "--session", "default", "step1"])
+            _ = try await cluster.flowctlSucceeding(["step", "--session", "new", "step2"])
+            let refused = try await cluster.flowctl(["step", "--session", "default", "step2"])
+            #expect(refused.exit != .exited(0))
+            #expect(refused.stderr.contains { $0.contains("unknownStep") || $0.contains("no step named 'step2'") })
+            let oldTree = try await cluster.flowctlSucceeding(["tree", "--session", "default"])
+            let newTree = try await cluster.flowctlSucceeding(["tree", "--session", "new"])
+            #expect(oldTree.output.hasPrefix("v1 "))
+            #expect(newTree.output.hasPrefix("v2 "))
+            let described = try await cluster.flowctlSucceeding(["describe", "--session", "default"])
+            #expect(described.stdout.first == "app version: \(first)")
+
+            // Both versions' texts are kept in the state directory.
+            let kept = try FileManager.default.contentsOfDirectory(atPath: state + "/apps").sorted()
+            #expect(kept == ["\(first).flows.yaml", "\(second).flows.yaml"].sorted())
+            #expect(try String(contentsOfFile: state + "/apps/\(first).flows.yaml", encoding: .utf8) == Self.app(1))
+        }
+    }
+
+    static func counter(_ health: [String: Any], _ name: String) -> Int? {
+        (health["counters"] as? [String: Any])?[name] as? Int
+    }
+}
