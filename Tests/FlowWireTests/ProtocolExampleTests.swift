@@ -214,6 +214,10 @@ let documentExamples: [DocExample] = [
         expected: .sessions(SessionsRequest(req: 8, after: "kiosk-0499", limit: 2, prefix: "kiosk-"))
     ),
     DocExample(place: "§7", type: .describe, json: #"{"req": 6}"#, expected: .describe(DescribeRequest(req: 6))),
+    DocExample(
+        place: "§7.2", type: .describe, json: #"{"req": 9, "session": "kiosk-3"}"#,
+        expected: .describe(DescribeRequest(req: 9, session: "kiosk-3"))
+    ),
     // §9 Events
     DocExample(
         place: "§9", type: .event,
