@@ -76,7 +76,8 @@ public struct AppVersionSource: Sendable {
     /// - Throws: ``AppVersionError`` when it is not UTF-8 or does not give an application.
     public func version(of text: [UInt8], file: String) throws(AppVersionError) -> AppVersion {
         guard let string = String(validating: text, as: UTF8.self) else {
-            throw AppVersionError(["\(file):1:1: error: the file is not UTF-8 text; give the path of a readable UTF-8 file"])
+            throw AppVersionError(
+                ["\(file):1:1: error: the file is not UTF-8 text; give the path of a readable UTF-8 file"])
         }
         return AppVersion(application: try make(string, file, AppVersion.id(of: text)), text: text)
     }

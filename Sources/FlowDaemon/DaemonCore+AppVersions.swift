@@ -48,9 +48,12 @@ extension DaemonCore {
     ///
     /// - Throws: ``RecoveryError`` `missingAppVersion` when no version of that id is kept (or none can be, for an
     ///   application given as code), `unrestorable` when the kept file does not give an application.
-    mutating func holdRecoveredVersion(_ id: String, session: String, record: Int, of count: Int) throws(RecoveryError) {
+    mutating func holdRecoveredVersion(
+        _ id: String, session: String, record: Int, of count: Int
+    ) throws(RecoveryError) {
         guard apps[id] == nil else { return }
-        let located = "journal record \(record + 1) of \(count): session '\(session)' runs the application version \(id)"
+        let located =
+            "journal record \(record + 1) of \(count): session '\(session)' runs the application version \(id)"
         guard let storedAppVersion else {
             throw RecoveryError(
                 .missingAppVersion, "\(located), but this daemon's application is not read from a file", record: record)

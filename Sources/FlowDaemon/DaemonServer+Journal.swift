@@ -144,8 +144,8 @@ extension DaemonServer {
             try AppVersionStore(stateDirectory: settings.directory).keep(version)
             return input
         } catch {
-            return .appReloadRefused(
-                AppVersionError(["\(version.id): cannot be kept in the state directory, so no session may use it: \(error)"]))
+            let problem = "\(version.id): cannot be kept in the state directory, so no session may use it: \(error)"
+            return .appReloadRefused(AppVersionError([problem]))
         }
     }
 

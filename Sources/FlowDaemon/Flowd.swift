@@ -86,7 +86,8 @@ public enum Flowd: Sendable {
                     .init(service: server),
                     .init(service: notifier, successTerminationBehavior: .ignore),
                     .init(
-                        service: Reloader(server: server, reloadAccessPolicy: settings.reloadAccessPolicy, logger: logger),
+                        service: Reloader(
+                            server: server, reloadAccessPolicy: settings.reloadAccessPolicy, logger: logger),
                         successTerminationBehavior: .ignore
                     ),
                 ] + (endpoint.map { [.init(service: $0)] } ?? []),

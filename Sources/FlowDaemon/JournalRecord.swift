@@ -287,7 +287,9 @@ extension JournalRecord {
         switch kind {
         case "session":
             let app = fields["app"]?.stringValue
-            guard app != nil || fields["app"] == nil else { throw .malformed("a session record whose app is not a string") }
+            guard app != nil || fields["app"] == nil else {
+                throw .malformed("a session record whose app is not a string")
+            }
             self.init(session: session, kind: .sessionCreated(app: app))
         case "adopted":
             self.init(session: session, kind: .snapshotAdopted)

@@ -29,7 +29,8 @@ public struct FileApplication: FlowApplication {
         restoration.register(FileFlow.self) { [file] state in
             if let saved = state.appVersion, let version = file.appVersion, saved != version {
                 throw RestorationError(
-                    .inconsistent, "the flow '\(state.flow)' was saved from version \(saved) of the file, not \(version)")
+                    .inconsistent,
+                    "the flow '\(state.flow)' was saved from version \(saved) of the file, not \(version)")
             }
             guard let declaration = file.flow(state.flow) else {
                 throw RestorationError(.unknownType, "the flow file declares no flow '\(state.flow)' any more")

@@ -291,7 +291,9 @@ struct Describe: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON.") var json = false
 
     func run() async throws {
-        let vocabulary = try await connection.withOperator { [session] client in try await client.describe(session: session) }
+        let vocabulary = try await connection.withOperator { [session] client in
+            try await client.describe(session: session)
+        }
         if json {
             printLine(try encodeJSON(vocabulary))
             return
