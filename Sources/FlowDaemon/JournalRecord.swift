@@ -297,7 +297,9 @@ extension JournalRecord {
             self.init(session: session, kind: .sessionEnded)
         case "state" where version >= 3:
             let app = fields["app"]?.stringValue
-            guard app != nil || fields["app"] == nil else { throw .malformed("a state record whose app is not a string") }
+            guard app != nil || fields["app"] == nil else {
+                throw .malformed("a state record whose app is not a string")
+            }
             self.init(session: session, kind: .state(try Self.sessionState(fields["state"], bytes), app: app))
         case "report":
             guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,

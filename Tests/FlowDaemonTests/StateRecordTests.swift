@@ -97,19 +97,19 @@ struct StateRecordTests {
         let slow = try JournalRecord.decodeJSON(JournalRecord.StateBody.self, bytes).state
         #expect(fast == slow)
         let record = try JournalRecord(decoding: bytes)
-        #expect(record == JournalRecord(session: "default", kind: .state(slow)))
+        #expect(record == JournalRecord(session: "default", kind: .state(slow, app: nil)))
         #expect(record.encoded == bytes)
         #expect(fast.ui == harness.core.ui(of: "default"))
     }
 
     @Test("A state record the fast reader does not cover (an escaped string, a double) is read by JSONDecoder")
     func aStateRecordWithEscapesOrDoublesIsStillRead() throws {
-        guard case .state(var state) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
+        guard case .state(var state, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
             throw StateMissing()
         }
         _ = try state.ui.apply(.push(.view("odd", type: "Odd", data: ["title": "a \"quoted\" one", "rating": 4.5]), onto: "app"))
-        let written = JournalRecord(session: "default", kind: .state(state)).encoded
+        let written = JournalRecord(session: "default", kind: .state(state, app: nil)).encoded
         #expect(FastJSONReader.value(written) == nil, "left to JSONDecoder")
-        #expect(try JournalRecord(decoding: written) == JournalRecord(session: "default", kind: .state(state)))
+        #expect(try JournalRecord(decoding: written) == JournalRecord(session: "default", kind: .state(state, app: nil)))
     }
 }
