@@ -212,7 +212,9 @@ public struct WireCodec: Sendable {
             error.type = type
             throw error
         } catch {
-            throw WireError(.malformedBody, "\(type.rawValue) body: \(Self.describe(error))", req: req, type: type)
+            throw WireError(
+                .malformedBody, "\(type.rawValue) body: \(Self.describe(error, body: body))", req: req, type: type
+            )
         }
         try validate(message, req: req)
         return message
@@ -236,7 +238,9 @@ public struct WireCodec: Sendable {
         case .heartbeat: return .heartbeat(try body(Heartbeat.self))
         case .bye:
             guard case .object = try body(JSONValue.self) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a JSON object"))
+                throw DecodingError.typeMismatch(
+                    [String: JSONValue].self, .init(codingPath: [], debugDescription: "not a JSON object")
+                )
             }
             return .bye
         case .ok: return .ok(try body(OKReply.self))
@@ -370,15 +374,22 @@ public struct WireCodec: Sendable {
         return req
     }
 
-    private static func describe(_ error: any Error) -> String {
+    private static func describe(_ error: any Error, body: [UInt8]) -> String {
         guard let decodingError = error as? DecodingError else { return "not valid JSON" }
         switch decodingError {
         case .keyNotFound(let key, let context):
             return "missing field '\(path(context.codingPath + [key]))'"
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty,
+            .valueNotFound(_, let context) where context.codingPath.isEmpty:
+            return "not a JSON object"
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return "field '\(path(context.codingPath))' has the wrong type"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            // Foundation says "not valid JSON", without a path, also of valid JSON with a number its field cannot hold.
+            guard (try? JSONDecoder().decode(JSONValue.self, from: Data(body))) != nil else { return "not valid JSON" }
+            return "a number does not fit its field (a negative, fractional or too large integer)"
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not a JSON object" : "field '\(path(context.codingPath))': \(context.debugDescription)"
+            return "field '\(path(context.codingPath))': \(context.debugDescription)"
         @unknown default:
             return "cannot be decoded"
         }

@@ -279,6 +279,20 @@ struct BadInputTests {
         #expect(reply.type == input.type?.rawValue)
     }
 
+    @Test func aMalformedBodysMessageSaysWhatIsWrongWithIt() throws {
+        func message(_ type: String, _ body: String) throws -> String {
+            try #require(decodingError(frames(type, body))).message
+        }
+        #expect(try message("SESSIONS", "[1]").contains("not a JSON object"))
+        #expect(try message("BYE", "3").contains("not a JSON object"))
+        #expect(try message("HEALTH", #"{"req": 5"#).contains("not valid JSON"))
+        // A number that does not fit its field is named as such, not as a body that is not an object.
+        let negative = try message("STEP", #"{"req": -1, "session": "default", "attachment": 1, "step": \#(step)}"#)
+        #expect(negative.contains("a number does not fit its field"), "\(negative)")
+        #expect(try message("SYNC", #"{"req": 1.5, "session": "default", "last_seq": 0}"#).contains("does not fit"))
+        #expect(try message("HEALTH", #"{"req": "5"}"#).contains("field 'req' has the wrong type"))
+    }
+
     @Test func aBodyOverTheLimitIsTooLargeAndKeepsItsReq() throws {
         let codec = WireCodec(maxBodyBytes: 64)
         let body = #"{"req": 5, "padding": "\#(String(repeating: "x", count: 64))"}"#
