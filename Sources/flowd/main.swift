@@ -32,7 +32,8 @@ func main() async {
     guard let path else {
         if arguments.contains("--help") || arguments.contains("-h") {
             print("flowd --app FILE [options]: runs the application the flow file FILE declares (docs/FLOWFILE.md);")
-            print("FLOWD_APP=FILE does the same. The options are every Flowd daemon's:\n")
+            print("FLOWD_APP=FILE does the same; SIGHUP reads FILE again (new sessions get the new version).")
+            print("The options are every Flowd daemon's:\n")
             guard let app = try? FlowFile.parse(helpOnly, file: "help") else { fail("no help", status: 70) }
             await Flowd.main(FileApplication(app), arguments: ["--help"])
             return

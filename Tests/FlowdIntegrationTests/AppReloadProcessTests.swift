@@ -89,3 +89,22 @@ struct AppReloadProcessTests {
         (health["counters"] as? [String: Any])?[name] as? Int
     }
 }
+
+/// A daemon whose application is Swift code (`movie-flowd`, `Flowd.main(MyApplication())`) has no file to read again:
+/// SIGHUP says so, and so it does of the allow-list without CURVE.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct CodeApplicationSighupProcessTests {
+    @Test func sighupToADaemonWhoseApplicationIsCodeSaysThereIsNoFile() async throws {
+        try await withCluster { cluster in
+            let daemon = try await cluster.startFlowd()
+            let from = daemon.process.stderr.count
+            daemon.process.signal(SIGHUP)
+            try await daemon.process.waitForError(from: from, "the SIGHUP log lines") {
+                $0.contains("SIGHUP: flowd runs without CURVE, there is no allow-list to read again")
+            }
+            let lines = Array(daemon.process.stderr.lines.dropFirst(from))
+            #expect(lines.contains { $0.contains("SIGHUP: the application is code, not a file: there is no application") })
+            #expect(try await cluster.health()["app_version"] == nil)
+        }
+    }
+}
