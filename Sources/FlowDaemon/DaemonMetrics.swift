@@ -43,6 +43,7 @@ package struct DaemonMetrics: Sendable {
         package static let sendsDropped = "flowd_sends_dropped_total"
         package static let adapts = "flowd_adapts_total"
         package static let adaptAnswersDropped = "flowd_adapt_answers_dropped_total"
+        package static let appReloads = "flowd_app_reloads_total"
         package static let peers = "flowd_peers"
         package static let sessions = "flowd_sessions"
     }
@@ -60,6 +61,8 @@ package struct DaemonMetrics: Sendable {
     private var sendsDropped: [String: Counter] = [:]
     private var adapts: [String: Counter] = [:]
     private var adaptAnswersDropped: [String: Counter] = [:]
+    /// The application's file read again on SIGHUP, by outcome (`taken`, `refused`); only for a file application.
+    private var appReloads: [String: Counter] = [:]
     /// Made when the daemon first counts ZAP refusals (``DaemonCounters/authDenied`` is `nil` without CURVE).
     private var authDenied: Counter?
     /// Made when the daemon first forgets a peer for a new allow-list (``DaemonCounters/peersRevoked``).
@@ -107,6 +110,7 @@ package struct DaemonMetrics: Sendable {
             counters.adaptAnswersDropped, last.adaptAnswersDropped, to: &adaptAnswersDropped,
             Name.adaptAnswersDropped, "reason"
         )
+        addLabelled(Self.appReloads(counters), Self.appReloads(last), to: &appReloads, Name.appReloads, "outcome")
         if let denied = counters.authDenied, denied > last.authDenied ?? 0 {
             if authDenied == nil { authDenied = Counter(label: Name.authDenied, factory: factory) }
             authDenied!.increment(by: denied - (last.authDenied ?? 0))
@@ -135,6 +139,11 @@ package struct DaemonMetrics: Sendable {
     }
 
     /// Adds each label value's increase since `before` to its counter (made the first time the value shows up).
+    private static func appReloads(_ counters: DaemonCounters) -> [String: Int] {
+        guard let taken = counters.appReloads, let refused = counters.appReloadsRefused else { return [:] }
+        return ["taken": taken, "refused": refused]
+    }
+
     private func addLabelled(
         _ now: [String: Int], _ before: [String: Int], to cache: inout [String: Counter], _ name: String,
         _ label: String

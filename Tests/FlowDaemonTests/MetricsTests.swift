@@ -143,6 +143,21 @@ struct MetricsTests {
         #expect(scrape(registry).types["flowd_peers_revoked_total"] == "counter")
     }
 
+    @Test func reloadsOfTheApplicationsFileAreCountedByOutcomeOnlyForAFile() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var counters = DaemonCounters()
+        metrics.record(counters)
+        #expect(!scrape(registry).values.keys.contains { $0.hasPrefix("flowd_app_reloads_total") })
+        counters.countAppReloads()
+        counters.appReloads = 2
+        counters.appReloadsRefused = 1
+        metrics.record(counters)
+        #expect(scrape(registry).values[#"flowd_app_reloads_total{outcome="taken"}"#] == "2")
+        #expect(scrape(registry).values[#"flowd_app_reloads_total{outcome="refused"}"#] == "1")
+        #expect(scrape(registry).types["flowd_app_reloads_total"] == "counter")
+    }
+
     @Test func sendsDroppedForAFullPeerQueueAreCountedByMessageType() {
         let registry = PrometheusCollectorRegistry()
         var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
