@@ -85,6 +85,45 @@ struct AppReloadProcessTests {
         }
     }
 
+    /// A restart with yet another file keeps each session on its version, read from the state directory; a version
+    /// taken out of it stops the next start, naming it.
+    @Test func aRestartRunsEachSessionWithItsKeptVersionAndAMissingOneStopsTheStart() async throws {
+        try await withCluster { cluster in
+            let file = cluster.runtimeDirectory + "/app.flows.yaml"
+            let state = cluster.runtimeDirectory + "/state"
+            let arguments = ["--app", file, "--state-dir", state]
+            try Self.app(1).write(toFile: file, atomically: true, encoding: .utf8)
+            var daemon = try await cluster.startFlowd(arguments, executable: "flowd")
+            let first = try #require(try await cluster.health()["app_version"] as? String)
+            try Self.app(2).write(toFile: file, atomically: true, encoding: .utf8)
+            let from = daemon.process.stderr.count
+            daemon.process.signal(SIGHUP)
+            try await daemon.process.waitForError(from: from, "the new version taken") {
+                $0.contains("SIGHUP: the application's file was read again")
+            }
+            _ = try await cluster.flowctlSucceeding(["session", "create", "new"])
+            #expect(await daemon.process.stop() == .exited(0))
+
+            try Self.app(3).write(toFile: file, atomically: true, encoding: .utf8)
+            daemon = try await cluster.startFlowd(arguments, executable: "flowd")
+            _ = try await cluster.flowctlSucceeding(["session", "create", "third"])
+            for (session, flow) in [("default", "v1"), ("new", "v2"), ("third", "v3")] {
+                let tree = try await cluster.flowctlSucceeding(["tree", "--session", session])
+                #expect(tree.output.hasPrefix("\(flow) "), "\(session): \(tree.output)")
+            }
+            #expect(await daemon.process.stop() == .exited(0))
+
+            try FileManager.default.removeItem(atPath: state + "/apps/\(first).flows.yaml")
+            let refused = try cluster.launch(
+                "flowd", arguments + ["--runtime-dir", cluster.runtimeDirectory, "--log-level", "info"])
+            #expect(await refused.waitForExit() != .exited(0))
+            #expect(
+                refused.stderr.lines.contains {
+                    $0.contains("missingAppVersion") && $0.contains("session 'default' runs the application version \(first)")
+                }, "\(refused.stderr.lines.joined(separator: "\n"))")
+        }
+    }
+
     static func counter(_ health: [String: Any], _ name: String) -> Int? {
         (health["counters"] as? [String: Any])?[name] as? Int
     }
