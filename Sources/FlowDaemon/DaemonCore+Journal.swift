@@ -33,7 +33,7 @@ extension DaemonCore {
         var compaction = JournalCompaction()
         guard log.enabled else { return compaction }
         for session in sortedSessions() {
-            guard log.recordCount(of: session.id) > 1 else {
+            guard log.recordCount(of: session.id) > 1 || session.appVersionUnrecorded else {
                 compaction.unchanged += 1
                 continue
             }
@@ -45,6 +45,7 @@ extension DaemonCore {
                 let bytes = JournalRecord(session: session.id, kind: .state(state, app: session.appVersion)).encoded
                 guard !bytes.isEmpty else { throw RestorationError(.notRestorable, "the state does not encode") }
                 log.replace(session.id, with: bytes)
+                session.appVersionUnrecorded = false
                 compaction.saved += 1
             } catch {
                 compaction.keptAsHistory[error.code.rawValue, default: 0] += 1
@@ -165,6 +166,7 @@ extension DaemonCore {
                 id: record.session, application: application, appVersion: version?.id,
                 outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime, restoring: state,
                 with: restoration)
+            session.appVersionUnrecorded = app == nil && version != nil
             sessions.insert(session)
             apps.retain(session.appVersion)
             idleDeadlines.watch(session)

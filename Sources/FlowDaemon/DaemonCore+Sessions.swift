@@ -16,6 +16,7 @@ extension DaemonCore {
         let session = Session(
             id: id, application: version?.application ?? application, appVersion: version?.id,
             outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime)
+        session.appVersionUnrecorded = app == nil && version != nil
         sessions.insert(session)
         apps.retain(session.appVersion)
         idleDeadlines.watch(session)

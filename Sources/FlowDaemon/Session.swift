@@ -22,6 +22,9 @@ final class Session {
     let application: any FlowApplication
     /// The application's version (``AppVersion/id``); `nil` for an application given as code.
     let appVersion: String?
+    /// Whether the session's records do not name its version yet (a journal written before versions): the next
+    /// compaction saves it as data, naming it, even with nothing else new.
+    var appVersionUnrecorded = false
     var machine = FlowCoordinatorStateMachine()
     /// The UI as the session's commands (and the presenter's own user navigation) built it: what a snapshot sends.
     var ui = PresentationModel()

@@ -232,6 +232,12 @@ final class AppReloadTests {
         try write(Self.app(2))
         try daemon.restart(journal: old, appVersion: try source.read())
         connectOperator()
+        #expect(describe("default")?.ok?.appVersion == v2)
+        // The next snapshot names the version, so a restart with another file keeps the session on it.
+        #expect(daemon.compactJournal().saved == 1)
+        try write(Self.app(3))
+        try daemon.restart(appVersion: try source.read())
+        connectOperator()
         go("default")
         #expect(screens("default") == ["main", "home.2", "page.2"])
         #expect(describe("default")?.ok?.appVersion == v2)
