@@ -1,6 +1,6 @@
 import FlowCore
 
-/// Reads the JSON bodies of the messages a step's round trip brings in (`STEP`, `ACK`), accepting only
+/// Reads the JSON bodies of the messages of a step's round trip (`STEP`, `ACK`, `COMMAND`, `OK`), accepting only
 /// what it is sure `JSONDecoder` reads the same way; anything else (an escape in a string, a number that is not a
 /// plain integer, a duplicate key, any error) is left to `JSONDecoder`, which also words the errors.
 package struct FastJSONReader {
@@ -82,6 +82,31 @@ package struct FastJSONReader {
                 continue
             }
             try expect(0x7D)
+            return
+        }
+    }
+
+    /// Reads an array, calling `element` with the reader on each element.
+    mutating func array(
+        _ element: (inout FastJSONReader) throws(FastPathUnsupported) -> Void
+    ) throws(FastPathUnsupported) {
+        skipWhitespace()
+        try expect(0x5B)
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == 0x5D {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            try element(&self)
+            skipWhitespace()
+            guard index < bytes.count else { throw FastPathUnsupported() }
+            if bytes[index] == 0x2C {
+                index += 1
+                continue
+            }
+            try expect(0x5D)
             return
         }
     }

@@ -25,12 +25,15 @@ extension WireMessage {
         return writer.bytes
     }
 
-    /// The message `body` holds for `type`, for the messages of a step's round trip that a client sends; `nil` to use
-    /// `JSONDecoder` (another type, or a body the fast path is not sure to read as `JSONDecoder` does).
-    static func fastMessage(_ type: MessageType, body: [UInt8]) -> WireMessage? {
+    /// The message `body` holds for `type`, for the messages of a step's round trip (`STEP`, `ACK` and `ADAPTED` to the
+    /// daemon, `COMMAND` and `OK` to its clients); `nil` to use `JSONDecoder` (another type, or a body the fast path is
+    /// not sure to read as `JSONDecoder` does).
+    package static func fastMessage(_ type: MessageType, body: [UInt8]) -> WireMessage? {
         switch type {
         case .step: return FastJSONReader.read(body, StepMessage.init(reading:)).map(WireMessage.step)
         case .ack: return FastJSONReader.read(body, Ack.init(reading:)).map(WireMessage.ack)
+        case .command: return FastJSONReader.read(body, CommandMessage.init(reading:)).map(WireMessage.command)
+        case .ok: return FastJSONReader.read(body, OKReply.init(reading:)).map(WireMessage.ok)
         case .adapted: return FastJSONReader.read(body, AdaptedMessage.init(reading:)).map(WireMessage.adapted)
         default: return nil
         }
@@ -88,6 +91,29 @@ extension CommandMessage {
         writer.string(session)
         writer.raw("}")
     }
+
+    /// Unknown fields are read and ignored; a known field seen twice gives up.
+    init(reading reader: inout FastJSONReader) throws(FastPathUnsupported) {
+        var session: String?
+        var seq: UInt64?
+        var command: NavigationCommand?
+        try reader.object { reader, key throws(FastPathUnsupported) in
+            if reader.key(key, is: "session") {
+                guard session == nil else { throw FastPathUnsupported() }
+                session = try reader.string()
+            } else if reader.key(key, is: "seq") {
+                guard seq == nil else { throw FastPathUnsupported() }
+                seq = try reader.unsigned()
+            } else if reader.key(key, is: "command") {
+                guard command == nil else { throw FastPathUnsupported() }
+                command = try reader.command()
+            } else {
+                _ = try reader.value(depth: 1)
+            }
+        }
+        guard let session, let seq, let command else { throw FastPathUnsupported() }
+        self.init(session: session, seq: seq, command: command)
+    }
 }
 
 extension OKReply {
@@ -97,6 +123,26 @@ extension OKReply {
         writer.raw(",\"result\":")
         try writer.value(result)
         writer.raw("}")
+    }
+
+    /// Unknown fields are read and ignored; a known field seen twice gives up; a missing or `null` `result` is `{}`
+    /// (as `decodeIfPresent` reads it).
+    init(reading reader: inout FastJSONReader) throws(FastPathUnsupported) {
+        var req: UInt64?
+        var result: JSONValue?
+        try reader.object { reader, key throws(FastPathUnsupported) in
+            if reader.key(key, is: "req") {
+                guard req == nil else { throw FastPathUnsupported() }
+                req = try reader.unsigned()
+            } else if reader.key(key, is: "result") {
+                guard result == nil else { throw FastPathUnsupported() }
+                result = try reader.value(depth: 1)
+            } else {
+                _ = try reader.value(depth: 1)
+            }
+        }
+        guard let req else { throw FastPathUnsupported() }
+        self.init(req: req, result: result == nil || result == .null ? [:] : result!)
     }
 }
 

@@ -118,3 +118,93 @@ extension FastJSONWriter {
         raw("}")
     }
 }
+
+extension FastJSONReader {
+    /// A `WireCommand` inside a `COMMAND` body. Every field is read whatever the op (one of the wrong type gives up,
+    /// where `JSONDecoder` would skip a field the op does not use); a missing field the op needs gives up too.
+    mutating func command() throws(FastPathUnsupported) -> NavigationCommand {
+        var op: String?
+        var screen: Screen?
+        var screens: [Screen]?
+        var target: String?
+        var selected: Int?
+        var index: Int?
+        try object { reader, key throws(FastPathUnsupported) in
+            if reader.key(key, is: "op") {
+                guard op == nil else { throw FastPathUnsupported() }
+                op = try reader.string()
+            } else if reader.key(key, is: "screen") {
+                guard screen == nil else { throw FastPathUnsupported() }
+                screen = try reader.screen(depth: 3)
+            } else if reader.key(key, is: "screens") {
+                guard screens == nil else { throw FastPathUnsupported() }
+                screens = try reader.screens()
+            } else if reader.key(key, is: "target") {
+                guard target == nil else { throw FastPathUnsupported() }
+                target = try reader.string()
+            } else if reader.key(key, is: "selected") {
+                guard selected == nil else { throw FastPathUnsupported() }
+                selected = try reader.integer()
+            } else if reader.key(key, is: "index") {
+                guard index == nil else { throw FastPathUnsupported() }
+                index = try reader.integer()
+            } else {
+                _ = try reader.value(depth: 2)
+            }
+        }
+        func need<Value>(_ value: Value?) throws(FastPathUnsupported) -> Value {
+            guard let value else { throw FastPathUnsupported() }
+            return value
+        }
+        let stack = target.map { PresentableID($0) }
+        switch op {
+        case "setRoot": return .setRoot(try need(screen))
+        case "push": return .push(try need(screen), onto: try need(stack))
+        case "pop": return .pop(stack: try need(stack))
+        case "popToRoot": return .popToRoot(stack: try need(stack))
+        case "setStack": return .setStack(try need(stack), try need(screens))
+        case "present": return .present(try need(screen), over: try need(stack))
+        case "dismiss": return .dismiss(presentedOver: try need(stack))
+        case "setTabs": return .setTabs(try need(stack), try need(screens), selected: try need(selected))
+        case "selectTab": return .selectTab(try need(stack), index: try need(index))
+        case "showMaster": return .showMaster(try need(stack), try need(screen))
+        case "showDetail": return .showDetail(try need(stack), try need(screen))
+        default: throw FastPathUnsupported()
+        }
+    }
+
+    /// `[screen, …]` as the `screens` of a command.
+    private mutating func screens() throws(FastPathUnsupported) -> [Screen] {
+        var screens: [Screen] = []
+        try array { reader throws(FastPathUnsupported) in screens.append(try reader.screen(depth: 4)) }
+        return screens
+    }
+
+    /// A `Screen` as its `Codable` form reads it: a missing `kind` is a view, a missing `type` the kind's name, a
+    /// missing `data` `null`. `depth` is the screen object's own nesting depth in the body.
+    private mutating func screen(depth: Int) throws(FastPathUnsupported) -> Screen {
+        var id: String?
+        var kind: String?
+        var type: String?
+        var data: JSONValue?
+        try object { reader, key throws(FastPathUnsupported) in
+            if reader.key(key, is: "id") {
+                guard id == nil else { throw FastPathUnsupported() }
+                id = try reader.string()
+            } else if reader.key(key, is: "kind") {
+                guard kind == nil else { throw FastPathUnsupported() }
+                kind = try reader.string()
+            } else if reader.key(key, is: "type") {
+                guard type == nil else { throw FastPathUnsupported() }
+                type = try reader.string()
+            } else if reader.key(key, is: "data") {
+                guard data == nil else { throw FastPathUnsupported() }
+                data = try reader.value(depth: depth)
+            } else {
+                _ = try reader.value(depth: depth)
+            }
+        }
+        guard let id else { throw FastPathUnsupported() }
+        return Screen(id: PresentableID(id), kind: kind.map { Screen.Kind($0) } ?? .view, type: type, data: data ?? .null)
+    }
+}

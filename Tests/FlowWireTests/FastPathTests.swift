@@ -3,7 +3,7 @@ import FlowWire
 import Foundation
 import Testing
 
-/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT) and ADAPT, and reads STEP, ACK and ADAPTED
+/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT) and ADAPT, and reads STEP, ACK, ADAPTED, COMMAND and OK
 /// without `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md): these tests hold those fast paths to the `Codable` reference,
 /// byte for byte when writing and value for value when reading (HEARTBEAT, which goes the `Codable` way, too).
 struct FastPathTests {
@@ -146,6 +146,66 @@ struct FastPathTests {
                 }
             #expect(try WireCodec().decode(frames) == expected, "\(body)")
         }
+    }
+
+    /// COMMAND and OK bodies (what a client reads on every step) the fast reader must read as `JSONDecoder` does, or
+    /// leave to it.
+    static let replyBodies: [(type: String, body: String)] = [
+        ("OK", #"{"req":31,"result":{"accepted":true}}"#),
+        ("OK", #"{"result":{"accepted":false,"reason":"notVisible"},"req":32,"note":[1,{"a":null}]}"#),
+        ("OK", #"{"req":7}"#),
+        ("OK", #"{"req":7,"result":null}"#),
+        ("OK", #"{"req":7,"result":[1,"two",{"x":[]}]}"#),
+        ("OK", #"{"req":7,"result":{"ratio":2.5}}"#),
+        ("OK", #"{"req":7,"result":{"a":1,"a":2}}"#),
+        ("OK", #"{"req":7,"req":8,"result":{}}"#),
+        ("OK", #"{"req":7,"result":{"s":"a\nb"}}"#),
+        ("COMMAND", #"{"command":{"op":"setStack","screens":[{"data":4,"id":"x","kind":"view","type":"T"}],"target":"s"},"seq":1,"session":"s"}"#),
+        ("COMMAND", #" { "session" : "s" , "seq" : 2 , "command" : { "target" : "app" , "op" : "push" , "screen" : { "id" : "m" } } } "#),
+        ("COMMAND", #"{"command":{"op":"present","screen":{"id":"a","kind":"alert","data":null},"target":"app"},"seq":3,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"op":"setRoot","screen":{"id":"a","kind":"stack","type":null}},"seq":3,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"op":"setTabs","screens":[{"id":"a"},{"id":"b","data":{"k":[1]}}],"selected":1,"target":"t"},"seq":4,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"index":2,"op":"selectTab","target":"t"},"seq":5,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"op":"pop","target":"app","screen":7},"seq":6,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"op":"popToRoot","target":"app","extra":{"x":[true]}},"seq":7,"session":"s","more":0}"#),
+        ("COMMAND", #"{"command":{"op":"dismiss","target":"app"},"seq":8,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"op":"showMaster","screen":{"id":"m","type":"M"},"target":"split"},"seq":9,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"op":"showDetail","screen":{"id":"d","data":1.5},"target":"split"},"seq":10,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"op":"setStack","screens":[{"id":"x"},],"target":"s"},"seq":11,"session":"s"}"#),
+        ("COMMAND", #"{"command":{"op":"setStack","screens":[{"id":"x","id":"y"}],"target":"s"},"seq":12,"session":"s"}"#),
+    ]
+
+    @Test func okAndCommandBodiesReadAsJSONDecoderReadsThem() throws {
+        for (type, body) in Self.replyBodies {
+            let frames = [Array("FLOWD1".utf8), Array(type.utf8), Array(body.utf8)]
+            let data = Data(body.utf8)
+            let decoded = try? WireCodec().decode(frames)
+            let expected: WireMessage? =
+                type == "OK"
+                ? (try? JSONDecoder().decode(OKReply.self, from: data)).map(WireMessage.ok)
+                : (try? JSONDecoder().decode(CommandMessage.self, from: data)).map(WireMessage.command)
+            #expect(decoded == expected, "\(body)")
+        }
+    }
+
+    /// The fast reader takes the COMMANDs and OKs the daemon writes when they hold no escape and no double (the
+    /// benchmark's commands and every verdict among them), so a client reads a step's round trip without `JSONDecoder`.
+    @Test func theFastReaderTakesPlainCommandsAndVerdicts() {
+        let codec = WireCodec()
+        var read = 0
+        for message in Self.messages {
+            let type: MessageType
+            switch message {
+            case .command: type = .command
+            case .ok(let reply) where reply.result != ["ratio": 2.5]: type = .ok  // a double is JSONDecoder's
+            default: continue
+            }
+            let body = codec.encodeBody(message)
+            if body.contains(0x5C) { continue }  // an escape is JSONDecoder's
+            #expect(WireMessage.fastMessage(type, body: body) == message, "\(message)")
+            read += 1
+        }
+        #expect(read == 13)
     }
 
     static let badStepBodies: [String] = [
