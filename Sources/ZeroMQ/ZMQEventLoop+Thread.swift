@@ -15,11 +15,17 @@ final class LoopThread {
         var outbox = Deque<PendingSend>()
         /// Whether reading stopped because the inbox is full.
         var paused = false
+        /// Takes what the socket receives on this thread, instead of its inbox.
+        let receiver: (@Sendable (ZMQMessage) -> Void)?
 
-        init(socket: ZMQSocket, handle: ZMQSocketHandle, watch: ZMQReactor.Watch) {
+        init(
+            socket: ZMQSocket, handle: ZMQSocketHandle, watch: ZMQReactor.Watch,
+            receiver: (@Sendable (ZMQMessage) -> Void)?
+        ) {
             self.socket = socket
             self.handle = handle
             self.watch = watch
+            self.receiver = receiver
         }
     }
 
@@ -86,7 +92,7 @@ final class LoopThread {
         tearDown()
     }
 
-    /// Reads up to a batch of messages from `entry` into its inbox.
+    /// Reads up to a batch of messages from `entry` into its inbox (or hands them to its receiver).
     private func receive(from entry: Entry) {
         for _ in 0..<max(1, core.configuration.receiveBatch) {
             let message: ZMQMessage?
@@ -97,7 +103,9 @@ final class LoopThread {
                 return
             }
             guard let message else { return }
-            if !entry.handle.messages.push(message) {
+            if let receiver = entry.receiver {
+                receiver(message)
+            } else if !entry.handle.messages.push(message) {
                 entry.paused = true
                 return
             }
@@ -106,7 +114,9 @@ final class LoopThread {
 
     // MARK: - Commands
 
-    func makeSocket(_ type: ZMQSocketType, options: ZMQSocketOptions) throws(ZMQError) -> ZMQSocketHandle {
+    func makeSocket(
+        _ type: ZMQSocketType, options: ZMQSocketOptions, receiver: (@Sendable (ZMQMessage) -> Void)? = nil
+    ) throws(ZMQError) -> ZMQSocketHandle {
         let socket = try ZMQSocket(type, context: core.context, options: options)
         let id = nextSocketID.add(1, ordering: .relaxed).newValue
         let core = core
@@ -114,7 +124,9 @@ final class LoopThread {
             _ = core.enqueue { loop in loop.resumeReading(id) }
         }
         let handle = ZMQSocketHandle(id: id, type: type, messages: inbox)
-        entries[id] = Entry(socket: socket, handle: handle, watch: reactor.watch(socket, for: []))
+        if receiver != nil { inbox.finish() }
+        entries[id] = Entry(
+            socket: socket, handle: handle, watch: reactor.watch(socket, for: []), receiver: receiver)
         order.append(id)
         logger.trace("socket made", metadata: ["zmq.socket": "\(handle)"])
         return handle
@@ -262,22 +274,29 @@ struct PendingSend: Sendable {
     let deadline: ContinuousClock.Instant?
 }
 
-/// The caller's side of one send: resumed exactly once, by the loop (sent, failed, timed out, shut down) or by the
+/// The caller's side of one send: completed exactly once, by the loop (sent, failed, timed out, shut down) or by the
 /// caller's cancellation, whichever comes first. While the loop is handing the message to libzmq ("claimed"), a
-/// cancellation only takes effect if the message turns out not to be sendable now.
+/// cancellation only takes effect if the message turns out not to be sendable now. The outcome goes to a continuation
+/// (``ZMQEventLoop/send(_:on:timeout:)``) or a closure called on the loop's thread (``ZMQEventLoop/post(_:on:then:)``).
 final class SendTicket: Sendable {
+    typealias Completion = @Sendable (Result<Void, ZMQError>) -> Void
+
     private struct State {
-        var continuation: CheckedContinuation<Result<Void, ZMQError>, Never>?
+        var completion: Completion?
         var completed = false
         var claimed = false
         var cancelRequested = false
     }
 
-    let call: String
-    private let state = Mutex(State())
+    private let socket: ZMQSocketHandle
+    private let state: Mutex<State>
 
-    init(call: String) {
-        self.call = call
+    /// What the send was, for errors: made only when one is reported.
+    var call: String { "send on \(socket)" }
+
+    init(on socket: ZMQSocketHandle, completion: Completion? = nil) {
+        self.socket = socket
+        self.state = Mutex(State(completion: completion))
     }
 
     var isCompleted: Bool { state.withLock { $0.completed } }
@@ -291,7 +310,7 @@ final class SendTicket: Sendable {
                 state.completed = true
                 return true
             }
-            state.continuation = continuation
+            state.completion = { continuation.resume(returning: $0) }
             return false
         }
         if cancelled { continuation.resume(returning: .failure(ZMQError(.cancelled, call: call))) }
@@ -325,26 +344,26 @@ final class SendTicket: Sendable {
     ///
     /// - Returns: whether the send is completed now (the loop may drop it from its queue).
     func cancel() -> Bool {
-        let continuation = state.withLock { state -> CheckedContinuation<Result<Void, ZMQError>, Never>? in
+        let completion = state.withLock { state -> Completion? in
             state.cancelRequested = true
             guard !state.claimed, !state.completed else { return nil }
             state.completed = true
-            defer { state.continuation = nil }
-            return state.continuation
+            defer { state.completion = nil }
+            return state.completion
         }
-        continuation?.resume(returning: .failure(ZMQError(.cancelled, call: call)))
-        return continuation != nil
+        completion?(.failure(ZMQError(.cancelled, call: call)))
+        return completion != nil
     }
 
-    /// Resumes the caller with `result`, unless it was resumed already.
+    /// Hands `result` to the caller, unless the send was completed already.
     func complete(_ result: Result<Void, ZMQError>) {
-        let continuation = state.withLock { state -> CheckedContinuation<Result<Void, ZMQError>, Never>? in
+        let completion = state.withLock { state -> Completion? in
             guard !state.completed else { return nil }
             state.completed = true
             state.claimed = false
-            defer { state.continuation = nil }
-            return state.continuation
+            defer { state.completion = nil }
+            return state.completion
         }
-        continuation?.resume(returning: result)
+        completion?(result)
     }
 }

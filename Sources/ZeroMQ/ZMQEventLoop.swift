@@ -19,6 +19,7 @@ import Synchronization
 /// - What a socket receives is read on the thread and handed to that socket's ``ZMQSocketHandle/messages``
 ///   (a bounded ``ZMQInbox``; when it is full the thread stops reading that socket, so libzmq's high-water marks
 ///   push back on the senders).
+///   A socket made with a receiver (``makeSocket(_:options:receiver:)``) hands each message to it on the thread instead.
 /// - A send that cannot be queued now (high-water mark, or no completed connection on a `ZMQ_IMMEDIATE` DEALER) waits,
 ///   in order, until the socket is writable, its timeout runs out, its task is cancelled, or the loop shuts down. A
 ///   ROUTER cannot tell which peer is writable, so on a ROUTER it fails at once with ``ZMQError/Code/wouldBlock``.
@@ -156,6 +157,22 @@ public final class ZMQEventLoop: Sendable {
         }
     }
 
+    /// Makes a socket owned by the loop's thread whose messages go to `receiver`, called on that thread as each is
+    /// read, instead of to ``ZMQSocketHandle/messages`` (which ends at once): for a reader that keeps no task waiting
+    /// on the socket. `receiver` must not block (the whole loop waits for it).
+    ///
+    /// - Parameter options: the options to apply; `nil` uses ``Configuration/socketOptions``.
+    public func makeSocket(
+        _ type: ZMQSocketType,
+        options: ZMQSocketOptions? = nil,
+        receiver: @escaping @Sendable (ZMQMessage) -> Void
+    ) async throws(ZMQError) -> ZMQSocketHandle {
+        let options = options ?? configuration.socketOptions
+        return try await core.perform("makeSocket(\(type))") { loop throws(ZMQError) in
+            try loop.makeSocket(type, options: options, receiver: receiver)
+        }
+    }
+
     /// Closes a socket: its pending sends fail with ``ZMQError/Code/notSocket``, its inbox ends after the buffered
     /// messages, and unsent messages linger as its ``ZMQSocketOption/linger`` allows. Closing a closed socket, or
     /// after shutdown, does nothing.
@@ -253,7 +270,7 @@ public final class ZMQEventLoop: Sendable {
             throw ZMQError(.invalidArgument, call: "send(message without frames) on \(socket)")
         }
         let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
-        let ticket = SendTicket(call: "send on \(socket)")
+        let ticket = SendTicket(on: socket)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard ticket.arm(continuation) else { return }
@@ -269,6 +286,28 @@ public final class ZMQEventLoop: Sendable {
             }
         }
         try result.get()
+    }
+
+    /// Queues `message` for `socket` without waiting: as ``send(_:on:timeout:)`` without a timeout (in order with the
+    /// other sends on the socket, waiting while it cannot be queued), but the outcome goes to `completion`, called on
+    /// the loop's thread (it must not block), instead of to an awaiting task. For a sender that keeps no task per
+    /// message.
+    ///
+    /// - Returns: `false` when the loop is shutting down (`completion` is then not called).
+    @discardableResult
+    public func post(
+        _ message: ZMQMessage,
+        on socket: ZMQSocketHandle,
+        then completion: @escaping @Sendable (Result<Void, ZMQError>) -> Void
+    ) -> Bool {
+        guard !message.isEmpty else {
+            completion(.failure(ZMQError(.invalidArgument, call: "post(message without frames) on \(socket)")))
+            return true
+        }
+        let ticket = SendTicket(on: socket, completion: completion)
+        return core.enqueue { loop in
+            loop.enqueueSend(PendingSend(message: message, ticket: ticket, deadline: nil), on: socket.id)
+        }
     }
 
     /// The number of sends waiting in the loop for `socket` to become writable (a backlog gauge).
