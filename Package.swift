@@ -86,7 +86,7 @@ let package = Package(
         // MARK: - Clients
         .target(
             name: "FlowClient",
-            dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog, deque, argumentParser] + serviceLifecycle,
+            dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog, deque, heap, argumentParser] + serviceLifecycle,
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -42,9 +42,10 @@ struct RequestTicket: Sendable {
 /// ``run(handler:)`` makes a ``ZMQEventLoop`` (its own I/O thread) and, until cancelled, keeps one connection alive:
 /// a new `DEALER` (bounded linger, `ZMQ_IMMEDIATE`), `HELLO` first, then, once `WELCOME` arrives, requests and
 /// heartbeats. What to do is decided by a ``ConnectionMachine`` (no I/O, no clock of its own); this class is its shell.
-/// Three child tasks serve each connection: a reader (feeds the machine what arrives), a writer (the only sender, so
-/// messages leave in the order they were submitted) and a timer (fires when the machine asks: heartbeats every
-/// interval, and the liveness check). When the daemon stays silent for
+/// Messages are handed to the loop as they are made, under the lock (so they leave in the order they were submitted,
+/// with no task per message), and what arrives is fed to the machine on the loop's thread as it is read. Two child
+/// tasks serve each connection: a watcher (ends the connection when the machine decides so on a message, or a send
+/// fails) and a timer (fires when the machine asks: heartbeats every interval, and the liveness check). When the daemon stays silent for
 /// ``FlowClientConfiguration/livenessIntervals`` of its own heartbeat intervals (counted while this process runs,
 /// `docs/PROTOCOL.md` §3), or `WELCOME` does not come, or the daemon answers `notWelcome` (it forgot this
 /// connection), the socket is closed and a new one says `HELLO` again.
@@ -78,16 +79,50 @@ final class FlowConnection: Sendable {
     private let codec: WireCodec
     private let state: Mutex<State>
     private let events = EventQueue<ConnectionEvent>()
+    private let timeouts = RequestTimeouts()
 
     private typealias Waiter = CheckedContinuation<Result<JSONValue, any Error>, Never>
 
     private struct State {
         var machine: ConnectionMachine
-        /// The current connection's writer.
-        var outbox: AsyncStream<ZMQMessage>.Continuation?
+        /// Where the current connection's messages go.
+        var sender: Sender?
         var waiters: [UInt64: Waiter] = [:]
         /// Results that came before anybody waited for them.
         var results: [UInt64: Result<JSONValue, any Error>] = [:]
+    }
+
+    /// The current connection's socket: messages are handed to its loop as they are made, under the lock, so they
+    /// leave in the order the machine decided, with no task of their own; a failed send ends the connection.
+    private struct Sender {
+        let loop: ZMQEventLoop
+        let socket: ZMQSocketHandle
+        let completion: @Sendable (Result<Void, ZMQError>) -> Void
+
+        init(loop: ZMQEventLoop, socket: ZMQSocketHandle, ends: AsyncStream<ConnectionEnd>.Continuation) {
+            self.loop = loop
+            self.socket = socket
+            completion = { result in
+                if case .failure(let error) = result { ends.yield(.sendFailed(error)) }
+            }
+        }
+
+        func send(_ message: ZMQMessage) {
+            loop.post(message, on: socket, then: completion)
+        }
+    }
+
+    /// Why a connection ends, as its socket's loop tells: a send failed, or the machine decided it on a message.
+    private enum ConnectionEnd: Sendable {
+        case sendFailed(ZMQError)
+        case decided(ConnectionOutcome)
+    }
+
+    /// The generation of the connection a socket serves, set before its `HELLO` leaves (its messages come after), and
+    /// whether the machine ended it already (what the socket still reads is then left unread, as the connection is).
+    private final class Generation: Sendable {
+        let value = Atomic<UInt64>(0)
+        let ended = Atomic<Bool>(false)
     }
 
     /// What is left to do outside the lock after the machine's actions.
@@ -135,7 +170,7 @@ final class FlowConnection: Sendable {
         var followUp = FollowUp()
         for action in actions {
             switch action {
-            case .send(let message): state.outbox?.yield(frames(message))
+            case .send(let message): state.sender?.send(frames(message))
             case .deliver(let event): followUp.events.append(event)
             case .complete(let req, let result):
                 if let waiter = state.waiters.removeValue(forKey: req) {
@@ -187,6 +222,7 @@ final class FlowConnection: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await self.maintainConnection(on: loop) }
                 group.addTask { try await self.dispatch(to: handler) }
+                group.addTask { await self.fireTimeouts() }
                 defer { group.cancelAll() }
                 _ = try await group.next()
             }
@@ -215,10 +251,7 @@ final class FlowConnection: Sendable {
     /// Ends the client: every waiting request fails with ``FlowClientError/Code/stopped``.
     private func stop() {
         let followUp = drive { machine in machine.stop() }
-        state.withLock { state in
-            state.outbox?.finish()
-            state.outbox = nil
-        }
+        state.withLock { state in state.sender = nil }
         events.finish()
         finish(followUp)
     }
@@ -251,9 +284,19 @@ final class FlowConnection: Sendable {
     /// already, its events not yet handed on).
     private func connectOnce(on loop: ZMQEventLoop) async -> FollowUp {
         let endpoint = configuration.endpoints.control
+        let (ends, end) = AsyncStream<ConnectionEnd>.makeStream()
+        defer { end.finish() }
+        let current = Generation()
         let socket: ZMQSocketHandle
         do {
-            socket = try await loop.makeSocket(.dealer, options: configuration.connectionSocketOptions)
+            // What the daemon sends is handled on the loop's thread as it is read: no task hop per message.
+            socket = try await loop.makeSocket(.dealer, options: configuration.connectionSocketOptions) { received in
+                guard !current.ended.load(ordering: .relaxed) else { return }
+                if let outcome = self.received(received, on: current.value.load(ordering: .acquiring)) {
+                    current.ended.store(true, ordering: .relaxed)
+                    end.yield(.decided(outcome))
+                }
+            }
         } catch {
             let outcome: ConnectionOutcome =
                 Task.isCancelled ? .cancelled : .fatal(FlowClientError(.transport, "cannot make a DEALER: \(error)"))
@@ -266,23 +309,22 @@ final class FlowConnection: Sendable {
             let error = FlowClientError(.invalidConfiguration, "cannot connect to '\(endpoint)': \(error)")
             return ended(nil, .fatal(error))
         }
-        let (outbox, continuation) = AsyncStream<ZMQMessage>.makeStream()
         let helloReq = Self.nextRequestNumber()
         let hello = Hello(
             req: helloReq, role: role, name: name, instance: configuration.instance,
             heartbeatMs: configuration.heartbeatMilliseconds, serves: serves, adapts: adapts
         )
         let generation = state.withLock { state in
-            state.outbox = continuation
+            state.sender = Sender(loop: loop, socket: socket, ends: end)
             let (generation, actions) = state.machine.connecting(helloReq: helloReq, hello: hello, at: .now)
+            current.value.store(generation, ordering: .releasing)
             _ = perform(actions, on: &state)
             return generation
         }
         logger.debug("saying HELLO", metadata: ["endpoint": "\(endpoint)", "connection": "\(generation)"])
 
         let outcome = await withTaskGroup(of: ConnectionOutcome?.self) { group in
-            group.addTask { await self.read(socket, generation: generation) }
-            group.addTask { await self.write(outbox, to: socket, on: loop) }
+            group.addTask { await self.watch(ends) }
             group.addTask { await self.keepAlive(generation: generation) }
             var outcome: ConnectionOutcome?
             while outcome == nil, let next = await group.next() { outcome = next }
@@ -291,7 +333,6 @@ final class FlowConnection: Sendable {
         }
 
         let followUp = ended(generation, outcome)
-        continuation.finish()
         if case .cancelled = outcome {
             // Said even before WELCOME: the daemon may have taken the HELLO already. Not sent when the connection
             // never completed (ZMQ_IMMEDIATE): then there is nobody to tell.
@@ -307,7 +348,7 @@ final class FlowConnection: Sendable {
     /// wakes the requests that failed with it.
     private func ended(_ generation: UInt64?, _ outcome: ConnectionOutcome) -> FollowUp {
         var followUp = state.withLock { state in
-            if generation != nil { state.outbox = nil }
+            if generation != nil { state.sender = nil }
             return perform(state.machine.connectionEnded(generation ?? 0, outcome), on: &state)
         }
         followUp.outcome = outcome
@@ -316,37 +357,32 @@ final class FlowConnection: Sendable {
         return followUp
     }
 
-    /// Feeds the daemon's messages to the machine.
-    private func read(_ socket: ZMQSocketHandle, generation: UInt64) async -> ConnectionOutcome? {
-        for await received in socket.messages {
-            let now = ContinuousClock.now
-            var message: DaemonMessage?
-            do {
-                let decoded = try codec.decode(received.frames)
-                message = DaemonMessage(decoded)
-                if message == nil {
-                    logger.warning(
-                        "ignoring a message only clients send", metadata: ["type": "\(decoded.type.rawValue)"])
-                }
-            } catch {
-                logger.warning("ignoring a message flowd sent that does not decode", metadata: ["error": "\(error)"])
+    /// Feeds a message the daemon sent to the machine (on the loop's thread); returns the outcome when it ends the
+    /// connection.
+    private func received(_ received: ZMQMessage, on generation: UInt64) -> ConnectionOutcome? {
+        let now = ContinuousClock.now
+        var message: DaemonMessage?
+        do {
+            let decoded = try codec.decode(received.frames)
+            message = DaemonMessage(decoded)
+            if message == nil {
+                logger.warning("ignoring a message only clients send", metadata: ["type": "\(decoded.type.rawValue)"])
             }
-            let followUp = finish(drive { machine in machine.received(message, on: generation, at: now) })
-            if let outcome = followUp.outcome { return outcome }
+        } catch {
+            logger.warning("ignoring a message flowd sent that does not decode", metadata: ["error": "\(error)"])
         }
-        return nil
+        return finish(drive { machine in machine.received(message, on: generation, at: now) }).outcome
     }
 
-    /// Sends what is submitted, in order; the only task that sends on the socket (but `BYE`).
-    private func write(
-        _ outbox: AsyncStream<ZMQMessage>, to socket: ZMQSocketHandle, on loop: ZMQEventLoop
-    ) async -> ConnectionOutcome? {
-        for await message in outbox {
-            do {
-                try await loop.send(message, on: socket)
-            } catch {
-                if Task.isCancelled || error.code == .cancelled { return nil }
-                return finish(drive { machine in machine.sendFailed("\(error)") }).outcome
+    /// Ends the connection when the machine decided so on a message, or a send on it failed.
+    private func watch(_ ends: AsyncStream<ConnectionEnd>) async -> ConnectionOutcome? {
+        for await end in ends {
+            switch end {
+            case .decided(let outcome):
+                return outcome
+            case .sendFailed(let error):
+                if error.code == .cancelled { continue }
+                if let outcome = finish(drive { machine in machine.sendFailed("\(error)") }).outcome { return outcome }
             }
         }
         return nil
@@ -391,6 +427,20 @@ final class FlowConnection: Sendable {
         }
     }
 
+    /// Fires the requests' timeouts (see ``reply(to:timeout:)``) while the client runs.
+    private func fireTimeouts() async {
+        await timeouts.run { req, deadline, now in
+            // The waiting task ends with the reply or the expiry (both under the lock: never both).
+            let (wake, followUp) = state.withLock { state in
+                let (actions, wake) = state.machine.timeoutFired(
+                    req, after: deadline.timeout, due: deadline.due, at: now, extended: deadline.extended)
+                return (wake, perform(actions, on: &state))
+            }
+            finish(followUp)
+            return wake
+        }
+    }
+
     /// Waits for the reply to a submitted request.
     ///
     /// When the timeout runs out (time this process did not run counts as in ``ConnectionMachine/timeoutFired``) the
@@ -405,6 +455,12 @@ final class FlowConnection: Sendable {
     ///   task is cancelled.
     func reply(to ticket: RequestTicket, timeout: Duration? = nil) async throws -> JSONValue {
         guard let timeout = timeout ?? configuration.requestTimeout else { return try await waitForReply(ticket.req) }
+        // While the client runs, one task fires every request's timeout; before (or after) it, the request times
+        // itself.
+        if timeouts.schedule(ticket.req, timeout: timeout, due: ContinuousClock.now + timeout) {
+            defer { timeouts.cancel(ticket.req) }
+            return try await waitForReply(ticket.req)
+        }
         return try await withThrowingTaskGroup(of: JSONValue?.self) { group in
             group.addTask { try await self.waitForReply(ticket.req) }
             group.addTask {
@@ -445,7 +501,7 @@ final class FlowConnection: Sendable {
     func send(_ message: ClientMessage) -> Bool {
         state.withLock { state in
             guard state.machine.send(message) != nil else { return false }
-            state.outbox?.yield(frames(message))
+            state.sender?.send(frames(message))
             return true
         }
     }
