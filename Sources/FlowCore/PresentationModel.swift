@@ -115,6 +115,18 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         return reports
     }
 
+    /// Carries out one command without working out what became visible or hidden, for a holder of the model that
+    /// needs only what left the UI (the daemon's copy of a session's UI: its presenter reports visibility).
+    ///
+    /// - Returns: the presentables the command took out of the UI, parent first: the `dismissed` reports that
+    ///   applying the one command gives, in their order.
+    /// - Throws: a ``PresentationError`` when the command cannot be carried out; the model is then unchanged.
+    public mutating func carryOut(_ command: NavigationCommand) throws(PresentationError) -> [PresentableID] {
+        let removed = try perform(command)
+        visitedNodes += removed.count
+        return removed
+    }
+
     /// Carries out commands in order, as one UI turn, and returns the net reports.
     ///
     /// A command that cannot be carried out is skipped and listed in ``PresentationUpdate/rejected``; the others are

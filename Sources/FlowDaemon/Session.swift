@@ -166,7 +166,8 @@ final class Session {
         var rejection: PresentationError?
         var removed: [PresentableID] = []
         do {
-            for case .dismissed(let id) in try ui.apply(command) { removed.append(id) }
+            // What became visible is the presenter's to report; the session needs only what left.
+            removed = try ui.carryOut(command)
         } catch {
             rejection = error
         }
