@@ -12,6 +12,7 @@ extension DaemonCore {
             )
         }
         var session = sessions[body.session]
+        let created = session == nil
         if session == nil, body.create {
             guard WireProtocol.isValidName(body.session) else {
                 return reject(.invalidName, "invalid session name", req: body.req, type: .sync, to: peer)
@@ -39,7 +40,9 @@ extension DaemonCore {
         session.host = peer.address
         // Nothing counts as visible until the presenter reports again after the sync.
         presentablesLost(in: session)
-        var replay = body.lastSeq == 0 ? nil : session.replay(after: body.lastSeq)
+        // A session this SYNC created holds nothing the presenter applied: its seq starts again, so a `last_seq` from
+        // an ended session of the same ID names none of its commands.
+        var replay = body.lastSeq == 0 || created ? nil : session.replay(after: body.lastSeq)
         if let commands = replay, commands.count > configuration.maxReplayCommands {
             replay = nil  // one SNAPSHOT rather than more COMMANDs than the presenter's queue may take
         }

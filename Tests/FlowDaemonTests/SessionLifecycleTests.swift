@@ -97,4 +97,17 @@ struct SessionLifecycleTests {
         #expect(again.core.sessionIDs == ["default", "kiosk-3"])
         #expect(again.state(of: "kiosk-3") == fresh.state(of: "kiosk-3"))
     }
+
+    @Test func aPresenterSyncingAnEndedSessionsIDAgainGetsTheNewSessionsSnapshot() {
+        let h = kioskWithPresenterAndStepper()
+        h.receive(.endSession(SessionRequest(req: 7, session: "kiosk-3")), from: Peers.flowctl)
+        // The new session's seq starts again: the old one's last seq (2) names none of its commands.
+        let synced = h.receive(.sync(Sync(req: 8, session: "kiosk-3", lastSeq: 2, create: true)), from: Peers.tui)
+        #expect(
+            synced.to(Peers.tui) == [
+                ok(8, ["seq": 2, "mode": "snapshot"]),
+                .snapshot(SnapshotMessage(session: "kiosk-3", seq: 2, ui: UISnapshot(h.core.ui(of: "kiosk-3")!))),
+            ]
+        )
+    }
 }
