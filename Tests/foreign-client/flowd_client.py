@@ -125,6 +125,8 @@ class Connection:
         t, b = self.request_raw(msg_type, body)
         if t != "ERROR" or b.get("code") != code:
             raise ProtocolError("%s %r: expected ERROR %s, got %s %r" % (msg_type, body, code, t, b))
+        if not (set(b) >= {"req", "code", "message", "type"} and isinstance(b["message"], str)):
+            raise ProtocolError("an ERROR has req, code, message and type (§3): %r" % b)
         return b
 
     def hello(self, role, name, heartbeat_ms=60000, instance=None, **extra):
