@@ -18,7 +18,8 @@ from flowd_client import connect  # noqa: E402
 from harness import Run, check, section  # noqa: E402
 from operators import (bad_input, deep_links, end_sessions, operator_basics, operator_sessions,  # noqa: E402
                        session_limit)
-from roles import adapt, attach_stepper, gaps, present_default, reconnect, steps_and_dedup, subscribe_events  # noqa
+from roles import (adapt, attach_stepper, gaps, person_navigates, present_default, reconnect,  # noqa: E402
+                   steps_and_dedup, subscribe_events)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -44,6 +45,7 @@ def main():
         operator_sessions(run, op, st, pr)
         deep_links(run, op, pr)
         end_sessions(run, op, st)
+        person_navigates(run, op, st)
         bad_input(run, op, st, pr)
         session_limit(run, op)
         st = reconnect(run, op, st, wishlist, sent_step)

@@ -179,6 +179,39 @@ def gaps(run, pr):
     pr.conn.kept("HEARTBEAT")
 
 
+def person_navigates(run, op, st):
+    section("the person navigates: another tab, back in a stack; the snapshot follows the reports (§6.5.1)")
+    conn = connect(run.ctx, run.control, "presenter", "foreign-person")
+    pr = Presenter(conn, "person")
+    result = pr.sync(0, create=True)
+    check(result["mode"] == "snapshot", "a SYNC that creates the session gets a snapshot", result)
+    pr.take_snapshot(result["seq"])
+    pr.report_all_visible()
+    result = op.request("DEEPLINK", {"session": "person", "uri": "movies://wishlist/movie/5"})
+    check(result["applied"] == ["movieIsPicked"], "the deep link in the new session", result)
+    while "wishlist.movie.5" not in pr.ui.screens:
+        pr.next_command()
+    detail = st.expect_type("ATTACH", session="person", kind="movies.detail", presentable="wishlist.movie.5")
+    check(pr.ui.visible() >= {"wishlist.stack", "wishlist.movie.5"}, "the movie is on screen", pr.ui.visible())
+    # Another tab: what it leaves is hidden, what it shows visible; then back in the wishlist's stack.
+    pr.conn.request("REPORT", {"session": "person", "reports": [
+        {"presentable": "wishlist.stack", "state": "hidden"}, {"presentable": "wishlist.movie.5", "state": "hidden"},
+        {"presentable": "watched.stack", "state": "visible"}, {"presentable": "watched.list", "state": "visible"}]})
+    pr.conn.request("REPORT", {"session": "person", "reports": [
+        {"presentable": "wishlist.movie.5", "state": "dismissed"}]})
+    detached = st.expect_type("DETACH", session="person", attachment=detail["attachment"])
+    check(detached["reason"] == "presentableDismissed", "a dismissed screen's attachment ends", detached)
+    result = pr.sync(0)
+    snapshot = pr.take_snapshot(result["seq"])
+    entries = {e["screen"]["id"]: e for e in snapshot["ui"]["screens"]}
+    check(entries["dashboard.tabs"]["selected"] == 1, "the tab bar's selected follows the tab reported visible",
+          entries["dashboard.tabs"])
+    check(entries["wishlist.stack"]["children"] == ["wishlist.list"] and "wishlist.movie.5" not in entries,
+          "the screen the person left is gone from the UI", entries["wishlist.stack"])
+    conn.send("BYE", {})
+    conn.close()
+
+
 def reconnect(run, op, st, wishlist, sent_step):
     section("a stepper reconnects: replaced, ATTACH again (resumed), a step sent again (§3, §5.1, §5.5)")
     detail, step, req = sent_step
