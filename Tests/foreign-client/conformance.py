@@ -18,8 +18,8 @@ from flowd_client import connect  # noqa: E402
 from harness import Run, check, section  # noqa: E402
 from operators import (bad_input, deep_links, end_sessions, operator_basics, operator_sessions,  # noqa: E402
                        session_limit)
-from roles import (adapt, attach_stepper, gaps, person_navigates, present_default, reconnect,  # noqa: E402
-                   steps_and_dedup, subscribe_events)
+from roles import (adapt, attach_stepper, gaps, person_navigates, present_default, presenter_restarts,  # noqa: E402
+                   reconnect, steps_and_dedup, subscribe_events)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -49,6 +49,7 @@ def main():
         bad_input(run, op, st, pr)
         session_limit(run, op)
         st = reconnect(run, op, st, wishlist, sent_step)
+        pr = presenter_restarts(run, op, pr)
         section("BYE: the daemon treats the peer as gone at once (§3)")
         st.send("BYE", {})
         pr.conn.send("BYE", {})

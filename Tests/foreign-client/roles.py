@@ -146,10 +146,17 @@ def adapt(run, st, pr, events, op, wishlist):
     bad = st.expect_type("ERROR", type="ADAPTED")
     check(bad["req"] is None and bad["code"] == "malformedBody", "an ADAPTED answer that is not one of three", bad)
     check(not [b for t, b in st.inbox if t in ("OK", "ERROR")], "the late answer got no reply", st.inbox)
+    # A replace with a step the application does not declare is dropped and fails the adaptation at once.
+    question = ask()
+    st.send("ADAPTED", {"session": "default", "request": question["request"], "answer": "replace",
+                        "step": {"name": "noSuchStep"}})
+    failed = events.expect(lambda e: e["event"] == "drop" and e["reason"] == "adaptFailed", "adaptFailed")
+    check(failed["step"]["name"] == "aboutIsRequired", "the adapted step is dropped, adaptFailed", failed)
     counters = op.request("HEALTH")["counters"]
-    check(counters.get("adapts") == {"replace": 1, "allow": 1, "refuse": 1}, "HEALTH adapts", counters.get("adapts"))
-    check(counters.get("adapt_answers_dropped") == {"unknownRequest": 1}, "HEALTH adapt_answers_dropped",
-          counters.get("adapt_answers_dropped"))
+    check(counters.get("adapts") == {"replace": 1, "allow": 1, "refuse": 1}, "HEALTH adapts by answer",
+          counters.get("adapts"))
+    check(counters.get("adapt_answers_dropped") == {"unknownRequest": 1, "unknownStep": 1},
+          "HEALTH adapt_answers_dropped", counters.get("adapt_answers_dropped"))
 
 
 def gaps(run, pr):
@@ -210,6 +217,27 @@ def person_navigates(run, op, st):
           "the screen the person left is gone from the UI", entries["wishlist.stack"])
     conn.send("BYE", {})
     conn.close()
+
+
+def presenter_restarts(run, op, pr):
+    section("a presenter restarts under its name and takes over; operators share a name (§3, §6.1)")
+    again = Presenter(connect(run.ctx, run.control, "presenter", "foreign-tui"), "default")
+    notice = pr.conn.expect_type("ERROR", code="replaced")
+    check(notice["req"] is None and notice["type"] == "HELLO", "the old presenter is told it was replaced", notice)
+    pr.conn.close()
+    again.ui = pr.ui  # the same process's UI, applied up to its last seq
+    result = again.sync(pr.ui.seq)
+    check(result["mode"] == "replay", "it resumes with its last_seq (same daemon)", result)
+    while again.ui.seq < result["seq"]:  # what it had not taken yet (the deep links' other flows' commands)
+        again.next_command(report=False)
+    again.report_all_visible()
+    twin = connect(run.ctx, run.control, "operator", "foreign-operator")
+    check(twin.request("HEALTH")["peers"]["operator"] == 2 and op.request("HEALTH")["status"] == "ok",
+          "two operators of one name both answered")
+    check(not [b for t, b in op.inbox if t == "ERROR"], "an operator is not replaced", op.inbox)
+    twin.send("BYE", {})
+    twin.close()
+    return again
 
 
 def reconnect(run, op, st, wishlist, sent_step):
