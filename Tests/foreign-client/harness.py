@@ -112,6 +112,7 @@ class Events:
 class Run:
     def __init__(self, flowd, flow_file):
         self.dir = tempfile.mkdtemp(prefix="flowd-foreign-")
+        self.flow_file = flow_file
         self.control = "ipc://" + os.path.join(self.dir, "control.sock")
         self.events = "ipc://" + os.path.join(self.dir, "events.sock")
         self.log = open(os.path.join(self.dir, "flowd.log"), "wb")

@@ -1,5 +1,6 @@
 """Checks of the operator's side, sessions and bad input (PROTOCOL.md §2, §3, §4, §7, §8)."""
 
+import hashlib
 import json
 import os
 
@@ -23,7 +24,16 @@ def operator_basics(run, op):
     missing = [c for c in HEALTH_COUNTERS if c not in health["counters"]]
     check(not missing, "HEALTH counters named in §7 are there", missing)
     check(set(health["journal"]) >= {"records", "recovered_records", "available"}, "HEALTH journal", health)
+    version = health.get("app_version")
+    check(isinstance(version, str) and len(version) == 12 and all(c in "0123456789abcdef" for c in version),
+          "HEALTH app_version: 12 hex digits of the flow file's SHA-256", version)
+    check(version == hashlib.sha256(open(run.flow_file, "rb").read()).hexdigest()[:12], "app_version", version)
+    check(health["counters"].get("app_reloads") == 0 and health["counters"].get("app_reloads_refused") == 0,
+          "a flow file daemon counts its reloads", health["counters"])
     described = op.request("DESCRIBE")
+    check(described.get("app_version") == version, "DESCRIBE's app_version is HEALTH's", described.get("app_version"))
+    check(op.request("DESCRIBE", {"session": "default"}) == described, "DESCRIBE of a session of that version")
+    op.request_error("DESCRIBE", {"session": "nowhere"}, "unknownSession")
     steps = {s["name"]: s for s in described["steps"]}
     check(steps["movieIsPicked"] == {"name": "movieIsPicked", "payload": "<int: a movie id>",
                                      "summary": "a movie's detail is pushed"}, "DESCRIBE step", steps["movieIsPicked"])
