@@ -21,7 +21,8 @@ func runDaemon(
 ) async throws {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = .warning
+        // FLOWD_BENCH_LOG_LEVEL=info shows the daemon's compactions with their duration (docs/PERFORMANCE.md).
+        handler.logLevel = getenv("FLOWD_BENCH_LOG_LEVEL").flatMap { Logger.Level(rawValue: String(cString: $0)) } ?? .warning
         return handler
     }
     let logger = Logger(label: "flowd-bench.daemon")
