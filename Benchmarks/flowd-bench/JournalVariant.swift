@@ -59,6 +59,8 @@ struct RecoveryResult: Codable, Sendable {
     var generation: Int
     /// Bytes of the records themselves (no frame headers).
     var recordBytes: Int
+    /// CPU time of load and replay (this process, all threads): on a loaded machine, the figure that does not wait.
+    var cpuSeconds: Double?
 
     var totalSeconds: Double { loadSeconds + replaySeconds }
     var recordsPerSecond: Double { totalSeconds > 0 ? Double(records) / totalSeconds : 0 }
@@ -70,6 +72,7 @@ struct RecoveryResult: Codable, Sendable {
 func runRecovery(stateDirectory: String) throws {
     let logger = Logger(label: "flowd-bench.recover", factory: { _ in SwiftLogNoOpLogHandler() })
     let started = monotonicNanoseconds()
+    let startedCPU = processCPUNanoseconds()
     let store = try JournalStore(
         configuration: JournalConfiguration(directory: stateDirectory, fsync: .never), logger: logger
     )
@@ -86,9 +89,17 @@ func runRecovery(stateDirectory: String) throws {
     let result = RecoveryResult(
         loadSeconds: Double(loaded - started) / 1e9, replaySeconds: Double(replayed - loaded) / 1e9,
         records: report.records, sessions: report.sessions, generation: Int(store.generation),
-        recordBytes: records.reduce(0) { $0 + $1.count }
+        recordBytes: records.reduce(0) { $0 + $1.count },
+        cpuSeconds: Double(processCPUNanoseconds() - startedCPU) / 1e9
     )
     emit("RESULT " + (try encodeJSON(result)))
+}
+
+/// CPU time this process used so far (`CLOCK_PROCESS_CPUTIME_ID`).
+func processCPUNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
 /// The records of a snapshot's payload: each a little-endian `UInt32` length and its bytes (the format of

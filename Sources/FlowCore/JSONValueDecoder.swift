@@ -55,12 +55,15 @@ private struct ValueDecoder: Decoder {
     /// `value` as a `T`: the primitives directly, the values `JSONDecoder` treats specially refused, the rest through
     /// `T.init(from:)`.
     func typed<T: Decodable>(_ type: T.Type) throws -> T {
-        if T.self == JSONValue.self { return value as! T }
-        if T.self == String.self { return try string() as! T }
-        if T.self == Int.self { return try integer(Int.self) as! T }
-        if T.self == Bool.self { return try boolean() as! T }
-        if T.self == PresentableID.self { return PresentableID(try string()) as! T }
-        if T.self == PresentationModel.self, let model = try PresentationModel(savedValue: value) { return model as! T }
+        // `unsafeBitCast`: T is the type compared with, so this is the value itself (a dynamic cast cost more).
+        if T.self == JSONValue.self { return unsafeBitCast(value, to: T.self) }
+        if T.self == String.self { return unsafeBitCast(try string(), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try integer(Int.self), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try boolean(), to: T.self) }
+        if T.self == PresentableID.self { return unsafeBitCast(PresentableID(try string()), to: T.self) }
+        if T.self == PresentationModel.self, let model = try PresentationModel(savedValue: value) {
+            return unsafeBitCast(model, to: T.self)
+        }
         if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
             throw JSONValueDecoder.Unsupported()
         }

@@ -74,12 +74,12 @@ extension PresentationModel: Codable {
     init?(savedValue: JSONValue) throws {
         let unsupported = JSONValueDecoder.Unsupported()
         guard case .object(let fields) = savedValue, case .array(let saved)? = fields["nodes"] else { throw unsupported }
+        var root: PresentableID?
         switch fields["root"] {
-        case nil, .null?: rootID = nil
-        case .string(let root)?: rootID = PresentableID(root)
+        case nil, .null?: break
+        case .string(let id)?: root = PresentableID(id)
         default: throw unsupported
         }
-        nodes.reserveCapacity(saved.count)
         func presentable(_ value: JSONValue?) throws -> PresentableID? {
             switch value {
             case nil, .null?: return nil
@@ -87,27 +87,28 @@ extension PresentationModel: Codable {
             default: throw unsupported
             }
         }
+        var nodes: [SavedScreen] = []
+        nodes.reserveCapacity(saved.count)
         for element in saved {
             guard case .object(let node) = element else { throw unsupported }
             guard node["node"] == nil else { return nil }
             guard let id = try presentable(node["id"]) else { throw unsupported }
-            var kind = Screen.Kind.view
+            var screen = SavedScreen(id: id)
             switch node["kind"] {
             case nil, .null?: break
-            case .string(let name)?: kind = Screen.Kind(name)
+            case .string(let name)?: screen.kind = Screen.Kind(name)
             default: throw unsupported
             }
-            var type: String?
             switch node["type"] {
             case nil, .null?: break
-            case .string(let name)?: type = name
+            case .string(let name)?: screen.type = name
             default: throw unsupported
             }
-            var saved = Node(screen: Screen(id: id, kind: kind, type: type, data: node["data"] ?? .null), placement: .window)
+            screen.data = node["data"] ?? .null
             switch node["children"] {
             case nil, .null?: break
             case .array(let children)?:
-                saved.children = try children.map { child in
+                screen.children = try children.map { child in
                     guard case .string(let id) = child else { throw unsupported }
                     return PresentableID(id)
                 }
@@ -115,25 +116,79 @@ extension PresentationModel: Codable {
             }
             switch node["tab"] {
             case nil, .null?: break
-            case .int(let tab)?: saved.selectedTab = tab
+            case .int(let tab)?: screen.tab = tab
             default: throw unsupported
             }
-            saved.master = try presentable(node["master"])
-            saved.detail = try presentable(node["detail"])
-            saved.presented = try presentable(node["presented"])
-            nodes[id] = saved
+            screen.master = try presentable(node["master"])
+            screen.detail = try presentable(node["detail"])
+            screen.presented = try presentable(node["presented"])
+            nodes.append(screen)
         }
-        guard placeNodes() == nil else { throw unsupported }
+        guard let model = PresentationModel(saved: nodes, root: root) else { throw unsupported }
+        self = model
+    }
+
+    /// One node of the saved model (the second format), for readers that parse it themselves.
+    package struct SavedScreen: Sendable {
+        package var id: PresentableID
+        package var kind = Screen.Kind.view
+        /// `nil`: the kind's name.
+        package var type: String?
+        package var data = JSONValue.null
+        package var children: [PresentableID] = []
+        package var tab = 0
+        package var master: PresentableID?
+        package var detail: PresentableID?
+        package var presented: PresentableID?
+
+        package init(id: PresentableID) { self.id = id }
+    }
+
+    /// The model the saved nodes describe, as ``init(from:)`` makes it (a later node with the same ID replaces an
+    /// earlier one); `nil` when they contradict themselves (a node missing, placed twice or hanging from nothing).
+    package init?(saved: [SavedScreen], root: PresentableID?) {
+        var index: [PresentableID: Int] = [:]
+        index.reserveCapacity(saved.count)
+        for (position, node) in saved.enumerated() { index[node.id] = position }
+        guard index.count == saved.count else { return nil }  // a repeated ID: left to init(from:), which keeps the last
+        var placements = [Placement?](repeating: nil, count: saved.count)
+        func place(_ id: PresentableID, _ placement: Placement) -> Bool {
+            guard let position = index[id], placements[position] == nil else { return false }
+            placements[position] = placement
+            return true
+        }
+        if let root, !place(root, .window) { return nil }
+        for node in saved {
+            for child in node.children where !place(child, .child(of: node.id)) { return nil }
+            if let master = node.master, !place(master, .child(of: node.id)) { return nil }
+            if let detail = node.detail, !place(detail, .child(of: node.id)) { return nil }
+            if let presented = node.presented, !place(presented, .presented(over: node.id)) { return nil }
+        }
+        nodes.reserveCapacity(saved.count)
+        for (position, node) in saved.enumerated() {
+            guard let placement = placements[position] else { return nil }
+            var made = Node(
+                screen: Screen(id: node.id, kind: node.kind, type: node.type, data: node.data), placement: placement)
+            made.children = node.children
+            made.selectedTab = node.tab
+            made.master = node.master
+            made.detail = node.detail
+            made.presented = node.presented
+            nodes[node.id] = made
+        }
+        rootID = root
     }
 
     /// Fills in each node's placement from its parent's children and modal; why the nodes contradict themselves
-    /// (one missing or placed twice, or hanging from nothing), `nil` when they do not.
+    /// (one missing or placed twice, or hanging from nothing), `nil` when they do not. The placements are found
+    /// first and set after, so that the nodes are not copied while they are walked.
     private mutating func placeNodes() -> String? {
-        var placed: Set<PresentableID> = []
-        placed.reserveCapacity(nodes.count)
+        var placements: [PresentableID: Placement] = [:]
+        placements.reserveCapacity(nodes.count)
         func place(_ id: PresentableID, _ placement: Placement) -> String? {
-            guard nodes[id] != nil, placed.insert(id).inserted else { return "\(id) is missing or placed twice" }
-            nodes[id]?.placement = placement
+            guard nodes[id] != nil, placements.updateValue(placement, forKey: id) == nil else {
+                return "\(id) is missing or placed twice"
+            }
             return nil
         }
         if let rootID, let contradiction = place(rootID, .window) { return contradiction }
@@ -147,7 +202,11 @@ extension PresentationModel: Codable {
                 return contradiction
             }
         }
-        return placed.count == nodes.count ? nil : "\(nodes.count - placed.count) presentable(s) hang from nothing"
+        guard placements.count == nodes.count else {
+            return "\(nodes.count - placements.count) presentable(s) hang from nothing"
+        }
+        for (id, placement) in placements { nodes[id]!.placement = placement }
+        return nil
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -267,8 +267,9 @@ extension JournalRecord {
     /// - Throws: ``DecodingFailure``.
     init(decoding bytes: [UInt8]) throws(DecodingFailure) {
         // The fast reader covers what flowd writes but doubles and escaped strings; JSONDecoder reads the rest.
+        let stateRead = StateRecordReader.read(bytes)
         guard
-            let value = FastJSONReader.value(bytes)
+            let value = stateRead.map({ JSONValue.object($0.fields) }) ?? FastJSONReader.value(bytes)
                 ?? (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))),
             case .object(let fields) = value
         else { throw .malformed("not a JSON object") }
@@ -276,7 +277,9 @@ extension JournalRecord {
         let version = fields["v"].map { $0.intValue ?? Int.max } ?? 1
         guard version <= Self.formatVersion else { throw .newerVersion(version, kind: kind) }
         if kind == "steps", version >= 3 {
-            self = JournalRecord(session: "", kind: .stepWindows(try Self.decodeJSON(StepWindowsBody.self, bytes).windows))
+            var windows = fields["windows"].flatMap { try? JSONValueDecoder.decode(StepResultWindows.self, from: $0) }
+            if windows == nil { windows = try Self.decodeJSON(StepWindowsBody.self, bytes).windows }
+            self = JournalRecord(session: "", kind: .stepWindows(windows!))
             return
         }
         if kind == "daemon" {
@@ -300,7 +303,8 @@ extension JournalRecord {
             guard app != nil || fields["app"] == nil else {
                 throw .malformed("a state record whose app is not a string")
             }
-            self.init(session: session, kind: .state(try Self.sessionState(fields["state"], bytes), app: app))
+            let state = if let stateRead { stateRead.state } else { try Self.sessionState(fields["state"], bytes) }
+            self.init(session: session, kind: .state(state, app: app))
         case "report":
             guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,
                 let state = report["state"]?.stringValue.flatMap(PresentableState.init(rawValue:))

@@ -16,7 +16,7 @@ package struct FastJSONReader {
     }
 
     /// `body` read whole by `read`, or `nil` to use `JSONDecoder`.
-    static func read<Value>(
+    package static func read<Value>(
         _ body: [UInt8], _ read: (inout FastJSONReader) throws(FastPathUnsupported) -> Value
     ) -> Value? {
         body.withUnsafeBufferPointer { buffer in
@@ -51,7 +51,7 @@ package struct FastJSONReader {
     }
 
     /// Reads an object, calling `member` with the reader on each member's value and the key's bytes.
-    mutating func object(
+    package mutating func object(
         _ member: (inout FastJSONReader, Range<Int>) throws(FastPathUnsupported) -> Void
     ) throws(FastPathUnsupported) {
         skipWhitespace()
@@ -87,7 +87,7 @@ package struct FastJSONReader {
     }
 
     /// Reads an array, calling `element` with the reader on each element.
-    mutating func array(
+    package mutating func array(
         _ element: (inout FastJSONReader) throws(FastPathUnsupported) -> Void
     ) throws(FastPathUnsupported) {
         skipWhitespace()
@@ -111,7 +111,22 @@ package struct FastJSONReader {
         }
     }
 
-    func key(_ range: Range<Int>, is name: StaticString) -> Bool {
+    /// Reads `null` if it comes next.
+    package mutating func null() -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == 0x6E else { return false }
+        return (try? literal("null")) != nil
+    }
+
+    /// A key's text (for a member kept as a value), valid UTF-8.
+    package func text(_ range: Range<Int>) throws(FastPathUnsupported) -> String {
+        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+            throw FastPathUnsupported()
+        }
+        return text
+    }
+
+    package func key(_ range: Range<Int>, is name: StaticString) -> Bool {
         guard range.count == name.utf8CodeUnitCount else { return false }
         return name.withUTF8Buffer { expected in
             var offset = 0
@@ -139,7 +154,7 @@ package struct FastJSONReader {
         }
     }
 
-    mutating func value(depth: Int) throws(FastPathUnsupported) -> JSONValue {
+    package mutating func value(depth: Int) throws(FastPathUnsupported) -> JSONValue {
         guard depth < 64 else { throw FastPathUnsupported() }
         skipWhitespace()
         guard index < bytes.count else { throw FastPathUnsupported() }
@@ -219,7 +234,7 @@ package struct FastJSONReader {
     }
 
     /// A string with no escapes and no control characters, valid UTF-8.
-    mutating func string() throws(FastPathUnsupported) -> String {
+    package mutating func string() throws(FastPathUnsupported) -> String {
         try expect(0x22)
         let start = index
         while index < bytes.count {
@@ -237,7 +252,7 @@ package struct FastJSONReader {
     }
 
     /// `-?(0|[1-9][0-9]*)` that fits in an `Int`, not followed by a fraction or an exponent.
-    mutating func integer() throws(FastPathUnsupported) -> Int {
+    package mutating func integer() throws(FastPathUnsupported) -> Int {
         var negative = false
         if index < bytes.count, bytes[index] == 0x2D {
             negative = true

@@ -5,8 +5,8 @@ import FlowdTesting
 import TestFlows
 import Testing
 
-/// How a `state` record is read: the fast reader gives what `JSONDecoder` gives for today's bytes
-/// (docs/RELIABILITY.md, "State snapshots").
+/// How a `state` record is read: the state record reader and the fast reader give what `JSONDecoder` gives for
+/// today's bytes, and what they do not cover is read the general way (docs/RELIABILITY.md, "State snapshots").
 struct StateRecordTests {
     let tui = Peers.tui
     let movies = Peers.movies
@@ -96,6 +96,9 @@ struct StateRecordTests {
         let fast = try JSONValueDecoder.decode(SessionState.self, from: try #require(members["state"]))
         let slow = try JournalRecord.decodeJSON(JournalRecord.StateBody.self, bytes).state
         #expect(fast == slow)
+        let direct = try #require(StateRecordReader.read(bytes), "the state record reader reads it")
+        #expect(direct.state == slow)
+        #expect(direct.fields == ["kind": "state", "session": "default", "v": 3])
         let record = try JournalRecord(decoding: bytes)
         #expect(record == JournalRecord(session: "default", kind: .state(slow, app: nil)))
         #expect(record.encoded == bytes)
@@ -110,6 +113,32 @@ struct StateRecordTests {
         _ = try state.ui.apply(.push(.view("odd", type: "Odd", data: ["title": "a \"quoted\" one", "rating": 4.5]), onto: "app"))
         let written = JournalRecord(session: "default", kind: .state(state, app: nil)).encoded
         #expect(FastJSONReader.value(written) == nil, "left to JSONDecoder")
+        #expect(StateRecordReader.read(written) == nil)
         #expect(try JournalRecord(decoding: written) == JournalRecord(session: "default", kind: .state(state, app: nil)))
+    }
+
+    /// The golden record with its `ui` replaced by `ui`.
+    func golden(ui: String) throws -> [UInt8] {
+        let text = Self.golden
+        let start = try #require(text.range(of: #""ui":{"#))
+        let end = try #require(text.range(of: #"}},"v":3}"#, options: .backwards))
+        return Array((text[..<start.lowerBound] + #""ui":"# + ui + text[end.lowerBound...].dropFirst()).utf8)
+    }
+
+    @Test("A state whose UI model is in the first format, or with a repeated key, is read the general way")
+    func theFirstUIFormatAndRepeatedKeysAreReadTheGeneralWay() throws {
+        let first = #"{"nodes":[{"id":"app","node":{"children":[],"placement":{"window":{}},"#
+            + #""screen":{"data":null,"id":"app","kind":"stack","type":"stack"},"selectedTab":0}}],"root":"app"}"#
+        let bytes = try golden(ui: first)
+        #expect(StateRecordReader.read(bytes) == nil)
+        guard case .state(let state, _) = try JournalRecord(decoding: bytes).kind else { throw StateMissing() }
+        var expected = PresentationModel()
+        _ = try expected.apply(.setRoot(.stack("app")))
+        #expect(state.ui == expected)
+
+        let repeated = try golden(ui: #"{"nodes":[{"id":"app","kind":"stack","kind":"stack"}],"root":"app"}"#)
+        #expect(StateRecordReader.read(repeated) == nil)
+        guard case .state(let again, _) = try JournalRecord(decoding: repeated).kind else { throw StateMissing() }
+        #expect(again.ui == expected)
     }
 }

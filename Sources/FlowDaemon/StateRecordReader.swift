@@ -1,0 +1,127 @@
+internal import FlowCore
+internal import FlowWire
+
+/// Reads a `state` record as flowd writes it, straight from its bytes: the saved UI model's screens go into the model
+/// without becoming JSON values first (thousands of them in a deep UI: docs/PERFORMANCE.md), the other parts are
+/// typed by ``JSONValueDecoder``. `nil` for anything else (an escape, a double, the UI model's first format, a
+/// repeated key, a part missing): the caller reads the record the general way, which reads what this refuses.
+enum StateRecordReader {
+    /// What a record starts with when ``JournalRecord/encoded`` wrote a `state` (keys sorted).
+    private static let prefix = Array(#"{"kind":"state","#.utf8)
+
+    /// The record's other fields (`kind`, `session`, `v`, …) and its state.
+    static func read(_ bytes: [UInt8]) -> (fields: [String: JSONValue], state: SessionState)? {
+        guard bytes.starts(with: prefix) else { return nil }
+        return FastJSONReader.read(bytes) { reader throws(FastPathUnsupported) in
+            var fields: [String: JSONValue] = [:]
+            var state: SessionState?
+            try reader.object { reader, key throws(FastPathUnsupported) in
+                if reader.key(key, is: "state") {
+                    guard state == nil else { throw FastPathUnsupported() }
+                    state = try readState(&reader)
+                } else {
+                    let name = try reader.text(key)
+                    guard fields.updateValue(try reader.value(depth: 1), forKey: name) == nil else {
+                        throw FastPathUnsupported()
+                    }
+                }
+            }
+            guard let state, fields["state"] == nil else { throw FastPathUnsupported() }
+            return (fields, state)
+        }
+    }
+
+    private static func readState(_ reader: inout FastJSONReader) throws(FastPathUnsupported) -> SessionState {
+        var parts: [String: JSONValue] = [:]
+        var ui: PresentationModel?
+        try reader.object { reader, key throws(FastPathUnsupported) in
+            if reader.key(key, is: "ui") {
+                guard ui == nil else { throw FastPathUnsupported() }
+                ui = try readUI(&reader)
+            } else {
+                let name = try reader.text(key)
+                guard parts.updateValue(try reader.value(depth: 2), forKey: name) == nil else {
+                    throw FastPathUnsupported()
+                }
+            }
+        }
+        guard let ui, parts["ui"] == nil else { throw FastPathUnsupported() }
+        func typed<T: Decodable>(_ name: String, _ type: T.Type) throws(FastPathUnsupported) -> T {
+            guard let value = parts[name], let typed = try? JSONValueDecoder.decode(T.self, from: value) else {
+                throw FastPathUnsupported()
+            }
+            return typed
+        }
+        return SessionState(
+            tree: try typed("tree", SavedFlowTree.self), ui: ui, seq: try typed("seq", UInt64.self),
+            outbox: try typed("outbox", [CommandMessage].self),
+            awaitedReports: try typed("awaitedReports", [SessionState.AwaitedReports].self),
+            remoteAttachments: try typed("remoteAttachments", [SessionState.RemoteAttachment].self))
+    }
+
+    /// `{"nodes": [...], "root": ...}` in the second format (``PresentationModel/SavedScreen``).
+    private static func readUI(_ reader: inout FastJSONReader) throws(FastPathUnsupported) -> PresentationModel {
+        var nodes: [PresentationModel.SavedScreen]?
+        var root: PresentableID?
+        var rootRead = false
+        try reader.object { reader, key throws(FastPathUnsupported) in
+            if reader.key(key, is: "nodes") {
+                guard nodes == nil else { throw FastPathUnsupported() }
+                var read: [PresentationModel.SavedScreen] = []
+                try reader.array { reader throws(FastPathUnsupported) in read.append(try readScreen(&reader)) }
+                nodes = read
+            } else if reader.key(key, is: "root") {
+                guard !rootRead else { throw FastPathUnsupported() }
+                rootRead = true
+                root = try optionalID(&reader)
+            } else {
+                _ = try reader.value(depth: 3)
+            }
+        }
+        guard let nodes, let model = PresentationModel(saved: nodes, root: root) else { throw FastPathUnsupported() }
+        return model
+    }
+
+    private static func readScreen(
+        _ reader: inout FastJSONReader
+    ) throws(FastPathUnsupported) -> PresentationModel.SavedScreen {
+        var screen = PresentationModel.SavedScreen(id: "")
+        var seen = 0  // a bit per field of ``screenFields``
+        try reader.object { reader, key throws(FastPathUnsupported) in
+            guard let field = screenFields.firstIndex(where: { reader.key(key, is: $0) }) else {
+                if reader.key(key, is: "node") { throw FastPathUnsupported() }  // the first format
+                _ = try reader.value(depth: 4)
+                return
+            }
+            guard seen & 1 << field == 0 else { throw FastPathUnsupported() }
+            seen |= 1 << field
+            switch field {
+            case 0: screen.id = PresentableID(try reader.string())
+            case 1: if !reader.null() { screen.kind = Screen.Kind(try reader.string()) }
+            case 2: if !reader.null() { screen.type = try reader.string() }
+            case 3: screen.data = try reader.value(depth: 4)
+            case 4:
+                if !reader.null() {
+                    try reader.array { reader throws(FastPathUnsupported) in
+                        screen.children.append(PresentableID(try reader.string()))
+                    }
+                }
+            case 5: if !reader.null() { screen.tab = try reader.integer() }
+            case 6: screen.master = try optionalID(&reader)
+            case 7: screen.detail = try optionalID(&reader)
+            default: screen.presented = try optionalID(&reader)
+            }
+        }
+        guard seen & 1 != 0 else { throw FastPathUnsupported() }  // no id
+        return screen
+    }
+
+    /// A saved screen's fields, in the order ``readScreen(_:)`` numbers them.
+    private static let screenFields: [StaticString] = [
+        "id", "kind", "type", "data", "children", "tab", "master", "detail", "presented",
+    ]
+
+    private static func optionalID(_ reader: inout FastJSONReader) throws(FastPathUnsupported) -> PresentableID? {
+        reader.null() ? nil : PresentableID(try reader.string())
+    }
+}
