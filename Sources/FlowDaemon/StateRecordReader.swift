@@ -6,12 +6,13 @@ internal import FlowWire
 /// typed by ``JSONValueDecoder``. `nil` for anything else (an escape, a double, the UI model's first format, a
 /// repeated key, a part missing): the caller reads the record the general way, which reads what this refuses.
 enum StateRecordReader {
-    /// What a record starts with when ``JournalRecord/encoded`` wrote a `state` (keys sorted).
-    private static let prefix = Array(#"{"kind":"state","#.utf8)
+    /// What a `state` record holds near its start as ``JournalRecord/encoded`` writes it (keys sorted: after `app`,
+    /// if any); other records are not tried.
+    private static let marker = Array(#""kind":"state","#.utf8)
 
-    /// The record's other fields (`kind`, `session`, `v`, …) and its state.
+    /// The record's other fields (`app`, `kind`, `session`, `v`, …) and its state.
     static func read(_ bytes: [UInt8]) -> (fields: [String: JSONValue], state: SessionState)? {
-        guard bytes.starts(with: prefix) else { return nil }
+        guard looksLikeState(bytes) else { return nil }
         return FastJSONReader.read(bytes) { reader throws(FastPathUnsupported) in
             var fields: [String: JSONValue] = [:]
             var state: SessionState?
@@ -29,6 +30,15 @@ enum StateRecordReader {
             guard let state, fields["state"] == nil else { throw FastPathUnsupported() }
             return (fields, state)
         }
+    }
+
+    private static func looksLikeState(_ bytes: [UInt8]) -> Bool {
+        let end = min(bytes.count, 512) - marker.count
+        guard end >= 1 else { return false }
+        for start in 1...end where bytes[start] == marker[0] && bytes[start..<start + marker.count].elementsEqual(marker) {
+            return true
+        }
+        return false
     }
 
     private static func readState(_ reader: inout FastJSONReader) throws(FastPathUnsupported) -> SessionState {

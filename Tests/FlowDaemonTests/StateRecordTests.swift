@@ -103,6 +103,13 @@ struct StateRecordTests {
         #expect(record == JournalRecord(session: "default", kind: .state(slow, app: nil)))
         #expect(record.encoded == bytes)
         #expect(fast.ui == harness.core.ui(of: "default"))
+
+        // With an application version the record starts with `app`: still read directly.
+        let versioned = JournalRecord(session: "default", kind: .state(slow, app: "movies-1"))
+        let versionedBytes = versioned.encoded
+        #expect(StateRecordReader.read(versionedBytes)?.fields["app"] == "movies-1")
+        #expect(StateRecordReader.read(versionedBytes)?.state == slow)
+        #expect(try JournalRecord(decoding: versionedBytes) == versioned)
     }
 
     @Test("A state record the fast reader does not cover (an escaped string, a double) is read by JSONDecoder")
