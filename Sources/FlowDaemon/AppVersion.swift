@@ -1,4 +1,5 @@
 import Foundation  // not FoundationEssentials alone: a read error's localizedDescription, as `flowctl check` words it
+internal import Crypto
 public import FlowCore
 
 /// One version of an application read from a file (the stock flowd's flow file): the application, its file's bytes
@@ -22,7 +23,7 @@ public struct AppVersion: Sendable {
 
     /// The content id of a file's bytes: the same bytes always give the same id, other bytes (all but certainly) not.
     public static func id(of text: [UInt8]) -> String {
-        SHA256.digest(text).prefix(6).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        SHA256.hash(data: text).prefix(6).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }
 
