@@ -56,12 +56,8 @@ package struct FastJSONReader {
     ) throws(FastPathUnsupported) {
         skipWhitespace()
         try expect(0x7B)
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == 0x7D {
-            index += 1
-            return
-        }
-        while true {
+        if closesAtOnce(0x7D) { return }
+        repeat {
             skipWhitespace()
             try expect(0x22)
             let start = index
@@ -75,15 +71,7 @@ package struct FastJSONReader {
             try expect(0x3A)
             skipWhitespace()
             try member(&self, key)
-            skipWhitespace()
-            guard index < bytes.count else { throw FastPathUnsupported() }
-            if bytes[index] == 0x2C {
-                index += 1
-                continue
-            }
-            try expect(0x7D)
-            return
-        }
+        } while try another(closedBy: 0x7D)
     }
 
     /// Reads an array, calling `element` with the reader on each element.
@@ -92,23 +80,31 @@ package struct FastJSONReader {
     ) throws(FastPathUnsupported) {
         skipWhitespace()
         try expect(0x5B)
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == 0x5D {
-            index += 1
-            return
-        }
-        while true {
+        if closesAtOnce(0x5D) { return }
+        repeat {
             skipWhitespace()
             try element(&self)
-            skipWhitespace()
-            guard index < bytes.count else { throw FastPathUnsupported() }
-            if bytes[index] == 0x2C {
-                index += 1
-                continue
-            }
-            try expect(0x5D)
-            return
+        } while try another(closedBy: 0x5D)
+    }
+
+    /// Whether the object or array just opened closes at once (`{}`, `[]`); the closing byte is read if so.
+    private mutating func closesAtOnce(_ close: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == close else { return false }
+        index += 1
+        return true
+    }
+
+    /// After a member or an element: `true` after a comma (another follows), `false` after `close` (the end).
+    private mutating func another(closedBy close: UInt8) throws(FastPathUnsupported) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw FastPathUnsupported() }
+        if bytes[index] == 0x2C {
+            index += 1
+            return true
         }
+        try expect(close)
+        return false
     }
 
     /// Reads `null` if it comes next.
@@ -162,46 +158,24 @@ package struct FastJSONReader {
         case 0x7B:  // {
             index += 1
             var members: [String: JSONValue] = [:]
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == 0x7D {
-                index += 1
-                return .object(members)
-            }
-            while true {
+            if closesAtOnce(0x7D) { return .object(members) }
+            repeat {
                 skipWhitespace()
                 let key = try string()
                 skipWhitespace()
                 try expect(0x3A)
                 let element = try value(depth: depth + 1)
                 guard members.updateValue(element, forKey: key) == nil else { throw FastPathUnsupported() }
-                skipWhitespace()
-                guard index < bytes.count else { throw FastPathUnsupported() }
-                if bytes[index] == 0x2C {
-                    index += 1
-                    continue
-                }
-                try expect(0x7D)
-                return .object(members)
-            }
+            } while try another(closedBy: 0x7D)
+            return .object(members)
         case 0x5B:  // [
             index += 1
             var elements: [JSONValue] = []
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == 0x5D {
-                index += 1
-                return .array(elements)
-            }
-            while true {
+            if closesAtOnce(0x5D) { return .array(elements) }
+            repeat {
                 elements.append(try value(depth: depth + 1))
-                skipWhitespace()
-                guard index < bytes.count else { throw FastPathUnsupported() }
-                if bytes[index] == 0x2C {
-                    index += 1
-                    continue
-                }
-                try expect(0x5D)
-                return .array(elements)
-            }
+            } while try another(closedBy: 0x5D)
+            return .array(elements)
         case 0x22:
             return .string(try string())
         case 0x74:
