@@ -47,9 +47,12 @@ struct RequestTimeoutsTests {
         let (fired, run) = serve(timeouts, putOff: 3)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await run() }
-            while !timeouts.schedule(1, timeout: .zero, due: .now + .milliseconds(5)) { await Task.yield() }
+            // Both due at the same instant, 1 first in the heap's order: 1 would fire first were it not cancelled. The
+            // instant is far enough ahead that a busy machine cannot reach it before the cancel.
+            let due = ContinuousClock.now + .seconds(3)
+            while !timeouts.schedule(1, timeout: .zero, due: due) { await Task.yield() }
             timeouts.cancel(1)
-            #expect(timeouts.schedule(3, timeout: .zero, due: .now + .milliseconds(5)))
+            #expect(timeouts.schedule(3, timeout: .zero, due: due))
             var firings = fired.makeAsyncIterator()
             let first = await firings.next()
             let second = await firings.next()
