@@ -1,4 +1,4 @@
-public import FlowCore
+package import FlowCore
 package import FlowWire
 
 /// A client connection as the control socket knows it: its ROUTER routing ID.
@@ -11,7 +11,7 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What happens to the daemon: the inputs of ``DaemonCore``.
-public enum DaemonInput: Sendable {
+package enum DaemonInput: Sendable {
     /// A message arrived on the control socket (frames after the routing ID).
     case message(from: PeerAddress, frames: [[UInt8]])
     /// A message arrived on a CURVE control socket from a connection the ZAP handler admitted as `userID` (its

@@ -285,8 +285,8 @@ extension FlowdConfigFile {
 }
 
 /// Why flowd will not start with the security settings it was given.
-public struct FlowdSecurityError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let description: String
+package struct FlowdSecurityError: Error, Sendable, Hashable, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }
 

@@ -90,13 +90,23 @@ public final class DaemonServer: Service, Sendable {
 
     /// Makes a daemon for `application`; nothing is bound until ``run()``.
     ///
-    /// - Parameters:
-    ///   - metricsFactory: where the daemon's metrics go (``DaemonMetrics``); none when `nil`.
-    ///   - appFile: for an application read from a file (the stock flowd): where it is read from, and the version
-    ///     read at start (whose application the daemon runs; `application` is then that one).
-    public init(
+    /// - Parameter metricsFactory: where the daemon's metrics go; none when `nil`.
+    public convenience init(
         application: any FlowApplication, configuration: Configuration, logger: Logger,
-        metricsFactory: (any MetricsFactory)? = nil, appFile: (source: AppVersionSource, version: AppVersion)? = nil
+        metricsFactory: (any MetricsFactory)? = nil
+    ) {
+        self.init(
+            application: application, configuration: configuration, logger: logger, metricsFactory: metricsFactory,
+            appFile: nil
+        )
+    }
+
+    /// ``init(application:configuration:logger:metricsFactory:)`` for an application read from a file (the stock
+    /// flowd): `appFile` says where it is read from, and the version read at start (whose application the daemon
+    /// runs; `application` is then that one).
+    package init(
+        application: any FlowApplication, configuration: Configuration, logger: Logger,
+        metricsFactory: (any MetricsFactory)? = nil, appFile: (source: AppVersionSource, version: AppVersion)?
     ) {
         self.application = appFile?.version.application ?? application
         self.appFile = appFile
@@ -146,8 +156,8 @@ public final class DaemonServer: Service, Sendable {
     }
 
     /// Replaces the allow-list of a daemon that runs with CURVE (flowd does on SIGHUP): connections admitted from now
-    /// on are judged by `policy`, and peers whose key is no longer on it, or whose entry changed, are forgotten
-    /// (``DaemonInput/accessPolicyChanged(_:)``). The secret key and the rest of the configuration stay as they are.
+    /// on are judged by `policy`, and peers whose key is no longer on it, or whose entry changed, are forgotten. The
+    /// secret key and the rest of the configuration stay as they are.
     public func reloadAccessPolicy(_ policy: AccessPolicy) {
         enqueue(.accessPolicyChanged(policy))
     }
@@ -156,7 +166,7 @@ public final class DaemonServer: Service, Sendable {
     /// becomes the version new sessions get (``DaemonInput/appVersionRead(_:)``), one that is not is refused and
     /// counted with its problems logged (``DaemonInput/appReloadRefused(_:)``). Returns whether the daemon runs a file.
     @discardableResult
-    public func reloadApplication() -> Bool {
+    package func reloadApplication() -> Bool {
         guard let source = appFile?.source else { return false }
         do {
             enqueue(.appVersionRead(try source.read()))

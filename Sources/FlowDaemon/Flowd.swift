@@ -33,7 +33,7 @@ public struct FlowdSettings: Sendable {
     }
 
     /// The log level named `name`.
-    public static func logLevel(named name: String) -> Logger.Level? { Logger.Level(rawValue: name.lowercased()) }
+    package static func logLevel(named name: String) -> Logger.Level? { Logger.Level(rawValue: name.lowercased()) }
 }
 
 /// Runs a Flowd daemon for an application.
@@ -49,22 +49,34 @@ public struct FlowdSettings: Sendable {
 /// bootstraps logging and metrics itself, or runs it next to other services.
 public enum Flowd: Sendable {
     /// Runs until SIGTERM or SIGINT (graceful shutdown), notifying systemd (`READY=1`, `STOPPING=1`) when it started
-    /// the daemon with `Type=notify`. SIGHUP reads the allow-list again (``FlowdSettings/reloadAccessPolicy``), and
-    /// the application's file for a daemon given `appFile` (new sessions get the new version:
-    /// ``DaemonServer/reloadApplication()``).
+    /// the daemon with `Type=notify`. SIGHUP reads the allow-list again (``FlowdSettings/reloadAccessPolicy``).
     ///
     /// When `settings.metricsAddress` names an address, the daemon records its metrics (``DaemonMetrics``) into
     /// `metrics` (a registry of its own if `nil`) and serves them there (``MetricsEndpoint``), stopped with the rest.
     /// A `metrics` registry given without an address is recorded into all the same, for the caller to expose.
     ///
-    /// - Throws: ``MetricsEndpointError`` when the metrics address cannot be bound; the daemon's errors.
+    /// - Throws: an error naming the metrics address when it cannot be bound; the daemon's errors.
     public static func run(
         _ application: any FlowApplication,
         settings: FlowdSettings,
         logger: Logger,
         metrics: PrometheusCollectorRegistry? = nil,
+        environment: [String: String] = FlowdEndpoints.currentEnvironment()
+    ) async throws {
+        try await run(
+            application, settings: settings, logger: logger, metrics: metrics, environment: environment, appFile: nil)
+    }
+
+    /// ``run(_:settings:logger:metrics:environment:)`` for an application read from a file (the stock flowd): the
+    /// version read at start, and where SIGHUP reads it again (new sessions get the new version:
+    /// ``DaemonServer/reloadApplication()``).
+    package static func run(
+        _ application: any FlowApplication,
+        settings: FlowdSettings,
+        logger: Logger,
+        metrics: PrometheusCollectorRegistry? = nil,
         environment: [String: String] = FlowdEndpoints.currentEnvironment(),
-        appFile: (source: AppVersionSource, version: AppVersion)? = nil
+        appFile: (source: AppVersionSource, version: AppVersion)?
     ) async throws {
         if settings.server.controlEndpoint.hasPrefix("ipc://") || settings.server.eventsEndpoint.hasPrefix("ipc://") {
             try prepareRuntimeDirectory(settings.runtimeDirectory)

@@ -33,7 +33,7 @@ extension Flowd {
     /// The stock flowd's daemon: runs the application of a file, `version` as read at start, and reads `source`
     /// again on SIGHUP (new sessions get the new version; running ones keep theirs). Otherwise as
     /// ``main(_:arguments:)``.
-    public static func main(file source: AppVersionSource, version: AppVersion, arguments: [String]? = nil) async {
+    package static func main(file source: AppVersionSource, version: AppVersion, arguments: [String]? = nil) async {
         do {
             let command = try FlowdCommand.parse(arguments)
             try await command.run(version.application, appFile: (source, version))

@@ -262,10 +262,10 @@ extension FlowdOptions {
 }
 
 /// A config file that could not be used.
-public struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
-    public let path: String
-    public let reason: String
-    public var description: String { "config file \(path) \(reason)" }
+package struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
+    package let path: String
+    package let reason: String
+    package var description: String { "config file \(path) \(reason)" }
 }
 
 /// The config file's shape (JSON); every field may be left out.

@@ -9,7 +9,7 @@ public enum FsyncPolicy: Sendable, Hashable {
     case never
 
     /// The policy named `name` (`always`, `interval`, `never`), `nil` for another name.
-    public init?(_ name: String, intervalMilliseconds: Int = 100) {
+    package init?(_ name: String, intervalMilliseconds: Int = 100) {
         switch name {
         case "always": self = .always
         case "interval": self = .interval(milliseconds: intervalMilliseconds)
@@ -19,7 +19,7 @@ public enum FsyncPolicy: Sendable, Hashable {
     }
 
     /// `always`, `interval` or `never`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .always: "always"
         case .interval: "interval"

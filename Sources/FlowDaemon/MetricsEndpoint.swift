@@ -5,10 +5,10 @@ internal import ServiceLifecycle
 import Synchronization
 
 /// A metrics address that cannot be used: not `host:port`, or a socket that could not be set up.
-public struct MetricsEndpointError: Error, CustomStringConvertible, Sendable {
-    public let address: String
-    public let reason: String
-    public var description: String { "metrics endpoint \(address): \(reason)" }
+package struct MetricsEndpointError: Error, CustomStringConvertible, Sendable {
+    package let address: String
+    package let reason: String
+    package var description: String { "metrics endpoint \(address): \(reason)" }
 }
 
 /// An HTTP/1.1 responder for Prometheus scrapes on SwiftNIO: `GET /metrics` answers `200` with the text `render`

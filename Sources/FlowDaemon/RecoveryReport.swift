@@ -26,38 +26,38 @@ package struct RecoveryProgress: Sendable, Hashable {
 }
 
 /// Why flowd cannot rebuild its state from the journal's records (the files' own checks are ``JournalError``'s).
-public struct RecoveryError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+package struct RecoveryError: Error, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
+        package init(_ rawValue: String) { self.rawValue = rawValue }
         /// A record that passed its checksum cannot be decoded.
-        public static let unreadableRecord = Code("unreadableRecord")
+        package static let unreadableRecord = Code("unreadableRecord")
         /// A record that reads well contradicts the records before it (a second `session` record for a live
         /// session, a second `daemon` record that does not replace the first): the journal was tampered with or
         /// damaged in a way its checksums cannot see.
-        public static let damagedRecord = Code("damagedRecord")
+        package static let damagedRecord = Code("damagedRecord")
         /// A session's saved state names a flow or stepper the application cannot make again (or restores none):
         /// the application changed since the snapshot was written.
-        public static let unrestorable = Code("unrestorable")
+        package static let unrestorable = Code("unrestorable")
         /// A record of a record format version newer than this flowd reads (written by a newer flowd).
-        public static let newerRecord = Code("newerRecord")
+        package static let newerRecord = Code("newerRecord")
         /// A session runs a version of the application's file that the state directory does not keep
         /// (`apps/<version>.flows.yaml`), or the daemon's application is code: flowd does not run the session with
         /// another version.
-        public static let missingAppVersion = Code("missingAppVersion")
-        public var description: String { rawValue }
+        package static let missingAppVersion = Code("missingAppVersion")
+        package var description: String { rawValue }
     }
 
-    public let code: Code
-    public let message: String
+    package let code: Code
+    package let message: String
     /// The record's position among those recovered (the snapshot's, then the journal's), from 0.
-    public let record: Int?
+    package let record: Int?
     /// The file the record is in, once the daemon located it (``located(file:offset:)``).
-    public private(set) var file: String?
+    package private(set) var file: String?
     /// The offset of the record's frame in ``file`` (or of its length in a snapshot's payload).
-    public private(set) var offset: Int?
+    package private(set) var offset: Int?
 
-    public init(_ code: Code, _ message: String, record: Int? = nil) {
+    package init(_ code: Code, _ message: String, record: Int? = nil) {
         self.code = code
         self.message = message
         self.record = record
@@ -71,7 +71,7 @@ public struct RecoveryError: Error, Sendable, CustomStringConvertible {
         return located
     }
 
-    public var description: String {
+    package var description: String {
         guard let file else { return "\(code): \(message)" }
         return "\(code): \(file)\(offset.map { " at offset \($0)" } ?? ""): \(message)"
     }

@@ -38,15 +38,15 @@ public final class EmbeddedDaemon {
     /// Whether the daemon journals its state (for ``restart(journal:daemonID:)``).
     public let journaling: Bool
     /// Every input the daemon handled, in order (kept when journaling).
-    public private(set) var handledInputs: [DaemonInput] = []
+    package private(set) var handledInputs: [DaemonInput] = []
     /// How many journal records the state had after the daemon started (`[0]`) and after each of ``handledInputs``
     /// (kept when journaling).
-    public private(set) var historyCounts: [Int] = []
+    package private(set) var historyCounts: [Int] = []
 
     /// The versions of the application's file the daemon kept, by id, as flowd keeps them in its state directory:
     /// the one it started with and each one ``reloadApplication(from:)`` took. A restarted daemon finds its sessions'
     /// versions here (take one out to see a restart refused for its missing version).
-    public var keptAppVersions: [String: AppVersion] = [:]
+    package var keptAppVersions: [String: AppVersion] = [:]
 
     private let application: any FlowApplication
     private let configuration: DaemonConfiguration
@@ -68,17 +68,34 @@ public final class EmbeddedDaemon {
     ///     ``recovered(journal:daemonID:)``.
     ///   - accessPolicy: the allow-list every peer is held to (`nil`: none); peers then send with
     ///     ``receive(_:from:userID:)``.
-    ///   - appVersion: for an application read from a file, the version read (its application is run instead of
-    ///     `application`).
     public convenience init(
         application: any FlowApplication,
-        appVersion: AppVersion? = nil,
         configuration: DaemonConfiguration = DaemonConfiguration(),
         daemonID: String = "embedded",
         clock: ManualClock = ManualClock(),
         journaling: Bool = false,
         accessPolicy: AccessPolicy? = nil,
         logger: Logger = Logger(label: "FlowdTesting", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.init(
+            application: application, appVersion: nil, configuration: configuration, daemonID: daemonID, clock: clock,
+            journaling: journaling, accessPolicy: accessPolicy, logger: logger
+        )
+    }
+
+    /// A daemon running `appVersion` of an application's file (its application is run instead of `application`),
+    /// which it keeps (``keptAppVersions``), as flowd started with the file does.
+    package convenience init(application: any FlowApplication, appVersion: AppVersion, journaling: Bool = false) {
+        self.init(
+            application: application, appVersion: appVersion, configuration: DaemonConfiguration(),
+            daemonID: "embedded", clock: ManualClock(), journaling: journaling, accessPolicy: nil,
+            logger: Logger(label: "FlowdTesting", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+    }
+
+    private convenience init(
+        application: any FlowApplication, appVersion: AppVersion?, configuration: DaemonConfiguration,
+        daemonID: String, clock: ManualClock, journaling: Bool, accessPolicy: AccessPolicy?, logger: Logger
     ) {
         var core = DaemonCore(
             application: application, version: appVersion, configuration: configuration, daemonID: daemonID,
@@ -127,7 +144,7 @@ public final class EmbeddedDaemon {
 
     /// The daemon handles one input now; returns what it did. Messages to fake peers are delivered to them.
     @discardableResult
-    public func handle(_ input: DaemonInput) -> DaemonOutcome {
+    package func handle(_ input: DaemonInput) -> DaemonOutcome {
         let outputs = core.handle(input, now: clock.milliseconds)
         if journaling {
             handledInputs.append(input)
@@ -209,11 +226,14 @@ public final class EmbeddedDaemon {
 
     /// The daemon is killed and started again from its journal (or `journal`, a list of records): a new daemon
     /// (`daemonID` its run ID) recovers the state and starts; what was on its way to the old one is lost, and no
-    /// peer is connected (the fake peers keep what they hold; reconnect them). `appVersion`: the version of the
-    /// application's file it reads at start (default: the one new sessions get now).
-    public func restart(
-        journal: [[UInt8]]? = nil, daemonID: String = "restarted", appVersion: AppVersion? = nil
-    ) throws {
+    /// peer is connected (the fake peers keep what they hold; reconnect them).
+    public func restart(journal: [[UInt8]]? = nil, daemonID: String = "restarted") throws {
+        try restart(journal: journal, daemonID: daemonID, appVersion: nil)
+    }
+
+    /// ``restart(journal:daemonID:)`` reading `appVersion` of the application's file at start (`nil`: the one new
+    /// sessions get now).
+    package func restart(journal: [[UInt8]]? = nil, daemonID: String = "restarted", appVersion: AppVersion?) throws {
         let restarted = try recoveredCore(journal: journal, daemonID: daemonID, appVersion: appVersion)
         for (_, entry) in subscriptions { entry.relay.cancel(entry.subscription) }
         subscriptions = [:]
@@ -243,7 +263,7 @@ public final class EmbeddedDaemon {
     /// Reads the application's file again, as flowd does on SIGHUP: a valid file is kept (``keptAppVersions``) and
     /// becomes the version new sessions get; one that is not is refused (counted in `HEALTH`, its problems logged).
     @discardableResult
-    public func reloadApplication(from source: AppVersionSource) -> DaemonOutcome {
+    package func reloadApplication(from source: AppVersionSource) -> DaemonOutcome {
         do {
             let version = try source.read()
             keptAppVersions[version.id] = version
