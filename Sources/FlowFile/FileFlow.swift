@@ -1,4 +1,4 @@
-public import FlowCore
+package import FlowCore
 
 /// A flow declared in a flow file: ``navigate(to:with:)`` does what the file's handler for the step says.
 ///
@@ -8,32 +8,32 @@ public import FlowCore
 /// no handler for returns `.none` too.
 ///
 /// Not `Sendable`: a flow lives in its coordinator's isolation.
-public final class FileFlow: Flow {
-    public let root: Screen
+package final class FileFlow: Flow {
+    package let root: Screen
     /// The file it is declared in.
-    public let file: AppFile
+    package let file: AppFile
     /// Its declaration.
-    public let declaration: FlowDecl
+    package let declaration: FlowDecl
 
     /// The flow `declaration` of `file`; its root id is fixed text (the checks make sure of it).
-    public init(_ declaration: FlowDecl, of file: AppFile) {
+    package init(_ declaration: FlowDecl, of file: AppFile) {
         self.file = file
         self.declaration = declaration
         root = (try? declaration.root.screen(in: [:])) ?? Screen(id: PresentableID(declaration.root.id.source))
     }
 
     /// The flow's name in the file.
-    public var flowName: String { declaration.name.value }
+    package var flowName: String { declaration.name.value }
 
     /// The steps the file's `adapt` names are asked of its stepper kind (flowd's `ADAPT`); the others go through.
-    public func adapt(step: Step) -> Adaptation {
+    package func adapt(step: Step) -> Adaptation {
         guard let adapt = declaration.adapt, adapt.steps.contains(where: { $0.value == step.name }) else {
             return .step(step)
         }
         return .asked(of: adapt.kind.value)
     }
 
-    public func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
+    package func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         guard let handler = declaration.handler(step.name),
             file.step(step.name).map({ $0.payloadType.admits(step.payload) }) ?? true,
             let navigation = try? Navigation(handler, flow: self, payload: step.payload)
@@ -48,7 +48,7 @@ extension FileFlow: Sendable {}
 extension FileFlow: DeepLinkTargetFlow {
     /// The screens the handler of `step` shows with its payload (what its commands place and its contributors name),
     /// in order; `nil` when the flow has no handler for `step`, or the payload does not give what the handler names.
-    public func screens(showing step: Step) -> [PresentableID]? {
+    package func screens(showing step: Step) -> [PresentableID]? {
         guard let handler = declaration.handler(step.name),
             file.step(step.name).map({ $0.payloadType.admits(step.payload) }) ?? true,
             let navigation = try? Navigation(handler, flow: self, payload: step.payload)
@@ -220,7 +220,7 @@ extension StepperSpec {
 
 extension PayloadType {
     /// Whether `value` is of this type (an object with at least the declared fields, each of its type).
-    public func admits(_ value: JSONValue) -> Bool {
+    package func admits(_ value: JSONValue) -> Bool {
         switch (self, value) {
         case (.any, _), (.none, .null), (.string, .string), (.int, .int), (.number, .int), (.number, .double),
             (.bool, .bool):
@@ -236,10 +236,10 @@ extension PayloadType {
 extension FileFlow: RestorableFlow {
     /// Which of the file's flows it is, and of which version of the file (``AppFile/appVersion``, when known): a
     /// file-declared flow holds nothing else of its own.
-    public struct State: Codable, Hashable, Sendable {
-        public var flow: String
-        public var appVersion: String?
+    package struct State: Codable, Hashable, Sendable {
+        package var flow: String
+        package var appVersion: String?
     }
 
-    public var state: State { State(flow: declaration.name.value, appVersion: file.appVersion) }
+    package var state: State { State(flow: declaration.name.value, appVersion: file.appVersion) }
 }

@@ -1,4 +1,4 @@
-public import FlowCore
+package import FlowCore
 internal import Yams
 
 /// A node of a flow file as written, YAML or JSON alike, each with its place in the file.
@@ -7,9 +7,9 @@ internal import Yams
 /// model from them, so that every diagnostic can point at what it is about.
 ///
 /// `Sendable`: values.
-public struct FileNode: Sendable, Hashable {
+package struct FileNode: Sendable, Hashable {
     /// What a node holds.
-    public indirect enum Value: Sendable, Hashable {
+    package indirect enum Value: Sendable, Hashable {
         /// A scalar's text; `plain` when written without quotes (so `12` may be a number, `"12"` is a string).
         case scalar(String, plain: Bool)
         /// A mapping's pairs, in file order.
@@ -19,13 +19,13 @@ public struct FileNode: Sendable, Hashable {
     }
 
     /// A mapping's key and value.
-    public struct Pair: Sendable, Hashable {
-        public var key: FileNode
-        public var value: FileNode
+    package struct Pair: Sendable, Hashable {
+        package var key: FileNode
+        package var value: FileNode
     }
 
-    public var value: Value
-    public var location: SourceLocation
+    package var value: Value
+    package var location: SourceLocation
 
     /// What the node is, for a message: `a mapping`, `a list`, `the text 'x'`.
     var what: String {
@@ -51,13 +51,13 @@ public struct FileNode: Sendable, Hashable {
     /// Reads a file's text (YAML or JSON) into its nodes.
     ///
     /// - Throws: ``FlowFileErrors`` for a syntax error, a key written twice or an empty document.
-    public static func read(_ text: String, file: String) throws(FlowFileErrors) -> FileNode {
+    package static func read(_ text: String, file: String) throws(FlowFileErrors) -> FileNode {
         try FileNodeReader.read(text, file: file)
     }
 
     /// The node as a JSON value: plain scalars are `null`, booleans and numbers when they read as one (YAML 1.2's
     /// core schema: `null`, `~`, `true`, `false`, integers, decimals), quoted ones are strings.
-    public var json: JSONValue {
+    package var json: JSONValue {
         switch value {
         case .scalar(let text, let plain):
             guard plain else { return .string(text) }

@@ -66,7 +66,7 @@ extension AppFile {
     ///
     /// - Throws: ``TemplateError`` when a payload names something the URI does not give (the checks rule that out
     ///   for a loaded file).
-    public func steps(forURI uri: String) throws(TemplateError) -> [Step]? {
+    package func steps(forURI uri: String) throws(TemplateError) -> [Step]? {
         for link in deepLinks {
             guard let values = link.pattern.match(uri) else { continue }
             var chain: [Step] = []

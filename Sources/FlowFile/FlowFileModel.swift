@@ -1,4 +1,4 @@
-public import FlowCore
+package import FlowCore
 
 /// An application declared in a flow file: its steps, stepper kinds and screen types (the vocabulary), its flows,
 /// its root and its URI deep links. docs/FLOWFILE.md describes every key.
@@ -8,150 +8,150 @@ public import FlowCore
 /// `Sendable`: values.
 public struct AppFile: Sendable, Hashable {
     /// The format's version (`flowfile: 1`).
-    public var version: Int
+    package var version: Int
     /// The application's name.
-    public var app: String
-    public var root: RootDecl
+    package var app: String
+    package var root: RootDecl
     /// The steps, in file order.
-    public var steps: [StepDecl]
-    public var stepperKinds: [StepperKindDecl]
-    public var screenTypes: [ScreenTypeDecl]
-    public var flows: [FlowDecl]
-    public var deepLinks: [DeepLinkDecl]
+    package var steps: [StepDecl]
+    package var stepperKinds: [StepperKindDecl]
+    package var screenTypes: [ScreenTypeDecl]
+    package var flows: [FlowDecl]
+    package var deepLinks: [DeepLinkDecl]
     /// The version of the file's bytes as flowd names it (the content id `HEALTH` shows as `app_version`), given by
     /// ``FileApplication/init(_:appVersion:)``; `nil` when not known. A flow's saved state names it.
-    public var appVersion: String? = nil
+    package var appVersion: String? = nil
 
     /// The step declared as `name`.
-    public func step(_ name: String) -> StepDecl? { steps.first { $0.name.value == name } }
+    package func step(_ name: String) -> StepDecl? { steps.first { $0.name.value == name } }
     /// The flow declared as `name`.
-    public func flow(_ name: String) -> FlowDecl? { flows.first { $0.name.value == name } }
+    package func flow(_ name: String) -> FlowDecl? { flows.first { $0.name.value == name } }
     /// The stepper kind declared as `kind`.
-    public func stepperKind(_ kind: String) -> StepperKindDecl? { stepperKinds.first { $0.kind.value == kind } }
+    package func stepperKind(_ kind: String) -> StepperKindDecl? { stepperKinds.first { $0.kind.value == kind } }
     /// The screen type declared as `type`.
-    public func screenType(_ type: String) -> ScreenTypeDecl? { screenTypes.first { $0.type.value == type } }
+    package func screenType(_ type: String) -> ScreenTypeDecl? { screenTypes.first { $0.type.value == type } }
 }
 
 /// The root flow of every session and what it is coordinated with.
-public struct RootDecl: Sendable, Hashable {
-    public var flow: Name
+package struct RootDecl: Sendable, Hashable {
+    package var flow: Name
     /// The stepper; the flow's own when `nil`.
-    public var stepper: StepperSpec?
-    public var allowStepWhenDismissed: Bool
-    public var location: SourceLocation
+    package var stepper: StepperSpec?
+    package var allowStepWhenDismissed: Bool
+    package var location: SourceLocation
 }
 
 /// A step the application's flows understand.
-public struct StepDecl: Sendable, Hashable {
-    public var name: Name
-    public var payload: PayloadDecl?
-    public var summary: String
+package struct StepDecl: Sendable, Hashable {
+    package var name: Name
+    package var payload: PayloadDecl?
+    package var summary: String
     /// Whether an operator may inject it as a deep link (`flowctl step`, `DEEPLINK`).
-    public var deepLink: Bool
+    package var deepLink: Bool
 
     /// The payload's type; ``PayloadType/none`` when the step declares none.
-    public var payloadType: PayloadType { payload?.type ?? .none }
+    package var payloadType: PayloadType { payload?.type ?? .none }
 }
 
 /// A stepper kind served by a stepper process, with the steps it may emit.
-public struct StepperKindDecl: Sendable, Hashable {
-    public var kind: Name
-    public var steps: [Name]
-    public var summary: String
+package struct StepperKindDecl: Sendable, Hashable {
+    package var kind: Name
+    package var steps: [Name]
+    package var summary: String
 }
 
 /// A screen type a presenter draws, its kind, its data and the user actions it accepts.
-public struct ScreenTypeDecl: Sendable, Hashable {
-    public var type: Name
-    public var kind: ScreenKindName
-    public var data: String?
-    public var actions: [ActionDecl]
-    public var summary: String?
+package struct ScreenTypeDecl: Sendable, Hashable {
+    package var type: Name
+    package var kind: ScreenKindName
+    package var data: String?
+    package var actions: [ActionDecl]
+    package var summary: String?
 }
 
 /// A user action a screen type accepts.
-public struct ActionDecl: Sendable, Hashable {
-    public var name: Name
-    public var payload: PayloadDecl?
-    public var summary: String
+package struct ActionDecl: Sendable, Hashable {
+    package var name: Name
+    package var payload: PayloadDecl?
+    package var summary: String
 }
 
 /// A screen kind: `view`, `stack`, `tabs`, `split` or `alert` (FlowCore's ``FlowCore/Screen/Kind``).
-public enum ScreenKindName: String, Sendable, Hashable, CaseIterable {
+package enum ScreenKindName: String, Sendable, Hashable, CaseIterable {
     case view, stack, tabs, split, alert
 
     /// Whether screens are shown inside it (push, tabs, master and detail).
-    public var isContainer: Bool { self == .stack || self == .tabs || self == .split }
+    package var isContainer: Bool { self == .stack || self == .tabs || self == .split }
 }
 
 /// A flow: its root, the screens it shows, its own stepper and what each step does.
-public struct FlowDecl: Sendable, Hashable {
-    public var name: Name
-    public var root: ScreenDecl
+package struct FlowDecl: Sendable, Hashable {
+    package var name: Name
+    package var root: ScreenDecl
     /// The stepper it is coordinated with when its parent (or the root declaration) gives none.
-    public var stepper: StepperSpec?
+    package var stepper: StepperSpec?
     /// The screens it shows, by the names its handlers use.
-    public var screens: [ScreenDecl]
+    package var screens: [ScreenDecl]
     /// What each step does, in file order.
-    public var handlers: [StepHandler]
+    package var handlers: [StepHandler]
     /// The steps whose `adapt` is asked of a stepper kind.
-    public var adapt: AdaptDecl?
-    public var location: SourceLocation
+    package var adapt: AdaptDecl?
+    package var location: SourceLocation
 
-    public func screen(_ name: String) -> ScreenDecl? { screens.first { $0.name.value == name } }
-    public func handler(_ step: String) -> StepHandler? { handlers.first { $0.step.value == step } }
+    package func screen(_ name: String) -> ScreenDecl? { screens.first { $0.name.value == name } }
+    package func handler(_ step: String) -> StepHandler? { handlers.first { $0.step.value == step } }
 }
 
 /// `adapt: {kind, steps}`: a flow's `adapt` for these steps is asked of a process serving the stepper kind (flowd's
 /// `ADAPT`), which allows the step, replaces it or refuses it.
-public struct AdaptDecl: Sendable, Hashable {
-    public var kind: Name
-    public var steps: [Name]
-    public var location: SourceLocation
+package struct AdaptDecl: Sendable, Hashable {
+    package var kind: Name
+    package var steps: [Name]
+    package var location: SourceLocation
 }
 
 /// A screen as a flow declares it: its ID and data may be templates over the handled step's payload.
-public struct ScreenDecl: Sendable, Hashable {
+package struct ScreenDecl: Sendable, Hashable {
     /// The name handlers use (`root` for a flow's root).
-    public var name: Name
-    public var id: Template
-    public var kind: ScreenKindName
+    package var name: Name
+    package var id: Template
+    package var kind: ScreenKindName
     /// The type a presenter draws; the kind's name when `nil`.
-    public var type: Name?
-    public var data: TemplateValue?
-    public var location: SourceLocation
+    package var type: Name?
+    package var data: TemplateValue?
+    package var location: SourceLocation
 
     /// The type as FlowCore's ``FlowCore/Screen`` has it.
-    public var typeName: String { type?.value ?? kind.rawValue }
+    package var typeName: String { type?.value ?? kind.rawValue }
 }
 
 /// What a flow does for one step: commands, then `use` blocks, then its contributors or its end.
-public struct StepHandler: Sendable, Hashable {
-    public var step: Name
-    public var commands: [CommandDecl]
-    public var uses: [UseDecl]
-    public var contributors: [ContributorDecl]
+package struct StepHandler: Sendable, Hashable {
+    package var step: Name
+    package var commands: [CommandDecl]
+    package var uses: [UseDecl]
+    package var contributors: [ContributorDecl]
     /// `.end(forwardToParentFlowWithStep:)`.
-    public var end: StepRef?
-    public var location: SourceLocation
+    package var end: StepRef?
+    package var location: SourceLocation
 }
 
 /// `Flows.use(flows, when:)`: commands recorded once child flows are created (at once) or ready.
-public struct UseDecl: Sendable, Hashable {
-    public enum When: String, Sendable, Hashable { case created, ready }
-    public var when: When
+package struct UseDecl: Sendable, Hashable {
+    package enum When: String, Sendable, Hashable { case created, ready }
+    package var when: When
     /// The child flows waited for; every flow the step starts when the file names none.
-    public var flows: [Name]
-    public var commands: [CommandDecl]
-    public var location: SourceLocation
+    package var flows: [Name]
+    package var commands: [CommandDecl]
+    package var location: SourceLocation
 }
 
 /// A reference to a screen from a handler: `root`, a screen of the flow, or a flow (its root).
-public typealias ScreenRef = Name
+package typealias ScreenRef = Name
 
 /// A navigation command, as a handler writes it.
-public struct CommandDecl: Sendable, Hashable {
-    public enum Action: Sendable, Hashable {
+package struct CommandDecl: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         case setRoot(ScreenRef)
         case push(ScreenRef, onto: ScreenRef)
         case pop(ScreenRef)
@@ -167,8 +167,8 @@ public struct CommandDecl: Sendable, Hashable {
         case showDetail(ScreenRef, in: ScreenRef)
     }
 
-    public var action: Action
-    public var location: SourceLocation
+    package var action: Action
+    package var location: SourceLocation
 
     /// The screens shown by the command and the container it acts on, for checks.
     var shown: [ScreenRef] {
@@ -212,8 +212,8 @@ public struct CommandDecl: Sendable, Hashable {
 }
 
 /// One contributor of a navigation (RxFlow's `FlowContributor`).
-public struct ContributorDecl: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+package struct ContributorDecl: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// Steppers on a screen (several make as many contributors, in order).
         case screen(ScreenRef, steppers: [StepperSpec], allowStepWhenNotPresented: Bool, allowStepWhenDismissed: Bool)
         /// A child flow with its flow stepper (the flow's own when `nil`).
@@ -222,13 +222,13 @@ public struct ContributorDecl: Sendable, Hashable {
         case forwardToParentFlow(StepRef)
     }
 
-    public var kind: Kind
-    public var location: SourceLocation
+    package var kind: Kind
+    package var location: SourceLocation
 }
 
 /// A stepper, as a file declares it.
-public struct StepperSpec: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+package struct StepperSpec: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// `RemoteStepper(kind:initialStep:context:)`.
         case remote(Name, initial: StepRef?, context: TemplateValue?)
         /// `OneStepper(withSingleStep:)`.
@@ -238,13 +238,13 @@ public struct StepperSpec: Sendable, Hashable {
     }
 
     /// A user action and the step it leads to.
-    public struct ActionMapping: Sendable, Hashable {
-        public var action: Name
-        public var step: StepRef
+    package struct ActionMapping: Sendable, Hashable {
+        package var action: Name
+        package var step: StepRef
     }
 
-    public var kind: Kind
-    public var location: SourceLocation
+    package var kind: Kind
+    package var location: SourceLocation
 
     /// Every step the stepper may emit on its own (initial steps, action steps); a remote kind's come from its
     /// declaration.
@@ -258,23 +258,23 @@ public struct StepperSpec: Sendable, Hashable {
 }
 
 /// A step written in a file: a name and, when the step carries one, a payload (a template).
-public struct StepRef: Sendable, Hashable {
-    public var name: Name
-    public var payload: TemplateValue?
-    public var location: SourceLocation
+package struct StepRef: Sendable, Hashable {
+    package var name: Name
+    package var payload: TemplateValue?
+    package var location: SourceLocation
 }
 
 /// A URI deep link: a pattern and the chain of steps it stands for.
-public struct DeepLinkDecl: Sendable, Hashable {
-    public var pattern: URIPattern
-    public var steps: [StepRef]
-    public var summary: String?
-    public var location: SourceLocation
+package struct DeepLinkDecl: Sendable, Hashable {
+    package var pattern: URIPattern
+    package var steps: [StepRef]
+    package var summary: String?
+    package var location: SourceLocation
 }
 
 extension ScreenDecl {
     /// The screen, its templates evaluated with `scope` (`["payload": <the handled step's payload>]`).
-    public func screen(in scope: [String: JSONValue]) throws(TemplateError) -> Screen {
+    package func screen(in scope: [String: JSONValue]) throws(TemplateError) -> Screen {
         guard case .string(let id) = try self.id.evaluate(in: scope) else {
             throw TemplateError(template: self.id.source, missing: "a text id")
         }

@@ -25,20 +25,24 @@ struct FlowFileValidator {
 
     /// The step declared as `name`; reported when there is none.
     func knownStep(_ name: Name) -> StepDecl? {
-        if let step = app.step(name.value) { return step }
-        sink.report(
-            .unknownStep, at: name.location, "unknown step '\(name)'",
-            fix: instead(of: name.value, among: stepNames, otherwise: "declare '\(name)' under 'steps:'")
-        )
-        return nil
+        known(name, app.step(name.value), .unknownStep, "step", among: stepNames, under: "steps")
     }
 
     /// The flow declared as `name`; reported when there is none.
     func knownFlow(_ name: Name) -> FlowDecl? {
-        if let flow = app.flow(name.value) { return flow }
+        known(name, app.flow(name.value), .unknownFlow, "flow", among: flowNames, under: "flows")
+    }
+
+    /// `declaration`; when `name` declares nothing, `nil`, reported as `code` (`unknown <what> '<name>'`, `in
+    /// place` when given) with the nearest of `names` to write instead.
+    private func known<Declaration>(
+        _ name: Name, _ declaration: Declaration?, _ code: FlowFileDiagnostic.Code, _ what: String,
+        among names: @autoclosure () -> [String], under section: String, in place: String? = nil
+    ) -> Declaration? {
+        if let declaration { return declaration }
         sink.report(
-            .unknownFlow, at: name.location, "unknown flow '\(name)'",
-            fix: instead(of: name.value, among: flowNames, otherwise: "declare '\(name)' under 'flows:'")
+            code, at: name.location, "unknown \(what) '\(name)'" + (place.map { " in \($0)" } ?? ""),
+            fix: instead(of: name.value, among: names(), otherwise: "declare '\(name)' under '\(section):'")
         )
         return nil
     }
@@ -84,28 +88,21 @@ struct FlowFileValidator {
     }
 
     private func check(_ adapt: AdaptDecl) {
-        if app.stepperKind(adapt.kind.value) == nil {
-            sink.report(
-                .unknownStepperKind, at: adapt.kind.location, "unknown stepper kind '\(adapt.kind)' in 'adapt'",
-                fix: instead(
-                    of: adapt.kind.value, among: app.stepperKinds.map(\.kind.value),
-                    otherwise: "declare '\(adapt.kind)' under 'stepperKinds:'")
-            )
-        }
+        _ = known(
+            adapt.kind, app.stepperKind(adapt.kind.value), .unknownStepperKind, "stepper kind",
+            among: app.stepperKinds.map(\.kind.value), under: "stepperKinds", in: "'adapt'"
+        )
         for step in adapt.steps { _ = knownStep(step) }
     }
 
     private func checkScreenType(_ screen: ScreenDecl) {
         guard let type = screen.type else { return }
-        guard let declared = app.screenType(type.value) else {
-            sink.report(
-                .unknownScreenType, at: type.location, "unknown screen type '\(type)'",
-                fix: instead(
-                    of: type.value, among: app.screenTypes.map(\.type.value),
-                    otherwise: "declare '\(type)' under 'screenTypes:'")
+        guard
+            let declared = known(
+                type, app.screenType(type.value), .unknownScreenType, "screen type",
+                among: app.screenTypes.map(\.type.value), under: "screenTypes"
             )
-            return
-        }
+        else { return }
         if declared.kind != screen.kind {
             sink.report(
                 .wrongType, at: type.location,
@@ -234,15 +231,12 @@ struct FlowFileValidator {
         case .remote(let kind, let initial, let context):
             if let initial { check(initial, scope: fixedScope) }
             if let context { _ = fixedScope.type(of: context, sink: sink) }
-            guard let declared = app.stepperKind(kind.value) else {
-                sink.report(
-                    .unknownStepperKind, at: kind.location, "unknown stepper kind '\(kind)'",
-                    fix: instead(
-                        of: kind.value, among: app.stepperKinds.map(\.kind.value),
-                        otherwise: "declare '\(kind)' under 'stepperKinds:'")
+            guard
+                let declared = known(
+                    kind, app.stepperKind(kind.value), .unknownStepperKind, "stepper kind",
+                    among: app.stepperKinds.map(\.kind.value), under: "stepperKinds"
                 )
-                return stepper.steps.map(\.name.value)
-            }
+            else { return stepper.steps.map(\.name.value) }
             return stepper.steps.map(\.name.value) + declared.steps.map(\.value)
         case .one(let step):
             check(step, scope: fixedScope)

@@ -2,7 +2,7 @@
 /// `number`, `bool`, or an object with typed fields (`{fields: {user: string, password: string}}`).
 ///
 /// `Sendable`: a value.
-public indirect enum PayloadType: Sendable, Hashable, CustomStringConvertible {
+package indirect enum PayloadType: Sendable, Hashable, CustomStringConvertible {
     case none, any, string, int, number, bool
     /// An object with these fields (others may be there too).
     case object([String: PayloadType])
@@ -12,7 +12,7 @@ public indirect enum PayloadType: Sendable, Hashable, CustomStringConvertible {
         "none": .none, "any": .any, "string": .string, "int": .int, "number": .number, "bool": .bool,
     ]
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .none: return "none"
         case .any: return "any"
@@ -52,18 +52,18 @@ public indirect enum PayloadType: Sendable, Hashable, CustomStringConvertible {
 /// A payload declaration: its type and, for `DESCRIBE`, how a person reads it.
 ///
 /// `Sendable`: a value.
-public struct PayloadDecl: Sendable, Hashable {
-    public var type: PayloadType
+package struct PayloadDecl: Sendable, Hashable {
+    package var type: PayloadType
     /// What `DESCRIBE` shows (`<int: a movie id>`); derived from the type when the file gives none.
-    public var describe: String?
-    public var location: SourceLocation
+    package var describe: String?
+    package var location: SourceLocation
 
-    public init(type: PayloadType, describe: String? = nil, at location: SourceLocation) {
+    package init(type: PayloadType, describe: String? = nil, at location: SourceLocation) {
         self.type = type
         self.describe = describe
         self.location = location
     }
 
     /// The text `DESCRIBE` shows; `nil` for no payload.
-    public var readable: String? { describe ?? type.readable }
+    package var readable: String? { describe ?? type.readable }
 }

@@ -35,14 +35,14 @@ public struct SourceLocation: Hashable, Sendable, Comparable, CustomStringConver
 /// A name written in a flow file (a step's, a flow's, a screen's), with where it is written.
 ///
 /// `Sendable`: a value.
-public struct Name: Hashable, Sendable, CustomStringConvertible {
-    public var value: String
-    public var location: SourceLocation
+package struct Name: Hashable, Sendable, CustomStringConvertible {
+    package var value: String
+    package var location: SourceLocation
 
-    public init(_ value: String, at location: SourceLocation) {
+    package init(_ value: String, at location: SourceLocation) {
         self.value = value
         self.location = location
     }
 
-    public var description: String { value }
+    package var description: String { value }
 }

@@ -1,4 +1,4 @@
-public import FlowCore
+package import FlowCore
 
 /// A text with references to values in scope, the flow file's one template syntax: `wishlist.movie.{payload}`,
 /// `{payload.id}`, `{id}` (a deep link's URI variable).
@@ -11,22 +11,22 @@ public import FlowCore
 ///   decimal, other values as JSON).
 ///
 /// `Sendable`: a value.
-public struct Template: Sendable, Hashable, CustomStringConvertible {
+package struct Template: Sendable, Hashable, CustomStringConvertible {
     /// A piece of a template.
-    public enum Part: Sendable, Hashable {
+    package enum Part: Sendable, Hashable {
         case literal(String)
         /// A reference; `offset` is where its `{` is, in Unicode scalars from the start of the text.
         case reference(path: [String], offset: Int)
     }
 
-    public var parts: [Part]
+    package var parts: [Part]
     /// The text as written.
-    public var source: String
+    package var source: String
     /// Where the text's first character is.
-    public var location: SourceLocation
+    package var location: SourceLocation
 
     /// A template without references.
-    public init(literal text: String, at location: SourceLocation) {
+    package init(literal text: String, at location: SourceLocation) {
         parts = text.isEmpty ? [] : [.literal(text)]
         source = text
         self.location = location
@@ -36,7 +36,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: a ``FlowFileDiagnostic/Code/badTemplate`` diagnostic for an unclosed `{`, a stray `}`, an empty
     ///   reference or a reference that is not `name(.field)*`.
-    public init(parsing text: String, at location: SourceLocation) throws(FlowFileDiagnostic) {
+    package init(parsing text: String, at location: SourceLocation) throws(FlowFileDiagnostic) {
         var parts: [Part] = []
         var literal = ""
         let scalars = Array(text.unicodeScalars)
@@ -87,7 +87,7 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The references, with where each is written.
-    public var references: [(path: [String], location: SourceLocation)] {
+    package var references: [(path: [String], location: SourceLocation)] {
         parts.compactMap { part in
             if case .reference(let path, let offset) = part { return (path, location.advanced(by: offset)) }
             return nil
@@ -95,18 +95,18 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the template is one reference and nothing else (its value keeps its type).
-    public var isWholeReference: Bool {
+    package var isWholeReference: Bool {
         if parts.count == 1, case .reference = parts[0] { return true }
         return false
     }
 
     /// Whether the template has no reference.
-    public var isLiteral: Bool { references.isEmpty }
+    package var isLiteral: Bool { references.isEmpty }
 
     /// The value, with `scope` giving each name's value.
     ///
     /// - Throws: ``TemplateError`` when a name is not in scope or a field is missing.
-    public func evaluate(in scope: [String: JSONValue]) throws(TemplateError) -> JSONValue {
+    package func evaluate(in scope: [String: JSONValue]) throws(TemplateError) -> JSONValue {
         if isWholeReference, case .reference(let path, _) = parts[0] {
             return try Self.resolve(path, in: scope, source)
         }
@@ -137,29 +137,29 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         return value
     }
 
-    public var description: String { source }
+    package var description: String { source }
 }
 
 /// A template named a value its scope does not have (a payload without the field, say).
 ///
 /// `Sendable`: a value.
-public struct TemplateError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var template: String
+package struct TemplateError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var template: String
     /// The reference that has no value (`payload.id`).
-    public var missing: String
+    package var missing: String
 
-    public init(template: String, missing: String) {
+    package init(template: String, missing: String) {
         self.template = template
         self.missing = missing
     }
 
-    public var description: String { "template '\(template)': no value for '\(missing)'" }
+    package var description: String { "template '\(template)': no value for '\(missing)'" }
 }
 
 /// A JSON value whose strings are templates: a screen's data, a step's payload, a remote stepper's context.
 ///
 /// `Sendable`: values.
-public indirect enum TemplateValue: Sendable, Hashable {
+package indirect enum TemplateValue: Sendable, Hashable {
     /// A value without strings in it (a number, a boolean, null).
     case literal(JSONValue)
     case text(Template)
@@ -167,7 +167,7 @@ public indirect enum TemplateValue: Sendable, Hashable {
     case object([String: TemplateValue])
 
     /// The value, each template evaluated in `scope`.
-    public func evaluate(in scope: [String: JSONValue]) throws(TemplateError) -> JSONValue {
+    package func evaluate(in scope: [String: JSONValue]) throws(TemplateError) -> JSONValue {
         switch self {
         case .literal(let value): return value
         case .text(let template): return try template.evaluate(in: scope)
@@ -183,7 +183,7 @@ public indirect enum TemplateValue: Sendable, Hashable {
     }
 
     /// Every template in it.
-    public var templates: [Template] {
+    package var templates: [Template] {
         switch self {
         case .literal: return []
         case .text(let template): return [template]

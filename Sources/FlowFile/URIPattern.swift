@@ -1,4 +1,4 @@
-public import FlowCore
+package import FlowCore
 
 /// A deep link's URI pattern: `movies://wishlist/movie/{id:int}`.
 ///
@@ -7,21 +7,21 @@ public import FlowCore
 /// literal segments and, for `int` variables, an integer there; a query (`?…`) or fragment (`#…`) is ignored.
 ///
 /// `Sendable`: a value.
-public struct URIPattern: Sendable, Hashable, CustomStringConvertible {
-    public enum Segment: Sendable, Hashable {
+package struct URIPattern: Sendable, Hashable, CustomStringConvertible {
+    package enum Segment: Sendable, Hashable {
         case literal(String)
         case variable(String, isInt: Bool)
     }
 
-    public var scheme: String
-    public var segments: [Segment]
-    public var source: String
-    public var location: SourceLocation
+    package var scheme: String
+    package var segments: [Segment]
+    package var source: String
+    package var location: SourceLocation
 
     /// Parses a pattern.
     ///
     /// - Throws: a ``FlowFileDiagnostic/Code/badURIPattern`` diagnostic.
-    public init(parsing text: String, at location: SourceLocation) throws(FlowFileDiagnostic) {
+    package init(parsing text: String, at location: SourceLocation) throws(FlowFileDiagnostic) {
         func fail(_ message: String) -> FlowFileDiagnostic {
             FlowFileDiagnostic(
                 .badURIPattern, at: location, "URI pattern '\(text)': \(message)",
@@ -61,7 +61,7 @@ public struct URIPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The variables, with their types.
-    public var variables: [String: PayloadType] {
+    package var variables: [String: PayloadType] {
         var variables: [String: PayloadType] = [:]
         for case .variable(let name, let isInt) in segments { variables[name] = isInt ? .int : .string }
         return variables
@@ -77,7 +77,7 @@ public struct URIPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The variables' values when `uri` matches, `nil` otherwise.
-    public func match(_ uri: String) -> [String: JSONValue]? {
+    package func match(_ uri: String) -> [String: JSONValue]? {
         guard let separator = uri.range(of: "://"), uri[..<separator.lowerBound] == scheme else { return nil }
         var rest = uri[separator.upperBound...]
         if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
@@ -101,7 +101,7 @@ public struct URIPattern: Sendable, Hashable, CustomStringConvertible {
         return values
     }
 
-    public var description: String { source }
+    package var description: String { source }
 }
 
 extension String {
