@@ -1,9 +1,10 @@
+public import FlowCore
 public import FlowWire
 
 /// The daemon refused a request: an `ERROR` reply (`docs/PROTOCOL.md` §3), with its stable wire code.
 ///
 /// Equality looks at the code only, so callers write `error.code == .unknownSession`.
-public struct DaemonError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct DaemonError: CodedError, Sendable {
     /// The stable error code, e.g. ``FlowWire/WireError/Code/unknownSession``.
     public let code: WireError.Code
     /// The daemon's explanation, for a person.
@@ -25,18 +26,12 @@ public struct DaemonError: Error, Hashable, Sendable, CustomStringConvertible {
     public init(_ reply: ErrorReply) {
         self.init(code: reply.code, message: reply.message, type: reply.type, req: reply.req)
     }
-
-    public static func == (lhs: DaemonError, rhs: DaemonError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// `unknownSession: no session 'kiosk-3'`.
-    public var description: String { "\(code): \(message)" }
 }
 
 /// A request that did not get an answer from the daemon, or a client used the wrong way.
 ///
 /// Equality looks at the code only.
-public struct FlowClientError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct FlowClientError: CodedError, Sendable {
     /// What went wrong; an open set of codes.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
@@ -74,10 +69,4 @@ public struct FlowClientError: Error, Hashable, Sendable, CustomStringConvertibl
         self.code = code
         self.message = message
     }
-
-    public static func == (lhs: FlowClientError, rhs: FlowClientError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// `timedOut: no reply to SESSIONS within 5 s`.
-    public var description: String { "\(code): \(message)" }
 }

@@ -1,7 +1,7 @@
 /// A mistake in how a coordinator is used, with a stable code.
 ///
 /// Equality looks at the code only.
-public struct FlowError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct FlowError: CodedError, Sendable {
     /// The kind of mistake.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
@@ -40,7 +40,5 @@ public struct FlowError: Error, Hashable, Sendable, CustomStringConvertible {
         FlowError(.notCoordinating, "no root flow has been coordinated")
     }
 
-    public static func == (lhs: FlowError, rhs: FlowError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
     public var description: String { "FlowError.\(code): \(message)" }
 }

@@ -1,58 +1,54 @@
+internal import FlowCore
+
 /// What went wrong with the state directory.
 ///
 /// Equality looks at the code only.
-public struct JournalError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct JournalError: CodedError, Sendable {
     /// The kind of failure; an open set of codes.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
 
         /// A system call on the state directory failed (permissions, disk full, I/O error).
-        public static let io = Code("io")
+        package static let io = Code("io")
         /// Another process (another flowd) holds the state directory's lock.
-        public static let locked = Code("locked")
+        package static let locked = Code("locked")
         /// The files are damaged beyond a torn tail (a bad snapshot, a journal newer than the snapshot): nothing
         /// was changed; an operator has to look.
-        public static let corrupt = Code("corrupt")
+        package static let corrupt = Code("corrupt")
         /// The live journal is damaged before its tail (a frame that does not check, followed by frames that do):
         /// acknowledged records would be lost by cutting it. Nothing was changed; ``file`` and ``offset`` say where.
         /// An operator may start from the records before it with ``JournalDamagePolicy/truncate``.
-        public static let damaged = Code("damaged")
+        package static let damaged = Code("damaged")
         /// The files were written by another format version of flowd.
-        public static let incompatible = Code("incompatible")
+        package static let incompatible = Code("incompatible")
         /// An appended record was larger than ``JournalStore/maxRecordBytes``.
-        public static let recordTooLarge = Code("recordTooLarge")
+        package static let recordTooLarge = Code("recordTooLarge")
         /// The store is closed, or `load()` has not run yet.
-        public static let notOpen = Code("notOpen")
+        package static let notOpen = Code("notOpen")
         /// An earlier failure (a failed `fdatasync`, a compaction that failed half-way) left the store in a state
         /// that cannot be trusted: the daemon should stop; the next start recovers from the files.
-        public static let unusable = Code("unusable")
+        package static let unusable = Code("unusable")
 
-        public var description: String { name }
+        package var description: String { name }
     }
 
     /// What went wrong.
-    public let code: Code
+    package let code: Code
     /// Details for a person (the file and the system's error text).
-    public let message: String
+    package let message: String
     /// The file at fault, when one is.
-    public let file: String?
+    package let file: String?
     /// Where in ``file`` the damage starts, when that is known.
-    public let offset: Int?
+    package let offset: Int?
 
     /// An error with `code` and `message`.
-    public init(_ code: Code, _ message: String, file: String? = nil, offset: Int? = nil) {
+    package init(_ code: Code, _ message: String, file: String? = nil, offset: Int? = nil) {
         self.code = code
         self.message = message
         self.file = file
         self.offset = offset
     }
-
-    public static func == (lhs: JournalError, rhs: JournalError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// `locked: /var/lib/flowd is in use by another flowd (pid 812)`.
-    public var description: String { "\(code): \(message)" }
 }
 
 /// What ``JournalStore/load()`` found.

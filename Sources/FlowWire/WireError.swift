@@ -1,7 +1,9 @@
+public import FlowCore
+
 /// A message that breaks the protocol, with the stable code `docs/PROTOCOL.md` §3 lists.
 ///
 /// Equality looks at the code only.
-public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct WireError: CodedError, Sendable {
     /// The stable error code sent in `ERROR` replies.
     public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
@@ -54,8 +56,4 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         self.req = req
         self.type = type
     }
-
-    public static func == (lhs: WireError, rhs: WireError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-    public var description: String { "\(code): \(message)" }
 }
