@@ -56,14 +56,6 @@ public struct Screen: Presentable, Hashable, Sendable, Codable {
         )
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(type, forKey: .type)
-        try container.encode(data, forKey: .data)
-    }
-
     /// A content view.
     public static func view(_ id: PresentableID, type: String, data: JSONValue = .null) -> Screen {
         Screen(id: id, kind: .view, type: type, data: data)

@@ -35,13 +35,7 @@ extension DaemonCore {
         if sessions[body.session] != nil {
             return reply(to: peer.address, req: body.req, result: CreateSessionResult(created: false))
         }
-        guard sessions.count < configuration.maxSessions else {
-            return reject(
-                .sessionLimit, "the daemon holds \(configuration.maxSessions) sessions, its limit (daemon.max_sessions): end one "
-                    + "(END_SESSION) or raise the limit (docs/LIMITS.md)", req: body.req,
-                type: .createSession, to: peer
-            )
-        }
+        guard roomForSession(req: body.req, type: .createSession, from: peer) else { return }
         _ = createSession(body.session)
         reply(to: peer.address, req: body.req, result: CreateSessionResult(created: true))
     }

@@ -17,13 +17,7 @@ extension DaemonCore {
             guard WireProtocol.isValidName(body.session) else {
                 return reject(.invalidName, "invalid session name", req: body.req, type: .sync, to: peer)
             }
-            guard sessions.count < configuration.maxSessions else {
-                return reject(
-                    .sessionLimit, "the daemon holds \(configuration.maxSessions) sessions, its limit (daemon.max_sessions): end one "
-                    + "(END_SESSION) or raise the limit (docs/LIMITS.md)", req: body.req,
-                    type: .sync, to: peer
-                )
-            }
+            guard roomForSession(req: body.req, type: .sync, from: peer) else { return }
             session = createSession(body.session)
         }
         guard let session else {

@@ -4,6 +4,18 @@ internal import Logging
 
 // Sessions: creating them and carrying out what their flow trees ask (commands, attachments, events).
 extension DaemonCore {
+    /// Whether one more session fits under `daemon.max_sessions`; when it does not, `peer`'s request that would have
+    /// created it is refused (`sessionLimit`).
+    mutating func roomForSession(req: UInt64, type: MessageType, from peer: Peer) -> Bool {
+        guard sessions.count >= configuration.maxSessions else { return true }
+        reject(
+            .sessionLimit,
+            "the daemon holds \(configuration.maxSessions) sessions, its limit (daemon.max_sessions): end one "
+                + "(END_SESSION) or raise the limit (docs/LIMITS.md)", req: req, type: type, to: peer
+        )
+        return false
+    }
+
     mutating func createSession(_ id: String) -> Session {
         change(JournalRecord(session: id, kind: .sessionCreated(app: apps.current?.id)))
         return sessions[id]!

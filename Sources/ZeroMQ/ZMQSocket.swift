@@ -68,27 +68,27 @@ public final class ZMQSocket {
     // MARK: - Endpoints
 
     /// Binds to `endpoint` (`tcp://127.0.0.1:*` picks a free port: read it with ``ZMQSocketOption/lastEndpoint``).
-    public func bind(_ endpoint: String) throws(ZMQError) {
-        let handle = try open("zmq_bind(\(endpoint))")
-        try retryingOnInterrupt("zmq_bind(\(endpoint))") { zmq_bind(handle, endpoint) }
-    }
+    public func bind(_ endpoint: String) throws(ZMQError) { try call(zmq_bind, named: "zmq_bind", on: endpoint) }
 
     /// Connects to `endpoint`; the connection is made (and remade) in the background.
     public func connect(_ endpoint: String) throws(ZMQError) {
-        let handle = try open("zmq_connect(\(endpoint))")
-        try retryingOnInterrupt("zmq_connect(\(endpoint))") { zmq_connect(handle, endpoint) }
+        try call(zmq_connect, named: "zmq_connect", on: endpoint)
     }
 
     /// Stops listening on `endpoint`, which must be the resolved form (as ``ZMQSocketOption/lastEndpoint`` gives).
-    public func unbind(_ endpoint: String) throws(ZMQError) {
-        let handle = try open("zmq_unbind(\(endpoint))")
-        try retryingOnInterrupt("zmq_unbind(\(endpoint))") { zmq_unbind(handle, endpoint) }
-    }
+    public func unbind(_ endpoint: String) throws(ZMQError) { try call(zmq_unbind, named: "zmq_unbind", on: endpoint) }
 
     /// Drops the connection to `endpoint`.
     public func disconnect(_ endpoint: String) throws(ZMQError) {
-        let handle = try open("zmq_disconnect(\(endpoint))")
-        try retryingOnInterrupt("zmq_disconnect(\(endpoint))") { zmq_disconnect(handle, endpoint) }
+        try call(zmq_disconnect, named: "zmq_disconnect", on: endpoint)
+    }
+
+    /// Calls `function`, libzmq's `name`, with the socket and `endpoint`, again when a signal interrupts it.
+    private func call(
+        _ function: (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32, named name: String, on endpoint: String
+    ) throws(ZMQError) {
+        let handle = try open("\(name)(\(endpoint))")
+        try retryingOnInterrupt("\(name)(\(endpoint))") { function(handle, endpoint) }
     }
 
     // MARK: - Options
