@@ -4,8 +4,6 @@ public import FlowWire
 public struct DeadlineExceeded: Error, CustomStringConvertible {
     public let what: String
 
-    public init(what: String) { self.what = what }
-
     public var description: String { "nothing after \(FakeDaemon.deadline) waiting for \(what)" }
 }
 
@@ -13,11 +11,6 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 public struct UnexpectedMessage: Error, CustomStringConvertible {
     public let expected: String
     public let got: WireMessage
-
-    public init(expected: String, got: WireMessage) {
-        self.expected = expected
-        self.got = got
-    }
 
     public var description: String { "expected \(expected), got \(got.type.rawValue): \(got)" }
 }

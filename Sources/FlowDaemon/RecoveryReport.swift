@@ -18,11 +18,6 @@ package struct RecoveryReport: Sendable, Hashable {
 package struct RecoveryProgress: Sendable, Hashable {
     package var replayed: Int
     package var total: Int
-
-    package init(replayed: Int, total: Int) {
-        self.replayed = replayed
-        self.total = total
-    }
 }
 
 /// Why flowd cannot rebuild its state from the journal's records (the files' own checks are ``JournalError``'s).
