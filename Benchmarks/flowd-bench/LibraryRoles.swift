@@ -7,11 +7,12 @@ import Synchronization
 import ZeroMQ
 
 // The library client mode: the stepper and the presenter are the project's own StepperClient and PresenterClient, as
-// a user's service and UI would use them (each step awaited through `emit`, each command taken from `changes()`).
-// The phases, the side channel and the results are the hand-written mode's (Roles.swift).
+// a user's service and UI would use them at their fastest (each step's verdict handed to `emit`'s `onVerdict`, each
+// change to `run(onChange:)`'s handler, both on the clients' I/O threads). The phases, the side channel and the
+// results are the hand-written mode's (Roles.swift).
 
 /// A client configuration for the benchmark's daemon, logging warnings only.
-private func libraryConfiguration(control: String, label: String) -> FlowClientConfiguration {
+func libraryConfiguration(control: String, label: String) -> FlowClientConfiguration {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = .warning
@@ -24,7 +25,7 @@ private func libraryConfiguration(control: String, label: String) -> FlowClientC
 }
 
 /// Runs a client until its task is cancelled (once the results are out), which is not a failure.
-private func runUntilCancelled(_ run: @Sendable () async throws -> Void) async throws {
+func runUntilCancelled(_ run: @Sendable () async throws -> Void) async throws {
     do {
         try await run()
     } catch is CancellationError {}
@@ -81,9 +82,36 @@ final class SideListener: Sendable {
     }
 
     var now: Counts { counts.withLock { $0 } }
+
+    /// Wakes the stepper (a verdict came).
+    func poke() { continuation.yield() }
 }
 
-/// The stepper as a user's service: `StepperClient`, its attachment from `events`, steps through `emit`.
+/// The verdicts the stepper's `onVerdict` got so far, and the first that was not `accepted`.
+private final class Verdicts: Sendable {
+    private let state = Mutex<(answered: Int, failure: String?)>((0, nil))
+
+    func take(_ result: Result<StepOutcome, any Error>) {
+        state.withLock { state in
+            state.answered += 1
+            switch result {
+            case .success(.accepted): break
+            case .success(let outcome): state.failure = state.failure ?? "a step was not accepted: \(outcome)"
+            case .failure(let error): state.failure = state.failure ?? "a step was refused: \(error)"
+            }
+        }
+    }
+
+    /// How many were answered; throws the first failure.
+    func answered() throws -> Int {
+        let (answered, failure) = state.withLock { $0 }
+        if let failure { throw BenchError(failure) }
+        return answered
+    }
+}
+
+/// The stepper as a user's service: `StepperClient`, its attachment from `events`, steps through
+/// `emit(_:for:onVerdict:)`.
 func runLibraryStepper(plan: PhasePlan, side sideEndpoint: String) async throws {
     let client = StepperClient(
         name: "bench-stepper", serves: [BenchWire.kind],
@@ -105,129 +133,49 @@ func runLibraryStepper(plan: PhasePlan, side sideEndpoint: String) async throws 
         var wakeUps = side.wakeUps.makeAsyncIterator()
         emit("READY")
         var result = StepperResult()
+        let verdicts = Verdicts()
+        var sent = 0
 
-        @Sendable func step(_ stamp: UInt64) async throws {
-            let outcome = try await client.emit(Step(BenchWire.stepName, payload: .int(Int(stamp))), for: attachment)
-            guard outcome == .accepted else { throw BenchError("a step was not accepted: \(outcome)") }
+        func step(_ stamp: UInt64) {
+            client.emit(Step(BenchWire.stepName, payload: .int(Int(stamp))), for: attachment) { verdict in
+                verdicts.take(verdict)
+                side.poke()
+            }
+            sent += 1
+        }
+        /// Waits for the next wake-up (a verdict, or the presenter's word).
+        func wait() async throws {
+            guard await wakeUps.next() != nil else { throw BenchError("the side channel ended") }
         }
 
-        // Latency: one step at a time; the next once the presenter saw this one's command (and its verdict came).
+        // Latency: one step at a time; the next once the presenter saw this one's command and its verdict came.
         for _ in 0..<(plan.warmup + plan.samples) {
             let seen = side.now.go
-            try await step(monotonicNanoseconds())
-            result.accepted += 1
-            while side.now.go <= seen {
-                guard await wakeUps.next() != nil else { throw BenchError("the side channel ended") }
-            }
+            step(monotonicNanoseconds())
+            while try side.now.go <= seen || verdicts.answered() < sent { try await wait() }
             result.latencySteps += 1
         }
+        let before = sent
 
-        // Throughput: at most `window` emits awaiting their verdict, or commands not yet seen by the presenter.
+        // Throughput: at most `window` steps without a verdict, or whose commands the presenter has not seen yet.
         emit("PHASE throughput-start")
         let start = monotonicNanoseconds()
         let end = start + UInt64(plan.seconds * 1e9)
-        var sent = 0
-        var answered = 0
-        try await withThrowingTaskGroup(of: Void.self) { steps in
-            while monotonicNanoseconds() < end {
-                while sent - answered < plan.window, sent - side.now.presented < plan.window {
-                    let stamp = monotonicNanoseconds()
-                    steps.addTask { try await step(stamp) }
-                    sent += 1
-                }
-                if sent - answered >= plan.window {
-                    try await steps.next()
-                    answered += 1
-                } else {
-                    guard await wakeUps.next() != nil else { throw BenchError("the side channel ended") }
-                }
+        while monotonicNanoseconds() < end {
+            var batch = 0
+            while try sent - verdicts.answered() < plan.window, sent - before - side.now.presented < plan.window {
+                step(monotonicNanoseconds())
+                batch += 1
             }
-            result.throughputSeconds = Double(monotonicNanoseconds() - start) / 1e9
-            emit("PHASE throughput-end")
-            while try await steps.next() != nil { answered += 1 }
+            if batch == 0 { try await wait() }
         }
-        result.throughputSteps = sent
-        result.accepted += answered
-        // The end marker: its verdict, then the presenter saw it (and so every command before it).
-        try await step(BenchWire.endMarker)
-        result.accepted += 1
-        while !side.now.done {
-            guard await wakeUps.next() != nil else { break }
-        }
-        guard side.now.done else { throw BenchError("the side channel ended before the presenter's end") }
-        emit("RESULT " + (try encodeJSON(result)))
-        group.cancelAll()
-    }
-}
-
-/// The presenter as a user's UI: `PresenterClient`, every command taken from `changes()` when its batch is applied.
-func runLibraryPresenter(plan: PhasePlan, side sideEndpoint: String) async throws {
-    let client = PresenterClient(
-        name: "bench-presenter", session: BenchWire.session,
-        configuration: libraryConfiguration(control: plan.control, label: "flowd-bench.presenter")
-    )
-    let changes = client.changes()
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await runUntilCancelled(client.run) }
-        var iterator = changes.makeAsyncIterator()
-        // The first change is the SYNC's snapshot; the client reports its screens visible right after it.
-        guard let first = await iterator.next() else { throw BenchError("the library presenter ended before its SNAPSHOT") }
-        var lastSeq = first.lastSeq
-        let context = try ZMQContext()
-        let side = try ZMQSocket(.push, context: context, options: ZMQSocketOptions(linger: .seconds(5)))
-        defer { side.close() }
-        try side.bind(sideEndpoint)
-        emit("READY " + (try side.option(.lastEndpoint)))
-
-        var gaps = 0
-        var received = 0
-        var latencies: [UInt64] = []
-        latencies.reserveCapacity(plan.samples)
-        var loaded: [UInt64] = []
-        loaded.reserveCapacity(1 << 20)
-        var count = 0
-        var firstTime: UInt64 = 0
-        var lastTime: UInt64 = 0
-        var finished = false
-        while !finished, let change = await iterator.next() {
-            let time = monotonicNanoseconds()
-            guard case .commands(let commands) = change.cause else {
-                // A snapshot in the middle of the run: the client lost commands and synced again.
-                gaps += 1
-                lastSeq = change.lastSeq
-                continue
-            }
-            for command in commands {
-                if command.seq != lastSeq + 1 { gaps += 1 }
-                lastSeq = command.seq
-                guard case .setStack(_, let screens) = command.command, case .int(let value)? = screens.first?.data
-                else {
-                    throw BenchError("a COMMAND without the stamp: \(command.command)")
-                }
-                let stamp = UInt64(value)
-                if received < plan.warmup + plan.samples {
-                    try side.send(ZMQMessage([SideMessage.go]))
-                    if received >= plan.warmup { latencies.append(time &- stamp) }
-                    received += 1
-                } else if stamp == BenchWire.endMarker {
-                    finished = true
-                } else {
-                    count += 1
-                    if count == 1 { firstTime = time }
-                    lastTime = time
-                    loaded.append(time &- stamp)
-                    if count % 16 == 0 { try side.send(ZMQMessage([SideMessage.progress(count)])) }
-                }
-            }
-        }
-        guard finished else { throw BenchError("the library presenter's changes ended before the end marker") }
-        try side.send(ZMQMessage([SideMessage.done]))
-        let seconds = Double(lastTime &- firstTime) / 1e9
-        let result = PresenterResult(
-            latency: LatencyStats(nanoseconds: latencies), throughputCommands: count, throughputSeconds: seconds,
-            throughputPerSecond: count > 1 && seconds > 0 ? Double(count - 1) / seconds : 0,
-            loadedLatency: LatencyStats(nanoseconds: loaded), gaps: gaps
-        )
+        result.throughputSeconds = Double(monotonicNanoseconds() - start) / 1e9
+        emit("PHASE throughput-end")
+        result.throughputSteps = sent - before
+        // The end marker: its verdict (and every other), then the presenter saw it (and so every command before it).
+        step(BenchWire.endMarker)
+        while try verdicts.answered() < sent || !side.now.done { try await wait() }
+        result.accepted = try verdicts.answered()
         emit("RESULT " + (try encodeJSON(result)))
         group.cancelAll()
     }

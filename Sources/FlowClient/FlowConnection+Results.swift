@@ -1,3 +1,4 @@
+import FlowCore
 import FlowWire
 
 extension FlowConnection {
@@ -15,11 +16,19 @@ extension FlowConnection {
     func reply<Result: WireResult>(
         _: Result.Type, to ticket: RequestTicket, timeout: Duration? = nil
     ) async throws -> Result {
-        let json = try await reply(to: ticket, timeout: timeout)
+        try Self.typed(Result.self, try await reply(to: ticket, timeout: timeout), of: ticket.type)
+    }
+
+    /// An `OK` result to a request of `type`, typed.
+    ///
+    /// - Throws: ``FlowClientError/Code/badReply`` when `json` does not decode as `Result`.
+    static func typed<Result: WireResult>(
+        _: Result.Type, _ json: JSONValue, of type: MessageType
+    ) throws -> Result {
         do {
             return try Result(json: json)
         } catch {
-            throw FlowClientError(.badReply, "the OK to \(ticket.type.rawValue) does not decode: \(error)")
+            throw FlowClientError(.badReply, "the OK to \(type.rawValue) does not decode: \(error)")
         }
     }
 }

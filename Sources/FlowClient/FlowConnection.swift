@@ -20,12 +20,15 @@ import ZeroMQ
 /// connection), the socket is closed and a new one says `HELLO` again.
 /// Cancelling `run` sends `BYE` and closes.
 ///
-/// The handler gets the non-reply messages as batches of ``ConnectionEvent``, in order, on one task: it may await
-/// requests (their replies are read by the reader meanwhile).
+/// The client built on it gets the non-reply messages as batches of ``ConnectionEvent``, in order and one batch at a
+/// time: ``run(handler:)`` hands them to a task of their own (the handler may await requests, whose replies are read
+/// meanwhile); ``run(inline:)`` calls its handler on the thread that made them (the loop's for a message), which must
+/// not block and awaits nothing (its requests' replies come to a callback, ``submit(policy:timeout:_:onReply:)``).
 ///
 /// ## Requests
 /// ``submit(policy:_:)`` numbers a request and queues it without waiting (so a caller holding its own lock decides the
-/// order of its messages); ``reply(to:)`` waits for the `OK` result, throws a ``DaemonError`` for an `ERROR`, and a
+/// order of its messages); ``reply(to:timeout:)`` waits for the `OK` result (or a callback given to
+/// ``submit(policy:timeout:_:onReply:)`` gets it), throws a ``DaemonError`` for an `ERROR`, and a
 /// ``FlowClientError`` when the timeout runs out, the connection is lost after sending, or the client stopped.
 /// Requests made while no connection is welcomed wait for the next one (or fail, by policy). A request the daemon
 /// refused with `notWelcome` (and every request sent after it) is sent again after the new handshake: the daemon did
@@ -46,24 +49,34 @@ final class FlowConnection: Sendable {
     let configuration: FlowClientConfiguration
     let logger: Logger
     private let codec: WireCodec
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let events = EventQueue<ConnectionEvent>()
-    private let timeouts = RequestTimeouts()
+    let timeouts = RequestTimeouts()
 
-    private typealias Waiter = CheckedContinuation<Result<JSONValue, any Error>, Never>
+    typealias Continuation = CheckedContinuation<Result<JSONValue, any Error>, Never>
 
-    private struct State {
+    /// What a request's outcome goes to: a waiting task, or a callback.
+    enum Waiter {
+        case task(Continuation)
+        case callback(@Sendable (_ req: UInt64, Result<JSONValue, any Error>) -> Void)
+    }
+
+    struct State {
         var machine: ConnectionMachine
         /// Where the current connection's messages go.
         var sender: Sender?
         var waiters: [UInt64: Waiter] = [:]
         /// Results that came before anybody waited for them.
         var results: [UInt64: Result<JSONValue, any Error>] = [:]
+        /// Where events go (set by `run`), the events not handed to it yet, and whether a thread is handing them.
+        var sink: (@Sendable ([ConnectionEvent]) -> Void)?
+        var undelivered: [ConnectionEvent] = []
+        var delivering = false
     }
 
     /// The current connection's socket: messages are handed to its loop as they are made, under the lock, so they
     /// leave in the order the machine decided, with no task of their own; a failed send ends the connection.
-    private struct Sender {
+    struct Sender {
         let loop: ZMQEventLoop
         let socket: ZMQSocketHandle
         let completion: @Sendable (Result<Void, ZMQError>) -> Void
@@ -82,7 +95,7 @@ final class FlowConnection: Sendable {
     }
 
     /// Why a connection ends, as its socket's loop tells: a send failed, or the machine decided it on a message.
-    private enum ConnectionEnd: Sendable {
+    enum ConnectionEnd: Sendable {
         case sendFailed(ZMQError)
         case decided(ConnectionOutcome)
     }
@@ -94,10 +107,9 @@ final class FlowConnection: Sendable {
         let ended = Atomic<Bool>(false)
     }
 
-    /// What is left to do outside the lock after the machine's actions.
-    private struct FollowUp {
-        var resumes: [(Waiter, Result<JSONValue, any Error>)] = []
-        var events: [ConnectionEvent] = []
+    /// What is left to do outside the lock after the machine's actions (its events wait in `State.undelivered`).
+    struct FollowUp {
+        var resumes: [(req: UInt64, waiter: Waiter, result: Result<JSONValue, any Error>)] = []
         var outcome: ConnectionOutcome?
         var reconnectAfter: Duration?
         var stopError: (any Error)?
@@ -126,7 +138,7 @@ final class FlowConnection: Sendable {
     private static let requestNumbers = Atomic<UInt64>(1)
 
     /// A new request number, greater than every one before it in this process.
-    private static func nextRequestNumber() -> UInt64 {
+    static func nextRequestNumber() -> UInt64 {
         requestNumbers.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
@@ -135,15 +147,15 @@ final class FlowConnection: Sendable {
 
     /// Carries out the machine's actions under the lock: sends right away (so they keep the order the machine
     /// decided), the rest collected for ``finish(_:)`` outside the lock.
-    private func perform(_ actions: [ConnectionAction], on state: inout State) -> FollowUp {
+    func perform(_ actions: [ConnectionAction], on state: inout State) -> FollowUp {
         var followUp = FollowUp()
         for action in actions {
             switch action {
             case .send(let message): state.sender?.send(frames(message))
-            case .deliver(let event): followUp.events.append(event)
+            case .deliver(let event): state.undelivered.append(event)
             case .complete(let req, let result):
                 if let waiter = state.waiters.removeValue(forKey: req) {
-                    followUp.resumes.append((waiter, result))
+                    followUp.resumes.append((req, waiter, result))
                 } else {
                     state.results[req] = result
                 }
@@ -156,27 +168,78 @@ final class FlowConnection: Sendable {
     }
 
     /// Feeds the machine one input under the lock and carries out what it returns.
-    private func drive(_ input: (inout ConnectionMachine) -> [ConnectionAction]) -> FollowUp {
+    func drive(_ input: (inout ConnectionMachine) -> [ConnectionAction]) -> FollowUp {
         state.withLock { state in perform(input(&state.machine), on: &state) }
     }
 
     /// Wakes the waiters and hands the events on, outside the lock.
     @discardableResult
-    private func finish(_ followUp: FollowUp) -> FollowUp {
-        for (waiter, result) in followUp.resumes { waiter.resume(returning: result) }
-        for event in followUp.events { events.push(event) }
+    func finish(_ followUp: FollowUp) -> FollowUp {
+        resume(followUp.resumes)
+        deliverPending()
         return followUp
+    }
+
+    /// Hands each waiter its request's outcome (a callback's request no longer needs its timeout).
+    private func resume(_ resumes: [(req: UInt64, waiter: Waiter, result: Result<JSONValue, any Error>)]) {
+        for (req, waiter, result) in resumes {
+            switch waiter {
+            case .task(let continuation):
+                continuation.resume(returning: result)
+            case .callback(let callback):
+                timeouts.cancel(req)
+                callback(req, result)
+            }
+        }
+    }
+
+    /// Hands the undelivered events to the sink, in order, outside the lock and one batch at a time: the thread that
+    /// finds them waiting and nobody handing them on hands them (and what comes meanwhile), the others leave it so.
+    private func deliverPending() {
+        let sink = state.withLock { state -> (@Sendable ([ConnectionEvent]) -> Void)? in
+            guard !state.delivering, !state.undelivered.isEmpty, let sink = state.sink else { return nil }
+            state.delivering = true
+            return sink
+        }
+        guard let sink else { return }
+        while let batch = state.withLock({ state -> [ConnectionEvent]? in
+            guard !state.undelivered.isEmpty else {
+                state.delivering = false
+                return nil
+            }
+            defer { state.undelivered.removeAll() }
+            return state.undelivered
+        }) {
+            sink(batch)
+        }
     }
 
     // MARK: - Running
 
-    /// Connects and stays connected until cancelled, handing every non-reply message to `handler`.
+    /// Connects and stays connected until cancelled, handing every non-reply message to `handler` on a task of its
+    /// own.
     ///
     /// Returns when cancelled. Throws when the client cannot work at all (an invalid name, a malformed endpoint, the
     /// daemon refusing the `HELLO`), or what `handler` throws. Runs once: afterwards every request fails with
     /// ``FlowClientError/Code/stopped``.
     func run(handler: @escaping @Sendable ([ConnectionEvent]) async throws -> Void) async throws {
+        try await run(sink: { [events] batch in for event in batch { events.push(event) } }) {
+            try await self.dispatch(to: handler)
+        }
+    }
+
+    /// As ``run(handler:)``, but `handler` is called on the thread that made the events (the loop's thread for a
+    /// message), one batch at a time, in order: it must not block.
+    func run(inline handler: @escaping @Sendable ([ConnectionEvent]) -> Void) async throws {
+        try await run(sink: handler, beside: nil)
+    }
+
+    private func run(
+        sink: @escaping @Sendable ([ConnectionEvent]) -> Void,
+        beside: (@Sendable () async throws -> Void)?
+    ) async throws {
         try begin()
+        state.withLock { $0.sink = sink }
         let loop: ZMQEventLoop
         do {
             loop = try ZMQEventLoop(
@@ -190,7 +253,7 @@ final class FlowConnection: Sendable {
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await self.maintainConnection(on: loop) }
-                group.addTask { try await self.dispatch(to: handler) }
+                if let beside { group.addTask { try await beside() } }
                 group.addTask { await self.fireTimeouts() }
                 defer { group.cancelAll() }
                 _ = try await group.next()
@@ -237,7 +300,7 @@ final class FlowConnection: Sendable {
             if case .lost(let reason, _, _) = followUp.outcome {
                 logger.info("connection to flowd lost; connecting again", metadata: ["reason": "\(reason)"])
             }
-            for event in followUp.events { events.push(event) }
+            deliverPending()
             if let error = followUp.stopError { throw error }
             guard let delay = followUp.reconnectAfter else { return }
             if delay == .zero { continue }
@@ -250,7 +313,7 @@ final class FlowConnection: Sendable {
     }
 
     /// One connection, from a new socket to its end; returns what the machine decided at the end (its waiters woken
-    /// already, its events not yet handed on).
+    /// already, its events waiting to be handed on).
     private func connectOnce(on loop: ZMQEventLoop) async -> FollowUp {
         let endpoint = configuration.endpoints.control
         let (ends, end) = AsyncStream<ConnectionEnd>.makeStream()
@@ -321,7 +384,7 @@ final class FlowConnection: Sendable {
             return perform(state.machine.connectionEnded(generation ?? 0, outcome), on: &state)
         }
         followUp.outcome = outcome
-        for (waiter, result) in followUp.resumes { waiter.resume(returning: result) }
+        resume(followUp.resumes)
         followUp.resumes.removeAll()
         return followUp
     }
@@ -377,133 +440,7 @@ final class FlowConnection: Sendable {
         }
     }
 
-    // MARK: - Requests and messages
-
-    /// Numbers a request, registers it for its reply and queues it (for the current connection, or the next one).
-    ///
-    /// - Throws: ``FlowClientError/Code/stopped`` after `run` ended; ``FlowClientError/Code/notConnected`` with
-    ///   ``DisconnectedPolicy/fail`` when no connection is welcomed.
-    func submit(
-        policy: DisconnectedPolicy = .wait,
-        _ make: (UInt64) -> ClientMessage
-    ) throws(FlowClientError) -> RequestTicket {
-        try state.withLock { state throws(FlowClientError) in
-            let req = Self.nextRequestNumber()
-            let message = make(req)
-            let actions = try state.machine.submit(message, req: req, policy: policy)
-            _ = perform(actions, on: &state)  // only sends
-            return RequestTicket(req: req, type: message.type)
-        }
-    }
-
-    /// Fires the requests' timeouts (see ``reply(to:timeout:)``) while the client runs.
-    private func fireTimeouts() async {
-        await timeouts.run { req, deadline, now in
-            // The waiting task ends with the reply or the expiry (both under the lock: never both).
-            let (wake, followUp) = state.withLock { state in
-                let (actions, wake) = state.machine.timeoutFired(
-                    req, after: deadline.timeout, due: deadline.due, at: now, extended: deadline.extended)
-                return (wake, perform(actions, on: &state))
-            }
-            finish(followUp)
-            return wake
-        }
-    }
-
-    /// Waits for the reply to a submitted request.
-    ///
-    /// When the timeout runs out (time this process did not run counts as in ``ConnectionMachine/timeoutFired``) the
-    /// request is given up: taken out of the queue if it waits for a connection (it is
-    /// never sent afterwards), and a reply that comes later is ignored.
-    ///
-    /// - Parameter timeout: how long to wait; `nil` uses ``FlowClientConfiguration/requestTimeout``.
-    /// - Returns: the `OK` result.
-    /// - Throws: ``DaemonError`` for an `ERROR` reply; ``FlowClientError`` (`timedOut`, `connectionLost`, `stopped`;
-    ///   `notDelivered` for a ``DisconnectedPolicy/resend`` request that timed out before any daemon run could have
-    ///   carried it out, or that the daemon run it was sent to lost with its state); `CancellationError` when the
-    ///   task is cancelled.
-    func reply(to ticket: RequestTicket, timeout: Duration? = nil) async throws -> JSONValue {
-        guard let timeout = timeout ?? configuration.requestTimeout else { return try await waitForReply(ticket.req) }
-        // While the client runs, one task fires every request's timeout; before (or after) it, the request times
-        // itself.
-        if timeouts.schedule(ticket.req, timeout: timeout, due: ContinuousClock.now + timeout) {
-            defer { timeouts.cancel(ticket.req) }
-            return try await waitForReply(ticket.req)
-        }
-        return try await withThrowingTaskGroup(of: JSONValue?.self) { group in
-            group.addTask { try await self.waitForReply(ticket.req) }
-            group.addTask {
-                let clock = ContinuousClock()
-                var due = clock.now + timeout
-                var extended = false
-                while true {
-                    try await Task.sleep(until: due, clock: clock)
-                    let now = clock.now
-                    // The waiting task ends with the reply or the expiry (both under the lock: never both).
-                    let (wake, followUp) = self.state.withLock { [due, extended] state in
-                        let (actions, wake) = state.machine.timeoutFired(
-                            ticket.req, after: timeout, due: due, at: now, extended: extended)
-                        return (wake, self.perform(actions, on: &state))
-                    }
-                    self.finish(followUp)
-                    guard let wake else { return nil }
-                    (due, extended) = (wake, true)
-                }
-            }
-            defer { group.cancelAll() }
-            while let next = try await group.next() {
-                if let result = next { return result }
-            }
-            throw CancellationError()
-        }
-    }
-
-    /// Submits a request and waits for its reply (see ``submit(policy:_:)`` and ``reply(to:timeout:)``).
-    func request(policy: DisconnectedPolicy = .wait, _ make: (UInt64) -> ClientMessage) async throws -> JSONValue {
-        try await reply(to: try submit(policy: policy, make))
-    }
-
-    /// Sends a message that gets no reply (`ACK`, `HEARTBEAT`) on the current connection.
-    ///
-    /// - Returns: `false` when no connection is welcomed (the message is dropped).
-    @discardableResult
-    func send(_ message: ClientMessage) -> Bool {
-        state.withLock { state in
-            guard state.machine.send(message) != nil else { return false }
-            state.sender?.send(frames(message))
-            return true
-        }
-    }
-
-    private func waitForReply(_ req: UInt64) async throws -> JSONValue {
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: Waiter) in
-                let ready = state.withLock { state -> Result<JSONValue, any Error>? in
-                    if let result = state.results.removeValue(forKey: req) { return result }
-                    guard state.machine.isPending(req) else {
-                        return .failure(Task.isCancelled ? CancellationError() : ConnectionMachine.stopped)
-                    }
-                    if Task.isCancelled {
-                        state.machine.forget(req)
-                        return .failure(CancellationError())
-                    }
-                    state.waiters[req] = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let waiter = state.waiters.removeValue(forKey: req) else { return nil }
-                state.machine.forget(req)
-                return waiter
-            }
-            waiter?.resume(returning: .failure(CancellationError()))
-        }
-        return try result.get()
-    }
-
-    private func frames(_ message: ClientMessage) -> ZMQMessage {
+    func frames(_ message: ClientMessage) -> ZMQMessage {
         ZMQMessage(codec.encode(message.wire))
     }
 }

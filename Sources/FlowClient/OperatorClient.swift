@@ -44,7 +44,7 @@ public final class OperatorClient: Sendable {
     /// - Throws: ``FlowClientError`` when the client cannot work at all (an invalid name, a malformed endpoint),
     ///   ``DaemonError`` when the daemon refuses the `HELLO`.
     public func run() async throws {
-        try await connection.run { _ in }
+        try await connection.run(inline: { _ in })
     }
 
     /// Runs a client around `body`: connects, runs `body`, then says `BYE` and closes.

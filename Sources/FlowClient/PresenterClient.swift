@@ -1,3 +1,4 @@
+import DequeModule
 public import FlowCore
 import FlowWire
 import Logging
@@ -29,13 +30,17 @@ import Synchronization
 /// - carries out a person's operations (``tapBack(in:)``, ``selectTab(_:in:)``, ``dismiss(_:)``) on the model and
 ///   reports them; ``userAction(_:on:)`` sends `USER_ACTION`.
 ///
-/// ``model`` is the UI now; ``changes()`` streams every change, in order. As a `Service` in a service group it
-/// leaves (`BYE`) on the group's graceful shutdown too.
+/// ``model`` is the UI now; ``changes()`` streams every change, in order. ``run(onChange:)`` also hands every change
+/// to a closure, called right where the change was made: on the client's I/O thread for the daemon's messages, with
+/// no hop to another task in between (the fastest way to follow the UI; the closure must not block). As a `Service`
+/// in a service group it leaves (`BYE`) on the group's graceful shutdown too.
 ///
-/// The decisions are a ``PresenterSyncMachine``'s; this class carries out its actions and feeds it what comes back.
+/// The decisions are a ``PresenterSyncMachine``'s; this class carries out its actions and feeds it what comes back:
+/// the daemon's messages are fed on the I/O thread as they are read, one input at a time; the answers to what an input
+/// asked for (`SYNC`, `REPORT`) come to a callback and are fed back, in order, before the next input.
 ///
 /// `Sendable`: the machine is behind one mutex, and its actions are carried out under it, so reports leave in the
-/// order the model changed.
+/// order the model changed; one thread at a time feeds it (whichever finds inputs waiting and nobody feeding).
 public final class PresenterClient: Service, Sendable {
     /// The client's stable name (a restarted presenter with the same name takes its session over).
     public let name: String
@@ -46,18 +51,43 @@ public final class PresenterClient: Service, Sendable {
     private let connection: FlowConnection
     private let state: Mutex<State>
 
+    /// The machine's failure (a refused `SYNC`, a bad reply), for ``run()`` to throw.
+    private let failures = EventQueue<any Error>()
+
     private struct State {
         var machine: PresenterSyncMachine
         var subscribers: [UInt64: AsyncStream<PresenterChange>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
         var finished = false
+        /// The closure of ``run(onChange:)``, and the changes not handed to it yet.
+        var onChange: (@Sendable (PresenterChange) -> Void)?
+        var unhanded: [PresenterChange] = []
+        /// The daemon's messages not fed to the machine yet, in order.
+        var inputs: Deque<Input> = []
+        /// The requests the inputs fed so far asked for, whose answers are fed back in this order before the next
+        /// input; the answers that came before their turn.
+        var awaited: Deque<Submitted> = []
+        var answers: [UInt64: Result<JSONValue, any Error>] = [:]
+        /// Whether a thread feeds the machine now (that one alone hands changes to `onChange`), and whether it failed
+        /// (nothing is fed after that).
+        var feeding = false
+        var failed = false
     }
 
-    /// A request the machine asked for, submitted under the lock, whose answer is awaited outside it.
+    /// One input of the machine from the daemon: commands that arrived together are one.
+    private enum Input {
+        case connected(Welcome, daemonChanged: Bool)
+        case commands([CommandMessage])
+        case snapshot(SnapshotMessage)
+        case heartbeat(Heartbeat)
+        case disconnected
+    }
+
+    /// A request an input asked for, submitted under the lock, whose answer comes to a callback.
     private enum Submitted {
-        case sync(RequestTicket, timeout: Duration)
+        case sync(req: UInt64)
         case syncNotSent(FlowClientError)
-        case report(PresenterReport, RequestTicket, timeout: Duration?)
+        case report(PresenterReport, req: UInt64)
     }
 
     /// A presenter for `session`.
@@ -113,6 +143,25 @@ public final class PresenterClient: Service, Sendable {
     ///   presenter hosts the session; `unknownSession` without `createSession`); ``FlowClientError`` when the client
     ///   cannot work at all (an invalid name, a malformed endpoint).
     public func run() async throws {
+        try await run(handingChangesTo: nil)
+    }
+
+    /// As ``run()``, and hands every change of the UI to `onChange` (as ``changes()`` streams them): one call at a
+    /// time, in order, on the thread that made the change, without waiting for a task to be scheduled. That thread
+    /// is the client's I/O thread for the daemon's messages, and the task that performed a person's operation for
+    /// its change (and for the daemon's messages that came while that task was handing it on). `onChange` must
+    /// return soon and never block, since the connection waits for it (copy ``PresenterChange/model`` to the UI, or
+    /// hand the change on); it may read ``model``.
+    ///
+    /// ```swift
+    /// try await presenter.run { change in screen.render(change.model) }
+    /// ```
+    public func run(onChange: @escaping @Sendable (PresenterChange) -> Void) async throws {
+        try await run(handingChangesTo: onChange)
+    }
+
+    private func run(handingChangesTo onChange: (@Sendable (PresenterChange) -> Void)?) async throws {
+        state.withLock { $0.onChange = onChange }
         defer {
             let subscribers = state.withLock { state in
                 state.finished = true
@@ -122,7 +171,12 @@ public final class PresenterClient: Service, Sendable {
             for subscriber in subscribers { subscriber.finish() }
         }
         try await cancelWhenGracefulShutdown { [self] in
-            try await connection.run { [self] batch in try await handle(batch) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.connection.run(inline: { [weak self] batch in self?.accept(batch) }) }
+                group.addTask { if let failure = await self.failures.next() { throw failure } }
+                defer { group.cancelAll() }
+                _ = try await group.next()
+            }
         }
     }
 
@@ -162,10 +216,28 @@ public final class PresenterClient: Service, Sendable {
     }
 
     private func perform(_ operation: PresenterUserOperation) async throws {
-        let submitted = try state.withLock { state throws(PresentationError) in
-            carryOut(try state.machine.perform(operation), on: &state)
+        var reported: (report: PresenterReport, ticket: RequestTicket, timeout: Duration?)?
+        try state.withLock { state throws(PresentationError) in
+            for action in try state.machine.perform(operation) {
+                guard case .report(let report, let timeout) = action else {
+                    carryOut([action], on: &state)
+                    continue
+                }
+                // Awaited here, not by the feeder: the person's operation waits for the daemon's answer.
+                let session = session
+                do {
+                    let ticket = try connection.submit(policy: .fail) { req in
+                        .report(Report(req: req, session: session, reports: report.reports))
+                    }
+                    reported = (report, ticket, timeout)
+                } catch {
+                    connection.logger.debug(
+                        "not connected: the report waits for the next SYNC", metadata: ["error": "\(error)"])
+                }
+            }
         }
-        guard case .report(let report, let ticket, let timeout)? = submitted.requests.first else { return }
+        handOnChanges()
+        guard let (report, ticket, timeout) = reported else { return }
         do {
             _ = try await connection.reply(to: ticket, timeout: timeout)
             state.withLock { $0.machine.confirmed(report) }
@@ -179,131 +251,174 @@ public final class PresenterClient: Service, Sendable {
 
     // MARK: - The daemon's messages
 
-    /// Feeds the machine the daemon's messages, one input at a time: commands that arrived together as one batch.
-    /// The answers to what an input asked for (`SYNC`, `REPORT`) are awaited before the next input.
-    private func handle(_ batch: [ConnectionEvent]) async throws {
+    /// Takes a batch of the connection's events (on the thread that made them): commands that arrived together become
+    /// one input; the inputs are fed in turn.
+    private func accept(_ batch: [ConnectionEvent]) {
+        var inputs: [Input] = []
         var commands: [CommandMessage] = []
         for event in batch {
             if case .message(.command(let command)) = event {
                 commands.append(command)
                 continue
             }
-            if !commands.isEmpty { try await feed { [commands] in $0.received(commands) } }
+            if !commands.isEmpty { inputs.append(.commands(commands)) }
             commands.removeAll()
             switch event {
             case .connected(let welcome, let daemonChanged):
-                try await feed { $0.connected(welcome, daemonChanged: daemonChanged) }
-            case .message(.snapshot(let snapshot)):
-                try await feed { $0.received(snapshot) }
-            case .message(.heartbeat(let heartbeat)):
-                let now = ContinuousClock.now
-                try await feed { $0.received(heartbeat, at: now) }
-            case .disconnected:
-                state.withLock { $0.machine.disconnected() }
-            case .message:
-                break
+                inputs.append(.connected(welcome, daemonChanged: daemonChanged))
+            case .message(.snapshot(let snapshot)): inputs.append(.snapshot(snapshot))
+            case .message(.heartbeat(let heartbeat)): inputs.append(.heartbeat(heartbeat))
+            case .disconnected: inputs.append(.disconnected)
+            case .message: break
             }
         }
-        if !commands.isEmpty { try await feed { [commands] in $0.received(commands) } }
+        if !commands.isEmpty { inputs.append(.commands(commands)) }
+        guard !inputs.isEmpty else { return }
+        feed { $0.inputs.append(contentsOf: inputs) }
     }
 
-    /// Feeds the machine one input, carries out its actions, and awaits the answers to the requests they submitted
-    /// (in order, each fed back before the next), until nothing is left to await.
-    private func feed(_ input: (inout PresenterSyncMachine) -> [PresenterSyncAction]) async throws {
-        var pending = try state.withLock { state in carryOut(input(&state.machine), on: &state) }.get()
-        while !pending.isEmpty {
-            let next = pending.removeFirst()
-            pending += try await answer(next)
+    /// The answer to request `req` an input asked for (on the thread that learnt it).
+    private func answered(_ req: UInt64, _ result: Result<JSONValue, any Error>) {
+        feed { $0.answers[req] = result }
+    }
+
+    /// Hands the changes a person's operation made to `onChange`, unless a feeder is at it (it hands them then).
+    private func handOnChanges() {
+        feed { _ in }
+    }
+
+    /// Records what `arrived` (under the lock), then, unless another thread is at it, feeds the machine everything it
+    /// can take now and hands the changes on outside the lock, until nothing is left.
+    private func feed(_ arrived: (inout State) -> Void) {
+        let feeds = state.withLock { state in
+            arrived(&state)
+            guard !state.feeding else { return false }
+            state.feeding = true
+            return true
+        }
+        guard feeds else { return }
+        while true {
+            let (changes, onChange, failure) = state.withLock { state in
+                let failure = feedWhatWaits(&state)
+                let changes = state.unhanded
+                state.unhanded.removeAll()
+                if changes.isEmpty, failure == nil { state.feeding = false }
+                return (changes, state.onChange, failure)
+            }
+            if let failure { failures.push(failure) }
+            if let onChange { for change in changes { onChange(change) } }
+            guard !changes.isEmpty || failure != nil else { return }
         }
     }
 
-    /// Awaits the answer to `submitted` and feeds it to the machine; returns what that submitted in turn.
-    private func answer(_ submitted: Submitted) async throws -> [Submitted] {
-        switch submitted {
-        case .sync(let ticket, let timeout):
-            let answer: SyncAnswer
-            do {
-                answer = .ok(try await connection.reply(to: ticket, timeout: timeout))
-            } catch let error as DaemonError {
-                answer = .refused(error)
-            } catch let error as FlowClientError where error.code == .timedOut {
-                answer = .timedOut
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                answer = .unanswered(error)
+    /// Feeds the machine the answers in their turn, and the inputs while no answer is awaited; returns its failure.
+    private func feedWhatWaits(_ state: inout State) -> (any Error)? {
+        while !state.failed {
+            let actions: [PresenterSyncAction]
+            if let head = state.awaited.first {
+                guard let next = takeAnswer(to: head, from: &state) else { return nil }
+                state.awaited.removeFirst()
+                actions = next
+            } else if let input = state.inputs.popFirst() {
+                actions = Self.actions(for: input, of: &state.machine)
+            } else {
+                return nil
             }
-            let now = ContinuousClock.now
-            return try state.withLock { state in carryOut(state.machine.syncAnswered(answer, at: now), on: &state) }
-                .get()
-        case .syncNotSent(let error):
-            let now = ContinuousClock.now
-            return try state.withLock { state in
-                carryOut(state.machine.syncAnswered(.unanswered(error), at: now), on: &state)
-            }.get()
-        case .report(let report, let ticket, let timeout):
-            do {
-                _ = try await connection.reply(to: ticket, timeout: timeout)
-            } catch let error as DaemonError {
-                connection.logger.warning("flowd refused a REPORT", metadata: ["error": "\(error)"])
-            } catch {
-                connection.logger.debug(
-                    "REPORT not answered; reported again after the next SYNC", metadata: ["error": "\(error)"])
-                return []
+            if let failure = carryOut(actions, on: &state) {
+                state.failed = true
+                return failure
             }
-            state.withLock { $0.machine.confirmed(report) }
+        }
+        return nil
+    }
+
+    /// The machine's actions for `input`.
+    private static func actions(for input: Input, of machine: inout PresenterSyncMachine) -> [PresenterSyncAction] {
+        switch input {
+        case .connected(let welcome, let daemonChanged): return machine.connected(welcome, daemonChanged: daemonChanged)
+        case .commands(let commands): return machine.received(commands)
+        case .snapshot(let snapshot): return machine.received(snapshot)
+        case .heartbeat(let heartbeat): return machine.received(heartbeat, at: .now)
+        case .disconnected:
+            machine.disconnected()
             return []
         }
     }
 
-    /// What ``carryOut(_:on:)`` leaves to do outside the lock.
-    private struct CarriedOut {
-        var requests: [Submitted] = []
-        var failure: (any Error)?
-
-        /// The requests to await, or the machine's failure.
-        func get() throws -> [Submitted] {
-            if let failure { throw failure }
-            return requests
+    /// Feeds the machine the answer to `submitted` if it came, and returns its actions; `nil` while it has not.
+    private func takeAnswer(to submitted: Submitted, from state: inout State) -> [PresenterSyncAction]? {
+        switch submitted {
+        case .sync(let req):
+            guard let result = state.answers.removeValue(forKey: req) else { return nil }
+            let answer: SyncAnswer
+            switch result {
+            case .success(let value): answer = .ok(value)
+            case .failure(let error as DaemonError): answer = .refused(error)
+            case .failure(let error as FlowClientError) where error.code == .timedOut: answer = .timedOut
+            case .failure(let error): answer = .unanswered(error)
+            }
+            return state.machine.syncAnswered(answer, at: .now)
+        case .syncNotSent(let error):
+            return state.machine.syncAnswered(.unanswered(error), at: .now)
+        case .report(let report, let req):
+            guard let result = state.answers.removeValue(forKey: req) else { return nil }
+            switch result {
+            case .success:
+                state.machine.confirmed(report)
+            case .failure(let error as DaemonError):
+                connection.logger.warning("flowd refused a REPORT", metadata: ["error": "\(error)"])
+                state.machine.confirmed(report)
+            case .failure(let error):
+                connection.logger.debug(
+                    "REPORT not answered; reported again after the next SYNC", metadata: ["error": "\(error)"])
+            }
+            return []
         }
     }
 
-    /// Carries out the machine's actions under the lock: sends, submissions (so reports leave in the order the model
-    /// changed) and changes handed to the app, in the order the machine decided.
-    private func carryOut(_ actions: [PresenterSyncAction], on state: inout State) -> CarriedOut {
-        var carried = CarriedOut()
+    /// Carries out the machine's actions under the lock, in the order it decided: sends and requests (so reports
+    /// leave in the order the model changed; their answers awaited in turn), and changes handed to the app (to the
+    /// streams now, to `onChange` by the feeder outside the lock). Returns the machine's failure, if it failed.
+    @discardableResult
+    private func carryOut(_ actions: [PresenterSyncAction], on state: inout State) -> (any Error)? {
+        var failure: (any Error)?
+        let session = session
+        let answered: @Sendable (UInt64, Result<JSONValue, any Error>) -> Void = { [weak self] req, result in
+            self?.answered(req, result)
+        }
         for action in actions {
             switch action {
             case .ack(let ack):
                 connection.send(.ack(ack))
             case .sync(let lastSeq, let timeout):
-                let session = session
                 let create = createsSession
                 do {
-                    let ticket = try connection.submit(policy: .fail) { req in
-                        .sync(Sync(req: req, session: session, lastSeq: lastSeq, create: create))
-                    }
-                    carried.requests.append(.sync(ticket, timeout: timeout))
+                    let ticket = try connection.submit(
+                        policy: .fail, timeout: timeout,
+                        { req in .sync(Sync(req: req, session: session, lastSeq: lastSeq, create: create)) },
+                        onReply: answered)
+                    state.awaited.append(.sync(req: ticket.req))
                 } catch {
-                    carried.requests.append(.syncNotSent(error))
+                    state.awaited.append(.syncNotSent(error))
                 }
             case .report(let report, let timeout):
-                let session = session
                 do {
-                    let ticket = try connection.submit(policy: .fail) { req in
-                        .report(Report(req: req, session: session, reports: report.reports))
-                    }
-                    carried.requests.append(.report(report, ticket, timeout: timeout))
+                    let ticket = try connection.submit(
+                        policy: .fail, timeout: timeout,
+                        { req in .report(Report(req: req, session: session, reports: report.reports)) },
+                        onReply: answered)
+                    state.awaited.append(.report(report, req: ticket.req))
                 } catch {
                     connection.logger.debug(
                         "not connected: the report waits for the next SYNC", metadata: ["error": "\(error)"])
                 }
             case .publish(let change):
                 for subscriber in state.subscribers.values { subscriber.yield(change) }
+                if state.onChange != nil { state.unhanded.append(change) }
             case .fail(let error):
-                carried.failure = carried.failure ?? error
+                failure = failure ?? error
             }
         }
-        return carried
+        return failure
     }
 }

@@ -47,10 +47,24 @@ final class RequestTimeouts: Sendable {
     ///
     /// - Returns: `false` when no task serves the timeouts (the connection does not run): the caller times itself.
     func schedule(_ req: UInt64, timeout: Duration, due: ContinuousClock.Instant) -> Bool {
+        schedule(req, timeout: timeout, due: due, whileStopped: false)
+    }
+
+    /// Keeps `req`'s deadline also while no task serves the timeouts: it fires once ``run(fire:)`` runs (for a request
+    /// whose outcome goes to a callback, with no task to time it).
+    func keep(_ req: UInt64, timeout: Duration, due: ContinuousClock.Instant) {
+        _ = schedule(req, timeout: timeout, due: due, whileStopped: true)
+    }
+
+    private func schedule(
+        _ req: UInt64, timeout: Duration, due: ContinuousClock.Instant, whileStopped: Bool
+    ) -> Bool {
         let (served, wake) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
             let wakes: Bool
             switch state.mode {
-            case .stopped: return (false, nil)
+            case .stopped:
+                guard whileStopped else { return (false, nil) }
+                wakes = false
             case .busy, .idle: wakes = true  // busy: it may have read the earliest deadline already
             case .sleeping(let until): wakes = due < until
             }

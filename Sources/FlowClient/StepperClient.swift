@@ -115,6 +115,9 @@ public enum StepOutcome: Sendable, Hashable, CustomStringConvertible {
 /// kinds. The questions come on ``adaptRequests``; ``answer(_:with:)`` sends each answer (``run(handler:adapt:)``
 /// does both with a closure).
 ///
+/// ``emit(_:for:)`` awaits the verdict; ``emit(_:for:onVerdict:)`` hands it to a closure on the client's I/O thread
+/// instead, with no task in between (the fastest way, for a service whose decisions do not wait).
+///
 /// `Sendable`: its state is behind a mutex; ``emit(_:for:)`` may be called from any task.
 public final class StepperClient: Service, Sendable {
     /// The client's stable name (how the daemon recognises a restarted process).
@@ -169,7 +172,8 @@ public final class StepperClient: Service, Sendable {
             adaptContinuation.finish()
         }
         try await cancelWhenGracefulShutdown { [self] in
-            try await connection.run { [self] batch in handle(batch) }
+            // The events are yielded on the I/O thread as they are read: no task in between.
+            try await connection.run(inline: { [weak self] batch in self?.handle(batch) })
         }
     }
 
@@ -231,8 +235,46 @@ public final class StepperClient: Service, Sendable {
         let verdict = try await connection.request(StepVerdict.self, policy: .resend) { req in
             .step(StepMessage(req: req, session: session, attachment: attachment.rawValue, step: step))
         }
+        return Self.outcome(of: verdict, for: step, session: session, attachment: attachment, logger: connection.logger)
+    }
+
+    /// Emits `step` for `attachment` as ``emit(_:for:)`` does (the same delivery, at most once, within the same
+    /// timeout), without a task waiting for the verdict: `onVerdict` gets the outcome, or the error ``emit(_:for:)``
+    /// would throw (never a `CancellationError`), once.
+    ///
+    /// `onVerdict` is called on the thread that learnt the outcome: the client's I/O thread for the daemon's reply
+    /// (the timeouts' task for an expiry; at once, on the caller's, for ``FlowCore/Step/none`` or a stopped client).
+    /// It must return soon and never block: the connection waits for it. For a service that decides on the I/O thread,
+    /// or emits many steps without a task each.
+    public func emit(
+        _ step: Step, for attachment: RemoteAttachment,
+        onVerdict: @escaping @Sendable (Result<StepOutcome, any Error>) -> Void
+    ) {
+        if step.isNone { return onVerdict(.success(.dropped(.noneStep))) }
+        let session = attachment.session
+        let number = attachment.attachment
+        do {
+            _ = try connection.submit(
+                policy: .resend,
+                { req in .step(StepMessage(req: req, session: session, attachment: number.rawValue, step: step)) },
+                onReply: { [logger = connection.logger] _, result in
+                    onVerdict(
+                        Result {
+                            let verdict = try FlowConnection.typed(StepVerdict.self, try result.get(), of: .step)
+                            return Self.outcome(
+                                of: verdict, for: step, session: session, attachment: number, logger: logger)
+                        })
+                })
+        } catch {
+            onVerdict(.failure(error))
+        }
+    }
+
+    private static func outcome(
+        of verdict: StepVerdict, for step: Step, session: String, attachment: AttachmentID, logger: Logger
+    ) -> StepOutcome {
         if verdict.duplicate {
-            connection.logger.debug(
+            logger.debug(
                 "flowd had carried this step out already; its verdict is the first one",
                 metadata: ["step": "\(step.name)", "session": "\(session)", "attachment": "\(attachment)"]
             )

@@ -21,7 +21,7 @@ extension DaemonCore {
             welcome(hello, from: address, userID: userID, now: now)
             return
         }
-        guard var peer = peers[address] else {
+        guard let peer = peers[address] else {
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }
@@ -36,8 +36,6 @@ extension DaemonCore {
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }
-        peers.heard(address, at: now)
-        peer.lastHeard = now
         guard let request = ClientMessage(message), Self.allowed(request, for: peer.role) else {
             reject(
                 WireError(

@@ -26,6 +26,20 @@ struct RequestTimeoutsTests {
         #expect(!timeouts.schedule(1, timeout: .seconds(1), due: .now))
     }
 
+    @Test func aDeadlineKeptWhileNoTaskServesFiresOnceOneRuns() async {
+        let timeouts = RequestTimeouts()
+        timeouts.keep(7, timeout: .zero, due: .now)
+        #expect(!timeouts.schedule(8, timeout: .zero, due: .now))
+        let (fired, run) = serve(timeouts)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await run() }
+            var firings = fired.makeAsyncIterator()
+            let first = await firings.next()
+            #expect(first?.0 == 7 && first?.1 == false)
+            group.cancelAll()
+        }
+    }
+
     @Test func anEarlierDeadlineWakesTheTaskSleepingUntilALaterOne() async {
         let timeouts = RequestTimeouts()
         let (fired, run) = serve(timeouts)
