@@ -220,12 +220,18 @@ extension Orchestrator {
             let perRun = zip(ratio.latencyP50VersusFlowdPerRepetition, ratio.throughputVersusFlowdPerRepetition).map {
                 String(format: "%.2fx/%.0f%%", $0, $1 * 100)
             }
+            // Without the raw relay in the run (its ratios are 0 then), only the ratios to plain flowd.
+            let versusRaw =
+                ratio.latencyP50VersusRaw > 0
+                ? String(
+                    format: "/raw: latency p50 %.2fx, throughput %.0f%%; ", ratio.latencyP50VersusRaw,
+                    ratio.throughputVersusRaw * 100)
+                : ""
             print(
                 String(
-                    format: "ratio journal(%@)/raw: latency p50 %.2fx, throughput %.0f%%; /flowd: latency p50 %.2fx, "
-                        + "throughput %.0f%% (per repetition %@)",
-                    ratio.journal, ratio.latencyP50VersusRaw, ratio.throughputVersusRaw * 100, ratio.latencyP50VersusFlowd,
-                    ratio.throughputVersusFlowd * 100, perRun.joined(separator: ", ")
+                    format: "ratio journal(%@)%@/flowd: latency p50 %.2fx, throughput %.0f%% (per repetition %@)",
+                    ratio.journal, versusRaw, ratio.latencyP50VersusFlowd, ratio.throughputVersusFlowd * 100,
+                    perRun.joined(separator: ", ")
                 )
             )
         }
