@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// What it does, as `docs/PROTOCOL.md` §6 asks:
 /// - after every `WELCOME`, `SYNC` with the last applied sequence number (`0` at first, and again `0` when the daemon
-///   restarted); a `replay` is applied command by command, a `SNAPSHOT` replaces the model;
+///   restarted or ended the session); a `replay` is applied command by command, a `SNAPSHOT` replaces the model;
 /// - applies a `COMMAND` only when its `seq` is the next one: a duplicate or an old one is ignored, a gap (or a
 ///   `HEARTBEAT` announcing a `seq` above the last applied) makes it `SYNC` again; commands that arrive together are
 ///   applied as one batch, then acknowledged (`ACK`) and reported (`REPORT`, the model's truthful reports);
@@ -81,6 +81,8 @@ public final class PresenterClient: Service, Sendable {
         case snapshot(SnapshotMessage)
         case heartbeat(Heartbeat)
         case disconnected
+        /// The notice `sessionEnded`: the session this presenter hosted was ended.
+        case sessionEnded
     }
 
     /// A request an input asked for, submitted under the lock, whose answer comes to a callback.
@@ -269,6 +271,7 @@ public final class PresenterClient: Service, Sendable {
             case .message(.snapshot(let snapshot)): inputs.append(.snapshot(snapshot))
             case .message(.heartbeat(let heartbeat)): inputs.append(.heartbeat(heartbeat))
             case .disconnected: inputs.append(.disconnected)
+            case .message(.error(let notice)) where notice.code == .sessionEnded: inputs.append(.sessionEnded)
             case .message: break
             }
         }
@@ -341,6 +344,9 @@ public final class PresenterClient: Service, Sendable {
         case .heartbeat(let heartbeat): return machine.received(heartbeat, at: .now)
         case .disconnected:
             machine.disconnected()
+            return []
+        case .sessionEnded:
+            machine.sessionEnded()
             return []
         }
     }

@@ -132,6 +132,16 @@ struct PresenterSyncMachine: Sendable {
         phase = .idle
     }
 
+    /// The daemon ended the session (the notice `sessionEnded`, after its empty `SNAPSHOT`): this presenter hosts
+    /// nothing now. An ID created anew starts its `seq` again, so the next `SYNC` says `last_seq` 0, as
+    /// `docs/PROTOCOL.md` §4 asks, rather than take a replay of the new session's commands for the ones it missed.
+    mutating func sessionEnded() {
+        logger.notice("flowd ended the session", metadata: ["session": "\(session)", "last_seq": "\(lastSeq)"])
+        lastSeq = 0
+        phase = .idle
+        unconfirmedDismissals.removeAll()
+    }
+
     // MARK: - The daemon's messages
 
     /// Commands that arrived together: each applied exactly once, in `seq` order, as one batch, then acknowledged and

@@ -368,6 +368,28 @@ struct PresenterClientTests {
         }
     }
 
+    @Test func aPresenterToldSessionEndedSyncsTheIDAgainFromSeqZero() async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let presenter = PresenterClient(name: "tui", createSession: true, configuration: daemon.configuration())
+            try await whileRunning(presenter.run) {
+                let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
+                // END_SESSION (docs/PROTOCOL.md §4): an empty SNAPSHOT at the last seq, then the notice.
+                let empty = SnapshotMessage(session: "default", seq: 3, ui: UISnapshot(PresentationModel()))
+                try await daemon.send(.snapshot(empty), to: firstPeer)
+                _ = try await daemon.serve(until: "ACK 3", from: firstPeer) { $0.ack?.seq == 3 ? true : nil }
+                let notice = ErrorReply(req: nil, code: .sessionEnded, message: "ended", type: "END_SESSION")
+                try await daemon.send(.error(notice), to: firstPeer)
+                // Silence, then the same daemon run: an operator may have created the ID anew, its seq starting
+                // again, so the presenter syncs from 0 rather than after the ended session's 3.
+                let (secondPeer, _) = try await daemon.acceptHello()
+                #expect(secondPeer != firstPeer)
+                let (_, sync) = try await daemon.expect("SYNC", from: secondPeer) { $0.sync }
+                #expect(sync.lastSeq == 0)
+                #expect(sync.create)
+            }
+        }
+    }
+
     @Test func aDismissalMadeWhileDisconnectedIsReportedAfterTheNextSync() async throws {
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())

@@ -231,4 +231,16 @@ import Testing
         #expect(machine.model.visiblePresentables == ["app", "home"])
         #expect(machine.unconfirmedDismissals.isEmpty)
     }
+
+    @Test func afterSessionEndedTheNextSyncSaysLastSeqZero() {
+        var machine = synced()
+        _ = machine.received([Self.push(4, "detail")])
+        // END_SESSION: the empty SNAPSHOT at the last seq, then the notice sessionEnded (docs/PROTOCOL.md §4).
+        _ = machine.received(SnapshotMessage(session: "default", seq: 4, ui: UISnapshot(PresentationModel())))
+        #expect(machine.lastSeq == 4)
+        machine.sessionEnded()
+        #expect(machine.lastSeq == 0)
+        // The ID created anew starts its seq again: a SYNC after 4 would take its first commands for applied ones.
+        #expect(Self.syncs(machine.connected(Self.welcome(), daemonChanged: false)) == [0])
+    }
 }
