@@ -26,10 +26,13 @@ def encode(msg_type, body):
 class Connection:
     """One DEALER on the control socket (§1), with the frames of §2."""
 
-    def __init__(self, ctx, endpoint, timeout_s=20.0):
+    def __init__(self, ctx, endpoint, timeout_s=20.0, curve=None, options=None):
         self.sock = ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.IMMEDIATE, 1)
+        for option, value in (options or {}).items():
+            self.sock.setsockopt(option, value)
+        set_curve(self.sock, curve)
         self.sock.connect(endpoint)
         self.timeout_s = timeout_s
         self.inbox = []  # (type, body) the daemon sent that no one asked for yet, in arrival order
@@ -98,6 +101,27 @@ class Connection:
 
     # -- requests (§3: every message with a req gets exactly one OK or ERROR with the same req)
 
+    def receive(self, timeout_s=None):
+        """The next message, kept ones first; a ProtocolError when none comes within the timeout."""
+        if self.inbox:
+            return self.inbox.pop(0)
+        got = self._receive_one(time.monotonic() + (timeout_s or self.timeout_s))
+        if got is None:
+            raise ProtocolError("nothing from the daemon within %.0f s" % (timeout_s or self.timeout_s))
+        return got
+
+    def pipeline(self, msg_type, bodies):
+        """Sends the requests at once, then takes their replies; returns [(type, result or error)] in order."""
+        reqs = []
+        for body in bodies:
+            reqs.append(self.take_req())
+            self.send(msg_type, dict(body, req=reqs[-1]))
+        replies = []
+        for req in reqs:
+            t, b = self.expect(lambda t, b: t in ("OK", "ERROR") and b.get("req") == req, "the reply to req %d" % req)
+            replies.append((t, b.get("result") if t == "OK" else b))
+        return replies
+
     def take_req(self):
         req = self.next_req
         self.next_req += 1
@@ -141,8 +165,17 @@ class Connection:
         return b
 
 
-def connect(ctx, endpoint, role, name, **extra):
-    conn = Connection(ctx, endpoint)
+def set_curve(sock, curve):
+    """Makes `sock` a CURVE client (§1.1) when `curve` is (the daemon's public key, the client's public, secret)."""
+    if curve is not None:
+        server_key, public_key, secret_key = curve
+        sock.curve_serverkey = server_key
+        sock.curve_publickey = public_key
+        sock.curve_secretkey = secret_key
+
+
+def connect(ctx, endpoint, role, name, curve=None, **extra):
+    conn = Connection(ctx, endpoint, curve=curve)
     conn.hello(role, name, **extra)
     return conn
 

@@ -1,16 +1,18 @@
 """The conformance check's harness: a flowd run, a presenter of one session, the events subscriber, checks."""
 
+import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
 import zmq
 
-from flowd_client import ProtocolError, SIGNATURE, UIModel, environment_without_runtime
+from flowd_client import ProtocolError, SIGNATURE, UIModel, environment_without_runtime, set_curve
 
 MAX_SESSIONS = 12
 KINDS = ["login.app", "login.form", "login.apiKey", "login.logout", "movies.wishlist", "movies.watched",
@@ -78,9 +80,10 @@ class Presenter:
 
 
 class Events:
-    def __init__(self, ctx, endpoint):
+    def __init__(self, ctx, endpoint, curve=None):
         self.sock = ctx.socket(zmq.SUB)
         self.sock.setsockopt(zmq.LINGER, 0)
+        set_curve(self.sock, curve)
         self.sock.setsockopt(zmq.SUBSCRIBE, b"nav/")
         self.sock.connect(endpoint)
         self.seen = []
@@ -97,6 +100,17 @@ class Events:
         self.seen.append(event)
         return event
 
+    def await_live(self, op, session="default", timeout_s=30.0):
+        """Probes with the harmless `fakeStep` (deepLink: true in the movie file) until its `did` event arrives: the
+        XPUB builds events only while someone subscribes, and a subscription takes a moment to arrive (§9)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            op.request("DEEPLINK", {"session": session, "step": {"name": "fakeStep"}})
+            try:
+                return self.expect(lambda e: e["event"] == "did" and e["step"]["name"] == "fakeStep", "probe", 1.0)
+            except ProtocolError:
+                check(time.monotonic() < deadline, "no fakeStep event within %.0f s of subscribing" % timeout_s)
+
     def expect(self, predicate, what, timeout_s=20.0):
         for event in self.seen:
             if predicate(event):
@@ -110,23 +124,59 @@ class Events:
 
 
 class Run:
-    def __init__(self, flowd, flow_file):
+    """One flowd on ipc:// endpoints in a temporary folder (its state there too), started again on demand."""
+
+    def __init__(self, flowd, flow_file, args=(), config=None, start=True, restore_signals=True):
         self.dir = tempfile.mkdtemp(prefix="flowd-foreign-")
-        self.flow_file = flow_file
+        self.flowd, self.flow_file = flowd, flow_file
+        # False: flowd inherits Python's ignored SIGXFSZ, so a file size limit fails its writes instead of killing it.
+        self.restore_signals = restore_signals
         self.control = "ipc://" + os.path.join(self.dir, "control.sock")
         self.events = "ipc://" + os.path.join(self.dir, "events.sock")
-        self.log = open(os.path.join(self.dir, "flowd.log"), "wb")
-        self.process = subprocess.Popen(
-            [flowd, "--app", flow_file, "--runtime-dir", self.dir, "--control", self.control, "--events",
-             self.events, "--state-dir", os.path.join(self.dir, "state"), "--log-level", "notice",
-             "--max-sessions", str(MAX_SESSIONS)],
-            stdout=self.log, stderr=subprocess.STDOUT, env=environment_without_runtime())
+        self.state_dir = os.path.join(self.dir, "state")
+        self.args = list(args)
+        if config is not None:
+            path = os.path.join(self.dir, "flowd.json")
+            with open(path, "w") as f:
+                json.dump(config, f)
+            self.args += ["--config", path]
+        self.log = open(os.path.join(self.dir, "flowd.log"), "ab")
         self.ctx = zmq.Context()
+        self.process = None
+        if start:
+            self.start()
+
+    def start(self):
+        """Starts flowd and waits until it bound its control socket (after recovering its state: RELIABILITY.md)."""
+        sock = os.path.join(self.dir, "control.sock")
+        for stale in ("control.sock", "events.sock"):  # left by a killed flowd; the new one binds anew
+            if os.path.exists(os.path.join(self.dir, stale)):
+                os.unlink(os.path.join(self.dir, stale))
+        self.process = self.spawn()
         deadline = time.monotonic() + 60
-        while not os.path.exists(os.path.join(self.dir, "control.sock")):
+        while not os.path.exists(sock):
             check(self.process.poll() is None, "flowd ended at its start", self.read_log())
             check(time.monotonic() < deadline, "flowd did not bind its control socket within 60 s", self.read_log())
             time.sleep(0.05)
+
+    def spawn(self, extra=()):
+        return subprocess.Popen(
+            [self.flowd, "--app", self.flow_file, "--runtime-dir", self.dir, "--control", self.control, "--events",
+             self.events, "--state-dir", self.state_dir, "--log-level", "notice"] + self.args + list(extra),
+            stdout=self.log, stderr=subprocess.STDOUT, env=environment_without_runtime(),
+            restore_signals=self.restore_signals)
+
+    def refused_start(self, extra=()):
+        """Starts flowd expecting it to refuse (exit non-zero within 60 s); returns its log."""
+        process = self.spawn(extra)
+        try:
+            code = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise ProtocolError("flowd did not refuse to start within 60 s")
+        check(code != 0, "flowd refused to start with a non-zero status", code, self.read_log())
+        return self.read_log()
 
     def read_log(self):
         self.log.flush()
@@ -134,16 +184,46 @@ class Run:
             return f.read().decode("utf-8", "replace")[-4000:]
 
     def alive(self):
-        return self.process.poll() is None
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, sig=signal.SIGTERM):
+        """Ends flowd by its pid with `sig` (SIGKILL after 30 s); returns its exit status."""
+        if self.process is None or self.process.poll() is not None:
+            return None if self.process is None else self.process.returncode
+        self.process.send_signal(sig)
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
 
     def close(self):
         self.ctx.destroy(linger=0)
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        self.stop()
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running(flowd, flow_file, **options):
+    """A Run for the block: its log's tail printed when the block fails, the run closed and its folder removed."""
+    run = Run(flowd, flow_file, **options)
+    try:
+        yield run
+    except BaseException:
+        print("flowd's log (tail):\n" + run.read_log(), file=sys.stderr)
+        raise
+    finally:
+        run.close()
+
+
+def wait_until(what, probe, timeout_s=20.0, every_s=0.05):
+    """Asks `probe()` until it returns something true (returned), failing after `timeout_s`; for state only the
+    daemon's answers show (HEALTH counters, SESSIONS), never to judge timing."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = probe()
+        if value:
+            return value
+        check(time.monotonic() < deadline, "%s, within %.0f s" % (what, timeout_s))
+        time.sleep(every_s)

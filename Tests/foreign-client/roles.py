@@ -1,24 +1,13 @@
 """Checks of the stepper's and the presenter's side (PROTOCOL.md §3, §5, §6, §9)."""
 
-import time
-
-from flowd_client import Connection, ProtocolError, connect
+from flowd_client import Connection, connect
 from harness import KINDS, Events, Presenter, check, is_int, section
 
 
 def subscribe_events(run, op):
     section("events: subscribe to nav/ (§9)")
     events = Events(run.ctx, run.events)
-    # The XPUB builds events only while someone subscribes, and a subscription takes a moment to arrive: probe with
-    # the harmless fakeStep (deepLink: true in the movie file) until its 'did' is seen.
-    deadline = time.monotonic() + 30
-    while True:
-        op.request("DEEPLINK", {"session": "default", "step": {"name": "fakeStep"}})
-        try:
-            event = events.expect(lambda e: e["event"] == "did" and e["step"]["name"] == "fakeStep", "probe", 1.0)
-            break
-        except ProtocolError:
-            check(time.monotonic() < deadline, "no fakeStep event within 30 s of subscribing")
+    event = events.await_live(op)
     check(event["session"] == "default" and isinstance(event["flow"], str) and is_int(event["coordinator"])
           and isinstance(event["text"], str), "a did event's fields", event)
     return events

@@ -1,0 +1,159 @@
+"""Limits (LIMITS.md, PROTOCOL.md §6.4, §7.3, §8): a full session, SESSIONS over 2000, a presenter whose queue in
+the daemon overflowed."""
+
+import time
+
+import zmq
+
+from flowd_client import Connection, UIModel, connect
+from harness import KINDS, Presenter, check, running, section
+
+# The movie file's first UI: app, dashboard, the three tabs' stacks, two lists, Trending's pages and its two pages.
+FIRST_UI_SCREENS = 10
+
+
+def presenter(run, session="default", name="foreign-tui", **options):
+    pr = Presenter(Connection(run.ctx, run.control, **options), session)
+    pr.conn.hello("presenter", name, heartbeat_ms=60000)
+    result = pr.sync(0)
+    pr.take_snapshot(result["seq"])
+    pr.report_all_visible()
+    return pr
+
+
+def full_session(flowd, flow_file):
+    section("limits: a session at max_session_screens takes no step until it shrinks (LIMITS.md)")
+    bound = FIRST_UI_SCREENS + 3  # a deep link's movie is pushed in the three tabs (every flow that handles it)
+    with running(flowd, flow_file, config={"daemon": {"max_session_screens": bound}}) as run:
+        op = connect(run.ctx, run.control, "operator", "foreign-operator")
+        st = connect(run.ctx, run.control, "stepper", "foreign-services", serves=KINDS)
+        wishlist = st.expect_type("ATTACH", session="default", kind="movies.wishlist")["attachment"]
+        pr = presenter(run)
+        check(len(pr.ui.screens) == FIRST_UI_SCREENS, "the movie file's first UI", sorted(pr.ui.screens))
+        op.request("DEEPLINK", {"session": "default", "step": {"name": "movieIsPicked", "payload": 1}})
+        while pr.ui.seq < op.request("SESSIONS")["sessions"][0]["seq"]:
+            pr.next_command()
+        check(len(pr.ui.screens) == bound, "the session holds max_session_screens screens", sorted(pr.ui.screens))
+        error = op.request_error("DEEPLINK", {"session": "default", "step": {"name": "movieIsPicked", "payload": 2}},
+                                 "sessionFull")
+        check(error["type"] == "DEEPLINK", "sessionFull's ERROR", error)
+        # The wishlist's list may step while covered (allowStepWhenNotPresented in the movie file).
+        step = {"session": "default", "attachment": wishlist, "step": {"name": "movieIsPicked", "payload": 3}}
+        req = st.take_req()
+        for _ in range(2):  # neither applied nor remembered: sent again, it is judged again
+            verdict = st.request("STEP", step, req=req)
+            check(verdict == {"accepted": False, "reason": "sessionFull"}, "a STEP at the bound", verdict)
+        counters = op.request("HEALTH")["counters"]
+        check(counters["steps_dropped"].get("sessionFull") == 2 and counters["errors"].get("sessionFull") == 1,
+              "HEALTH counts the refusals", counters["steps_dropped"], counters["errors"])
+        # The person goes back from the movie: a REPORT is taken at the bound, and the session shrinks.
+        before = pr.ui.visible()
+        removed = pr.ui.apply({"op": "pop", "target": "wishlist.stack"})
+        pr.conn.request("REPORT", {"session": "default", "reports": pr.ui.reports(before, removed)})
+        verdict = st.request("STEP", step, req=req)
+        check(verdict == {"accepted": True}, "the step sent again once the session shrank is carried out", verdict)
+        command = pr.next_command()
+        check(command["op"] == "push" and command["screen"]["id"] == "wishlist.movie.3", "the movie's push", command)
+
+
+def many_sessions(flowd, flow_file):
+    section("limits: SESSIONS pages over more than 2000 sessions (§7.3)")
+    count = 2100
+    with running(flowd, flow_file) as run:
+        op = connect(run.ctx, run.control, "operator", "foreign-operator")
+        ids = ["s-%04d" % i for i in range(count)]
+        for start in range(0, count, 300):
+            replies = op.pipeline("CREATE_SESSION", [{"session": i} for i in ids[start:start + 300]])
+            check(all(r == ("OK", {"created": True}) for r in replies), "created", replies[:3])
+        check(op.request("HEALTH")["sessions"] == count + 1, "every session and default")
+        page = op.request("SESSIONS")
+        listed = [s["id"] for s in page["sessions"]]
+        check(listed == (["default"] + ids)[:500] and page["next"] == listed[-1], "a page is 500 by default",
+              len(listed), page.get("next"))
+        page = op.request("SESSIONS", {"limit": 5000})
+        check(len(page["sessions"]) == 2000 and page["next"] == ids[1998], "a limit above 2000 is 2000",
+              len(page["sessions"]), page.get("next"))
+        pages, after = [], None
+        while True:
+            body = {"prefix": "s-", "limit": 2000}
+            if after is not None:
+                body["after"] = after
+            page = op.request("SESSIONS", body)
+            pages.append([s["id"] for s in page["sessions"]])
+            if "next" not in page:
+                break
+            after = page["next"]
+        check([len(p) for p in pages] == [2000, 100] and sum(pages, []) == ids, "every session, once, in order",
+              [len(p) for p in pages])
+        op.request_error("SESSIONS", {"limit": -1}, "malformedBody")
+
+
+def overflowing_presenter(flowd, flow_file):
+    section("gaps: a presenter that stops reading misses commands, then SYNCs and catches up (§6.3, §6.4)")
+    with running(flowd, flow_file, args=["--heartbeat-ms", "200"],
+                 config={"sockets": {"send_high_water_mark": 100}}) as run:
+        op = connect(run.ctx, run.control, "operator", "foreign-operator")
+        pr = presenter(run, options={zmq.RCVHWM: 1})
+        # It stops reading; deep links push a movie each until the daemon counts a COMMAND it could not queue.
+        movie = 0
+
+        def dropped():
+            return op.request("HEALTH")["counters"]["sends_dropped"].get("COMMAND", 0)
+
+        while dropped() == 0:
+            check(movie < 5000, "a COMMAND dropped within 5000 deep links", movie)
+            replies = op.pipeline("DEEPLINK", [{"session": "default", "step": {"name": "movieIsPicked",
+                                                                                "payload": movie + i}}
+                                               for i in range(50)])
+            check(all(t == "OK" for t, _ in replies), "the deep links are served meanwhile", replies[:2])
+            movie += 50
+        op.pipeline("DEEPLINK", [{"session": "default", "step": {"name": "movieIsPicked", "payload": 100000 + i}}
+                                 for i in range(20)])
+        target = op.request("SESSIONS")["sessions"][0]["seq"]
+        check(op.request("HEALTH")["peers"]["presenter"] == 1, "the stuck presenter stays connected")
+        # It reads again: what was queued, in order; then a gap or a HEARTBEAT above its seq makes it SYNC.
+        applied, syncs = [], []
+        sync_req, waiting, through, announced = None, False, 0, None
+        window = 3 * pr.conn.welcome["heartbeat_ms"] / 1000.0  # the daemon's liveness window (§6.4)
+
+        def resync():
+            syncs.append(pr.ui.seq)
+            req = pr.conn.take_req()
+            pr.conn.send("SYNC", {"req": req, "session": "default", "last_seq": pr.ui.seq, "create": False})
+            return req
+
+        while pr.ui.seq < target:
+            check(len(syncs) <= 20, "caught up within 20 SYNCs", syncs)
+            t, body = pr.conn.receive()
+            late = announced is not None and time.monotonic() - announced > window
+            if t == "COMMAND" and body["seq"] == pr.ui.seq + 1:
+                pr.ui.apply(body["command"])
+                pr.ui.seq = body["seq"]
+                applied.append(body["seq"])
+                pr.conn.send("ACK", {"session": "default", "seq": body["seq"]})
+                waiting = waiting and pr.ui.seq < through
+            elif t == "OK" and body.get("req") == sync_req:
+                if body["result"]["mode"] == "snapshot":
+                    pr.take_snapshot(body["result"]["seq"])
+                through, announced = body["result"]["seq"], time.monotonic()
+                waiting = pr.ui.seq < through
+            elif (not waiting or late) and (t == "COMMAND" and body["seq"] > pr.ui.seq + 1 or t == "HEARTBEAT"
+                                            and body["sessions"].get("default", 0) > pr.ui.seq):
+                # A gap, or a HEARTBEAT above what was applied (while a SYNC's answer or replay is awaited: once
+                # the window is over, as they may have been dropped in turn).
+                sync_req, waiting, through, announced = resync(), True, 0, time.monotonic()
+        check(applied == sorted(set(applied)), "no command applied twice, in seq order")
+        check(syncs, "the presenter had to SYNC", syncs)
+        counters = op.request("HEALTH")["counters"]
+        check(counters["sends_dropped"]["COMMAND"] >= 1, "sends_dropped counts COMMANDs", counters["sends_dropped"])
+        kept = (pr.ui.root, {k: v["children"] for k, v in pr.ui.screens.items()})
+        result = pr.sync(0)
+        check(result["seq"] == target, "nothing sequenced meanwhile", result)
+        pr.ui = UIModel()
+        if result["mode"] == "snapshot":
+            pr.take_snapshot(result["seq"])
+        while pr.ui.seq < target:
+            pr.next_command(report=False)
+        check((pr.ui.root, {k: v["children"] for k, v in pr.ui.screens.items()}) == kept,
+              "the UI it caught up to is the daemon's")
+        check(op.request("HEALTH")["peers"]["presenter"] == 1, "the presenter is still connected")
