@@ -87,6 +87,22 @@ def many_sessions(flowd, flow_file):
               [len(p) for p in pages])
         op.request_error("SESSIONS", {"limit": -1}, "malformedBody")
 
+        section("limits: a late stepper gets every waiting ATTACH once, dropped ones offered again (§5.1)")
+        # Each movie session has six remote attachments: login.app, the wishlist's two, watched, trending, castList.
+        expected = 6 * (count + 1)
+        st = connect(run.ctx, run.control, "stepper", "foreign-services", serves=KINDS)
+        seen = {}
+        while len(seen) < expected:
+            t, body = st.receive()
+            if t == "ATTACH":
+                key = (body["session"], body["attachment"])
+                check(key not in seen, "every ATTACH once", key)
+                seen[key] = body
+        per_session = {}
+        for session, attachment in seen:
+            per_session.setdefault(session, []).append(attachment)
+        check(all(len(a) == 6 and a == sorted(a) for a in per_session.values()), "six each, in attachment order")
+
 
 def overflowing_presenter(flowd, flow_file):
     section("gaps: a presenter that stops reading misses commands, then SYNCs and catches up (§6.3, §6.4)")

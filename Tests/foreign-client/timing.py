@@ -2,6 +2,8 @@
 for their flows, idle sessions ended, silent peers forgotten. Every wait is for an answer or a counter the daemon
 shows, bounded; the daemon's own timeouts are short so that they pass within the run."""
 
+import signal
+
 from flowd_client import Connection, connect
 from harness import KINDS, Presenter, check, is_int, running, section, wait_until
 
@@ -48,6 +50,35 @@ def waiting_deep_links(flowd, waits_file):
         check(t == "ERROR" and error["code"] == "unknownSession", "the session ended while the chain waited", error)
         errors = op.request("HEALTH")["counters"]["errors"]
         check(errors.get("deepLinkIncomplete") == 2, "HEALTH counts deepLinkIncomplete", errors)
+        chain_across_a_restart(run, op, st)
+
+
+def chain_across_a_restart(run, op, st):
+    section("time: a chain waiting when flowd restarts is not journaled; sent again, it skips what was applied (§7)")
+    op.request("CREATE_SESSION", {"session": "again"})
+    home = st.expect_type("ATTACH", session="again", kind="waits.home")["attachment"]
+    st.request("STEP", {"session": "again", "attachment": home, "step": {"name": "homeIsReady"}})
+    op.send("DEEPLINK", {"req": op.take_req(), "session": "again", "uri": "waits://item/1/part/2"})
+    st.expect_type("ATTACH", session="again", kind="waits.detail")  # the item applied; the part waits
+    run.stop(signal.SIGKILL)
+    run.start()
+    st.close()
+    st = Connection(run.ctx, run.control)
+    st.hello("stepper", "foreign-waits", serves=["waits.home", "waits.detail"])
+    detail = st.expect_type("ATTACH", session="again", kind="waits.detail")
+    check(detail["resumed"] is False, "the detail's attachment, recovered", detail)
+    op.close()
+    op = connect(run.ctx, run.control, "operator", "foreign-operator")
+    req = op.take_req()
+    op.send("DEEPLINK", {"req": req, "session": "again", "uri": "waits://item/1/part/2"})
+    check(st.request("STEP", {"session": "again", "attachment": detail["attachment"],
+                              "step": {"name": "detailIsReady"}}) == {"accepted": True}, "the detail is ready")
+    t, result = op.expect(lambda t, b: t in ("OK", "ERROR") and b.get("req") == req, "the DEEPLINK sent again")
+    check(t == "OK" and result["result"]["applied"] == ["partIsPicked"]
+          and result["result"]["skipped"] == ["itemIsPicked"], "the steps applied before the restart are skipped",
+          result)
+    for conn in (st, op):
+        conn.close()
 
 
 def idle_expiry_and_liveness(flowd, flow_file):
