@@ -5,6 +5,7 @@ import time
 
 import zmq
 
+from fields import field_bounds
 from flowd_client import Connection, UIModel, connect
 from harness import KINDS, Presenter, check, running, section
 
@@ -54,6 +55,7 @@ def full_session(flowd, flow_file):
         check(verdict == {"accepted": True}, "the step sent again once the session shrank is carried out", verdict)
         command = pr.next_command()
         check(command["op"] == "push" and command["screen"]["id"] == "wishlist.movie.3", "the movie's push", command)
+        field_bounds(run, op, st, pr)
 
 
 def many_sessions(flowd, flow_file):

@@ -1,0 +1,42 @@
+"""Fields at and past their bounds (PROTOCOL.md §2.1, §3, §6.1; LIMITS.md "names"), and fields that may be left out."""
+
+from flowd_client import Connection
+from harness import check, section
+
+
+def hello_answer(run, body):
+    """A HELLO on a new connection: "WELCOME", or the ERROR's code."""
+    conn = Connection(run.ctx, run.control)
+    req = conn.take_req()
+    conn.send("HELLO", dict(body, req=req))
+    t, b = conn.expect(lambda t, b: t in ("WELCOME", "ERROR") and b.get("req") == req, "HELLO's answer")
+    conn.close()
+    return t if t == "WELCOME" else b["code"]
+
+
+def field_bounds(run, op, st, pr):
+    section("fields: names, IDs and intervals at and past their bounds; SYNC's defaults (§2.1, §3, §6.1)")
+    hello = {"role": "stepper", "name": "bounds", "instance": "i", "heartbeat_ms": 60000}
+    for change, answer in (({"name": "n" * 64}, "WELCOME"), ({"name": "n" * 65}, "invalidName"),
+                           ({"instance": "i" * 128}, "WELCOME"), ({"instance": "i" * 129}, "malformedBody"),
+                           ({"instance": ""}, "malformedBody"), ({"heartbeat_ms": 100}, "WELCOME"),
+                           ({"heartbeat_ms": 99}, "malformedBody"), ({"heartbeat_ms": 60001}, "malformedBody"),
+                           ({"role": "boss"}, "malformedBody"), ({"serves": ["k" * 128]}, "WELCOME"),
+                           ({"serves": ["k" * 129]}, "invalidName")):
+        got = hello_answer(run, dict(hello, **change))
+        check(got == answer, "HELLO with %s" % {k: (v if len(str(v)) < 20 else "%d chars" % len(v))
+                                                 for k, v in change.items()}, got, answer)
+    check(op.request("CREATE_SESSION", {"session": "s" * 64}) == {"created": True}, "a session ID of 64")
+    op.request_error("CREATE_SESSION", {"session": "s" * 65}, "invalidName")
+    st.request_error("STEP", {"session": "default", "attachment": 1, "step": {"name": "s" * 129}}, "invalidName")
+    for presentable in ("", "x" * 257):
+        pr.conn.request_error("REPORT", {"session": "default", "reports": [{"presentable": presentable,
+                                                                             "state": "visible"}]}, "malformedBody")
+    pr.conn.request_error("REPORT", {"session": "default", "reports": [{"presentable": "wishlist.list",
+                                                                         "state": "gone"}]}, "malformedBody")
+    check(pr.conn.request("REPORT", {"session": "default", "reports": [{"presentable": "nowhere",
+                                                                          "state": "dismissed"}]}) == {},
+          "a dismissal of a presentable the UI does not hold is accepted (§6.5)")
+    plain = pr.conn.request("SYNC", {"session": "default"})
+    explicit = pr.conn.request("SYNC", {"session": "default", "last_seq": 0, "create": False})
+    check(plain == explicit, "a SYNC without last_seq and create is one with 0 and false", plain, explicit)
