@@ -25,7 +25,8 @@ def stepper_again(run, old):
 def restarts(flowd, flow_file):
     section("restart: SIGKILL, then flowd again on the same state (RELIABILITY.md)")
     # The question asked before the crash has its deadline counted from the restart: give a loaded machine time.
-    with running(flowd, flow_file, config={"daemon": {"adapt_timeout_ms": 60000}}) as run:
+    with running(flowd, flow_file, config={"daemon": {"adapt_timeout_ms": 60000},
+                                           "journal": {"compact_bytes": 4096}}) as run:
         op = connect(run.ctx, run.control, "operator", "foreign-operator")
         daemon = op.welcome["daemon"]
         st = connect(run.ctx, run.control, "stepper", "foreign-services", serves=KINDS, adapts=True)
@@ -43,6 +44,11 @@ def restarts(flowd, flow_file):
         check(st.request("STEP", about) == {"accepted": True}, "aboutIsRequired asked of the movie service")
         question = st.expect_type("ADAPT", session="default")
         op.request("DEEPLINK", {"session": "default", "step": {"name": "movieIsPicked", "payload": 6}})
+        # Enough records for a state snapshot while the question is open: the session is kept as its history.
+        op.pipeline("DEEPLINK", [{"session": "default", "step": {"name": "movieIsPicked", "payload": 100 + i}}
+                                 for i in range(60)])
+        kept = op.request("HEALTH")["counters"].get("sessions_kept_as_history", {})
+        check(kept.get("notAtRest", 0) >= 1, "HEALTH counts a session kept as history, not at rest (§7)", kept)
         before = op.request("SESSIONS")["sessions"][0]
         tree = shape(op.request("TREE", {"session": "default"})["tree"]["root"])
         check(before["seq"] > pr.ui.seq, "the presenter is behind (the deep link's pushes)", before, pr.ui.seq)
