@@ -103,7 +103,8 @@ def curve(flowd, flow_file):
         denied = wait_until("auth_denied counts the unknown key",
                             lambda: op.request("HEALTH")["counters"]["auth_denied"])
         check(silent(stranger.sock, 300), "an unknown key gets no WELCOME, no ERROR")
-        check("key=" + stranger_keys[0].decode() in run.read_log(), "the ZAP refusal is logged with the key")
+        check("connection refused by ZAP" in run.read_log() and "key=" + stranger_keys[0].decode() in run.read_log(),
+              "the ZAP refusal is logged with the key")
         plain = Connection(run.ctx, run.control, options=queued)
         plain.send("HELLO", {"role": "operator", "name": "plain", "instance": "p", "heartbeat_ms": 60000, "req": 1})
         wrong = Connection(run.ctx, run.control, curve=pair("operator", server_key=zmq.curve_keypair()[0]),
@@ -125,7 +126,7 @@ def curve(flowd, flow_file):
         st = Connection(run.ctx, run.control, curve=pair("stepper"))
         st.request_error("HELLO", {"role": "stepper", "name": "svc", "instance": "y", "heartbeat_ms": 60000,
                                    "serves": ["movies.wishlist", "movies.watched"]}, "forbidden")
-        st.hello("stepper", "svc", serves=["movies.wishlist", "movies.detail"])
+        st.hello("stepper", "svc", serves=["movies.wishlist", "movies.detail"], adapts=True)
         wishlist = st.expect_type("ATTACH", session="default", kind="movies.wishlist")["attachment"]
         # A step name outside the key's steps is refused before the session, the names and the attachment.
         st.request_error("STEP", {"session": "nowhere", "attachment": 999999, "step": {"name": "aboutIsRequired"}},
@@ -149,6 +150,15 @@ def curve(flowd, flow_file):
         check(not [b for t, b in pr.inbox if t == "ERROR" and b.get("code") == "replaced"],
               "a HELLO with the same name under another key does not replace", pr.inbox)
         check(op.request("HEALTH")["counters"]["errors"].get("forbidden", 0) >= 6, "forbidden is counted")
+        # What else each role sends: an operator's DESCRIBE and END_SESSION, a stepper's ADAPTED.
+        check(op.request("DESCRIBE")["app_version"], "an operator's DESCRIBE")
+        check(op.request("CREATE_SESSION", {"session": "kiosk"}) == {"created": True}, "an operator's CREATE_SESSION")
+        check(op.request("END_SESSION", {"session": "kiosk"})["presenter"] is None, "an operator's END_SESSION")
+        op.request("DEEPLINK", {"session": "default", "step": {"name": "aboutIsRequired"}})
+        question = st.expect_type("ADAPT", session="default")
+        st.send("ADAPTED", {"session": "default", "request": question["request"], "answer": "refuse"})
+        wait_until("the stepper's ADAPTED answered the question",
+                   lambda: op.request("HEALTH")["counters"].get("adapts") == {"refuse": 1})
 
         section("security: only operators' keys subscribe to the events socket (SECURITY.md §1)")
         refused = Events(run.ctx, run.events, curve=pair("presenter"))
