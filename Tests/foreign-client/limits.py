@@ -8,6 +8,7 @@ import zmq
 from fields import field_bounds
 from flowd_client import Connection, UIModel, connect
 from harness import KINDS, Presenter, check, running, section
+from roles import assignment
 
 # The movie file's first UI: app, dashboard, the three tabs' stacks, two lists, Trending's pages and its two pages.
 FIRST_UI_SCREENS = 10
@@ -56,6 +57,7 @@ def full_session(flowd, flow_file):
         command = pr.next_command()
         check(command["op"] == "push" and command["screen"]["id"] == "wishlist.movie.3", "the movie's push", command)
         field_bounds(run, op, st, pr)
+        assignment(run, op, st)
 
 
 def many_sessions(flowd, flow_file):

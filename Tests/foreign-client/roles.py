@@ -258,3 +258,24 @@ def reconnect(run, op, st, wishlist, sent_step):
     check(counters["steps_duplicate"] >= 3 and "replaced" not in counters["errors"], "HEALTH after a reconnect",
           counters)
     return again
+
+
+def assignment(run, op, st):
+    """`st` serves every kind as "foreign-services"; two more processes serve movies.detail."""
+    section("steppers: an attachment goes to the process whose name sorts first; BYE hands it on (§5, §3)")
+    op.request("CREATE_SESSION", {"session": "assign"})
+    last = connect(run.ctx, run.control, "stepper", "zz-services", serves=["movies.detail"])
+    first = connect(run.ctx, run.control, "stepper", "aa-services", serves=["movies.detail"])
+    op.request("DEEPLINK", {"session": "assign", "step": {"name": "movieIsPicked", "payload": 1}})
+    got = sorted(first.expect_type("ATTACH", session="assign", kind="movies.detail")["attachment"] for _ in range(3))
+    # Anything sent to the others for the deep link precedes their replies to a later request.
+    for other in (last, st):
+        other.request_error("STEP", {"session": "assign", "attachment": 999999, "step": {"name": "castIsPicked"}},
+                            "unknownAttachment")
+        check(not [b for t, b in other.inbox if t == "ATTACH" and b["kind"] == "movies.detail"
+                   and b["session"] == "assign"], "only the first name gets them", other.inbox)
+    first.send("BYE", {})
+    handed = sorted(st.expect_type("ATTACH", session="assign", kind="movies.detail")["attachment"] for _ in range(3))
+    check(handed == got, "after its BYE, the next name gets the same attachments", handed, got)
+    for conn in (first, last):
+        conn.close()
