@@ -104,11 +104,19 @@ def restarts(flowd, flow_file):
         st = stepper_again(run, st)
         check(st.request("STEP", picked, req=picked_req) == {"accepted": True, "duplicate": True},
               "the verdicts survive a second restart")
+        # The default session ended stays ended: a daemon creates it only on a fresh state (§4).
+        op.request("END_SESSION", {"session": "default"})
+        run.stop(signal.SIGTERM)
+        run.start()
+        op.request_error("HEALTH", {}, "notWelcome")
+        op.hello("operator", "foreign-operator")
+        check(op.request("SESSIONS")["sessions"] == [], "the ended default session is not brought back")
         run.stop(signal.SIGTERM)
         shutil.rmtree(run.state_dir)
         run.start()
         op.request_error("HEALTH", {}, "notWelcome")
         op.hello("operator", "foreign-operator")
         check(op.welcome["daemon"] != daemon, "a daemon without the state has a new ID", op.welcome)
+        check([s["id"] for s in op.request("SESSIONS")["sessions"]] == ["default"], "a fresh state has default")
         for conn in (st, pr.conn, op):
             conn.close()
