@@ -168,7 +168,8 @@ def overflowing_presenter(flowd, flow_file):
         check(counters["sends_dropped"]["COMMAND"] >= 1, "sends_dropped counts COMMANDs", counters["sends_dropped"])
         kept = (pr.ui.root, {k: v["children"] for k, v in pr.ui.screens.items()})
         result = pr.sync(0)
-        check(result["seq"] == target, "nothing sequenced meanwhile", result)
+        check(result == {"seq": target, "mode": "snapshot"}, "nothing sequenced meanwhile; last_seq 0: a snapshot",
+              result)
         pr.ui = UIModel()
         if result["mode"] == "snapshot":
             pr.take_snapshot(result["seq"])
