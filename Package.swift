@@ -174,7 +174,7 @@ let package = Package(
         .executableTarget(
             name: "flowd-bench",
             dependencies: [
-                "FlowDaemon", "FlowClient", "FlowWire", "FlowCore", "ZeroMQ", "CZMQRelay", swiftLog,
+                "FlowDaemon", "FlowClient", "FlowWire", "FlowCore", "ZeroMQ", "CZMQRelay", "MovieDemo", swiftLog,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

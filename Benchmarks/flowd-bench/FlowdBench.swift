@@ -3,7 +3,8 @@
 // docs/PERFORMANCE.md.
 //
 // `flowd-bench` (the `run` subcommand) is the orchestrator; it starts this same executable in the other modes as
-// child processes: `daemon`, `relay`, `c-relay`, `stepper`, `presenter`, `recover`.
+// child processes: `daemon`, `relay`, `c-relay`, `stepper`, `presenter`, `recover`; `idle` measures idle sessions
+// in its own process.
 
 import ArgumentParser
 import FlowDaemon
@@ -15,7 +16,7 @@ struct FlowdBench: AsyncParsableCommand {
         abstract: "Flowd's step → command latency and throughput, against relays measured in the same run.",
         subcommands: [
             Run.self, DaemonCommand.self, RelayCommand.self, CRelayCommand.self, StepperCommand.self, PresenterCommand.self,
-            RecoverCommand.self,
+            RecoverCommand.self, IdleCommand.self,
         ],
         defaultSubcommand: Run.self
     )
@@ -206,8 +207,9 @@ struct RecoverCommand: ParsableCommand {
         commandName: "recover", abstract: "(child) times flowd's recovery of a state directory."
     )
     @Option var stateDir: String
+    @Option(help: "The application the state was written by: bench or demo.") var app: BenchApp = .bench
 
-    func run() throws { try runRecovery(stateDirectory: stateDir) }
+    func run() throws { try runRecovery(stateDirectory: stateDir, application: app.application) }
 }
 
 struct CRelayCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FlowCore
 import FlowDaemon
 import Foundation
 import Logging
@@ -67,9 +68,9 @@ struct RecoveryResult: Codable, Sendable {
 }
 
 /// The `recover` child: opens the state directory as flowd does at start (``JournalStore`` load, snapshot records,
-/// ``DaemonCore/recover(from:)`` into a core running ``BenchApplication``) and times it. Nothing is written back:
-/// the store is closed without a commit.
-func runRecovery(stateDirectory: String) throws {
+/// ``DaemonCore/recover(from:)`` into a core running `application`, ``BenchApplication`` by default) and times it.
+/// Nothing is written back: the store is closed without a commit.
+func runRecovery(stateDirectory: String, application: any FlowApplication = BenchApplication()) throws {
     let logger = Logger(label: "flowd-bench.recover", factory: { _ in SwiftLogNoOpLogHandler() })
     let started = monotonicNanoseconds()
     let startedCPU = processCPUNanoseconds()
@@ -82,7 +83,7 @@ func runRecovery(stateDirectory: String) throws {
     records += contents.records
     let loaded = monotonicNanoseconds()
     var core = DaemonCore(
-        application: BenchApplication(), daemonID: "bench-recovery", logger: logger, now: 0, journaling: true
+        application: application, daemonID: "bench-recovery", logger: logger, now: 0, journaling: true
     )
     let report = try core.recover(from: records)
     let replayed = monotonicNanoseconds()
@@ -92,6 +93,8 @@ func runRecovery(stateDirectory: String) throws {
         recordBytes: records.reduce(0) { $0 + $1.count },
         cpuSeconds: Double(processCPUNanoseconds() - startedCPU) / 1e9
     )
+    // Freeing the recovered sessions is not part of a restart: not before the times are taken.
+    withExtendedLifetime(core) {}
     emit("RESULT " + (try encodeJSON(result)))
 }
 

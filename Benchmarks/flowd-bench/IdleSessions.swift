@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import FlowCore
+import FlowDaemon
+import FlowWire
+import Foundation
+import Logging
+import MovieDemo
+
+/// The application a child runs: the benchmark's (``BenchApplication``) or the movie demo's.
+enum BenchApp: String, ExpressibleByArgument, Sendable {
+    case bench, demo
+
+    var application: any FlowApplication {
+        switch self {
+        case .bench: BenchApplication()
+        case .demo: MovieDemoApplication()
+        }
+    }
+}
+
+/// The `idle` child: what idle sessions cost a daemon, measured in this process (docs/PERFORMANCE.md, issue 11).
+///
+/// Creates `--sessions` sessions of the application in a ``DaemonCore`` the way an operator does (`CREATE_SESSION`,
+/// after 500 to warm up) and prints the resident memory per session and the sessions created per second (heaptrack
+/// on this command says what the memory is made of). With `--state-dir` it also compacts them into a snapshot there as flowd does (timed: the compaction
+/// stall), for `flowd-bench recover --app … --state-dir` to time a restart. One measurement per process: memory
+/// freed by an earlier one would be reused and hide the cost.
+struct IdleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle", abstract: "Memory per idle session and creation rate, in this process."
+    )
+    @Option(help: "bench or demo.") var app: BenchApp = .demo
+    @Option var sessions = 100_000
+    @Flag(help: "Journal the sessions (records kept in memory for the next snapshot, as flowd does).") var journal = false
+    @Option(help: "Write the sessions' snapshot into this new state directory (implies --journal).") var stateDir: String?
+
+    func run() throws {
+        let journaling = journal || stateDir != nil
+        let logger = Logger(label: "flowd-bench.idle", factory: { _ in SwiftLogNoOpLogHandler() })
+        let codec = WireCodec()
+        var configuration = DaemonConfiguration()
+        configuration.maxSessions = sessions + 1000
+        var core = DaemonCore(
+            application: app.application, configuration: configuration, daemonID: "bench-idle", logger: logger, now: 0,
+            journaling: journaling
+        )
+        _ = core.start(now: 0)
+        let operatorPeer = PeerAddress([7])
+        var req: UInt64 = 0
+        func send(_ message: WireMessage) {
+            _ = core.handle(.message(from: operatorPeer, frames: codec.encode(message)), now: 0)
+        }
+        func create(_ session: String) {
+            req += 1
+            send(.createSession(SessionRequest(req: req, session: session)))
+        }
+        send(.hello(Hello(req: 0, role: .operator, name: "idle", instance: "idle", heartbeatMs: 60_000, serves: [])))
+        for index in 0..<500 { create("warm-\(index)") }
+        _ = core.takeJournal()
+        let before = residentBytes()
+        let started = monotonicNanoseconds()
+        for index in 0..<sessions {
+            create(String(format: "idle-%07d", index))
+            if index % 100 == 0 { _ = core.takeJournal() }  // the I/O thread takes the records as they come
+        }
+        _ = core.takeJournal()
+        let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        let after = residentBytes()
+        guard core.sessionCount == sessions + 501 else {
+            throw BenchError("\(core.sessionCount) sessions, not \(sessions + 501)")
+        }
+        var line =
+            "IDLE app=\(app.rawValue) journal=\(journaling) sessions=\(sessions) "
+            + "resident_per_session=\((after - before) / sessions) "
+            + "creates_per_s=\(Int(Double(sessions) / seconds))"
+        // What one of them holds, for the breakdown by type.
+        let nodes = core.tree(of: "idle-0000000")?.allNodes ?? []
+        line +=
+            " flows=\(nodes.count) attachments=\(nodes.reduce(0) { $0 + $1.steppers.count })"
+            + " screens=\(core.ui(of: "idle-0000000")?.count ?? 0) commands=\(core.seq(of: "idle-0000000") ?? 0)"
+        if let stateDir {
+            let store = try JournalStore(
+                configuration: JournalConfiguration(directory: stateDir, fsync: .never), logger: logger
+            )
+            defer { store.close() }
+            _ = try store.load()
+            let compacting = monotonicNanoseconds()
+            let compaction = core.compactJournal()
+            let payload = core.journalSnapshotPayload
+            let built = monotonicNanoseconds()
+            try store.writeSnapshot(payload)
+            let written = monotonicNanoseconds()
+            line +=
+                " saved=\(compaction.saved) unchanged=\(compaction.unchanged) snapshot_bytes=\(payload.count)"
+                + String(
+                    format: " compaction_s=%.3f (payload %.3f + write %.3f)", Double(written - compacting) / 1e9,
+                    Double(built - compacting) / 1e9, Double(written - built) / 1e9)
+        }
+        emit(line)
+    }
+}
+
+/// `VmRSS` of this process in bytes.
+private func residentBytes() -> Int { residentBytes(pid: getpid()) }
