@@ -25,7 +25,7 @@ public protocol Flow: AnyObject, Presentable {
 
 extension Flow {
     public var presentableID: PresentableID { root.id }
-    public var flowName: String { String(describing: type(of: self)) }
+    public var flowName: String { FlowNames.name(of: type(of: self)) }
     public func adapt(step: Step) -> Adaptation { .step(step) }
 }
 
