@@ -18,7 +18,9 @@ extension DaemonCore {
     /// ``journalHistory`` as a snapshot's payload, ready to write.
     package var journalSnapshotPayload: [UInt8] {
         let windowsNeeded = log.droppedStepRecords && !stepResults.isEmpty
-        return log.payload(trailer: windowsNeeded ? JournalRecord(session: "", kind: .stepWindows(stepResults)).encoded : nil)
+        return log.payload(
+            sortedIDs: sessions.ids,
+            trailer: windowsNeeded ? JournalRecord(session: "", kind: .stepWindows(stepResults)).encoded : nil)
     }
 
     /// How many records ``journalHistory`` holds, but for the STEP windows' record.
@@ -27,16 +29,15 @@ extension DaemonCore {
     /// Saves each session's live state as data, in place of its history (docs/RELIABILITY.md, "State snapshots"):
     /// called before a snapshot is written. A session whose flows the application cannot restore, or whose tree
     /// waits for code (an asynchronous adaptation, a `.ready` block), keeps its history until a later compaction;
-    /// those are counted in the result and logged.
+    /// those are counted in the result and logged. Only the sessions with records since their last one are visited.
     @discardableResult
     package mutating func compactJournal() -> JournalCompaction {
         var compaction = JournalCompaction()
         guard log.enabled else { return compaction }
-        for session in sortedSessions() {
-            guard log.recordCount(of: session.id) > 1 || session.appVersionUnrecorded else {
-                compaction.unchanged += 1
-                continue
-            }
+        let changed = log.changedSessions.sorted()
+        compaction.unchanged = sessions.count - changed.count
+        for id in changed {
+            guard let session = sessions[id] else { continue }
             do throws(RestorationError) {
                 guard let restoration = session.application.restoration(session: session.id) else {
                     throw RestorationError(.notRestorable, "the application restores no flows")
@@ -177,6 +178,9 @@ extension DaemonCore {
             change(record)
         }
         log.keep(bytes, of: record)
+        if record.startsSession, sessions[record.session]?.appVersionUnrecorded == true {
+            log.markChanged(record.session)  // saved at the next compaction, naming its version
+        }
     }
 
     /// Why `record` cannot follow the records replayed so far, `nil` when it can. A journal flowd wrote never has

@@ -15,6 +15,9 @@ struct JournalLog {
     /// Whether records were dropped (a session ended or saved as data) that STEP de-duplication windows were built
     /// from: a snapshot must then hold the windows themselves.
     private(set) var droppedStepRecords = false
+    /// The sessions a compaction has to look at: more than one record, or marked (``markChanged(_:)``). The others
+    /// are one record already, copied into the next snapshot as they are, so a compaction costs what changed.
+    private(set) var changedSessions: Set<String> = []
 
     private struct SessionRecords {
         var bytes: [UInt8] = []
@@ -46,6 +49,7 @@ struct JournalLog {
             daemonRecord = JournalRecord.daemon(id).encoded
         case .sessionEnded:
             count -= sessions.removeValue(forKey: record.session)?.count ?? 0
+            changedSessions.remove(record.session)
             droppedStepRecords = true
         case .sessionCreated, .state:
             replace(record.session, with: bytes)
@@ -55,7 +59,15 @@ struct JournalLog {
             JournalSnapshot.append(bytes, to: &sessions[record.session, default: SessionRecords()].bytes)
             sessions[record.session]!.count += 1
             count += 1
+            changedSessions.insert(record.session)
         }
+    }
+
+    /// Has the next compaction look at a session even with nothing recorded since its last record (a session whose
+    /// records do not name its application version yet).
+    mutating func markChanged(_ session: String) {
+        guard enabled, sessions[session] != nil else { return }
+        changedSessions.insert(session)
     }
 
     /// Replaces a session's records by one: its creation, or its state as data.
@@ -67,18 +79,32 @@ struct JournalLog {
         records.count = 1
         sessions[session] = records
         count += 1
+        changedSessions.remove(session)
     }
-
-    /// How many records a session's history holds (1 right after it was saved as data).
-    func recordCount(of session: String) -> Int { sessions[session]?.count ?? 0 }
 
     /// A snapshot's payload: the daemon record, each session's records (sessions in ID order), then `trailer` (the
     /// STEP de-duplication windows, which follow the records they would otherwise be rebuilt from).
-    func payload(trailer: [UInt8]?) -> [UInt8] {
+    ///
+    /// `sortedIDs`: the live sessions' IDs in order, as the session table keeps them, which spares sorting them here
+    /// (at 100 000 sessions most of a compaction's work, docs/PERFORMANCE.md); sorted here if they are not the IDs
+    /// this log holds.
+    func payload(sortedIDs: [String], trailer: [UInt8]?) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(sessions.values.reduce(64) { $0 + $1.bytes.count } + (trailer?.count ?? 0))
         if let daemonRecord { JournalSnapshot.append(daemonRecord, to: &bytes) }
-        for session in sessions.keys.sorted() { bytes += sessions[session]!.bytes }
+        let start = bytes.count
+        var copied = 0
+        var previous: String?
+        for session in sortedIDs {
+            guard let records = sessions[session], previous.map({ $0 < session }) ?? true else { break }
+            bytes += records.bytes
+            copied += 1
+            previous = session
+        }
+        if copied != sessions.count {
+            bytes.removeSubrange(start...)
+            for session in sessions.keys.sorted() { bytes += sessions[session]!.bytes }
+        }
         if let trailer { JournalSnapshot.append(trailer, to: &bytes) }
         return bytes
     }

@@ -142,6 +142,43 @@ struct StateSnapshotTests {
         #expect(restarted.core.sessionIDs == ["default"])
     }
 
+    @Test("A compaction visits the sessions changed since the last one, and the snapshot keeps sessions in ID order")
+    func aCompactionVisitsWhatChanged() throws {
+        let harness = served()
+        for (index, name) in ["k3", "k1", "k2", "a9"].enumerated() {
+            harness.receive(.createSession(SessionRequest(req: UInt64(5 + index), session: name)), from: ops)
+        }
+        harness.deepLink(ops, Step("openDetail", payload: 3), session: "k1", req: 20)
+        let before = harness.core.sessionVisits
+        let compaction = harness.core.compactJournal()
+        let after = harness.core.sessionVisits
+        #expect(compaction.saved == 2 && compaction.unchanged == 3, "default and k1 saved; a9, k2, k3 one record each")
+        #expect(after.walks == before.walks && after.lookups - before.lookups == 2, "no walk: only what changed")
+        let again = harness.core.compactJournal()
+        #expect(again.saved == 0 && again.unchanged == 5)
+
+        let sessions = try harness.core.journalHistory.map { try JournalRecord(decoding: $0).session }
+        #expect(sessions.first == "", "the daemon's record first")
+        #expect(sessions.dropFirst().filter { !$0.isEmpty } == ["a9", "default", "k1", "k2", "k3"], "then by ID")
+        let restarted = try harness.restarted()
+        #expect(restarted.core.sessionIDs == ["a9", "default", "k1", "k2", "k3"])
+        #expect(restarted.state(of: "k1") == harness.state(of: "k1"))
+    }
+
+    @Test("A snapshot's payload is in ID order whatever order it is given")
+    func aPayloadIsInIDOrder() {
+        var log = JournalLog(enabled: true)
+        for session in ["b", "a", "c"] { log.append(JournalRecord(session: session, kind: .sessionCreated(app: nil))) }
+        log.append(JournalRecord(session: "a", kind: .snapshotAdopted))
+        let sorted = log.payload(sortedIDs: ["a", "b", "c"], trailer: nil)
+        #expect(log.changedSessions == ["a"])
+        for order in [["b", "a", "c"], ["a", "b"], ["a", "b", "c", "d"], [], ["a", "a", "b", "c"]] {
+            #expect(log.payload(sortedIDs: order, trailer: nil) == sorted, "given \(order)")
+        }
+        let sessions = (try? JournalSnapshot.records(in: sorted))?.compactMap { try? JournalRecord(decoding: $0).session }
+        #expect(sessions == ["a", "a", "b", "c"])
+    }
+
     @Test("A state record is read back as written")
     func aStateRecordRoundTrips() throws {
         let harness = served()
