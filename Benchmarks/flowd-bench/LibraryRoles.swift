@@ -48,12 +48,14 @@ final class SideListener: Sendable {
 
     init(endpoint: String) throws {
         (wakeUps, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // The wake-ups outlive the thread (a verdict may come after the presenter's last word): they end only when
+        // the side channel cannot connect.
         let thread = Thread { [self] in
-            defer { continuation.finish() }
             guard let context = try? ZMQContext(), let socket = try? ZMQSocket(.pull, context: context),
                 (try? socket.connect(endpoint)) != nil
             else {
                 note("library stepper: the side channel could not connect")
+                continuation.finish()
                 return
             }
             defer { socket.close() }
