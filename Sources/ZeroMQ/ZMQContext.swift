@@ -14,7 +14,7 @@ import Synchronization
 /// - Note: `@unchecked Sendable` because libzmq contexts are thread-safe (`zmq_ctx_new(3)`: "A ØMQ context is thread
 ///   safe and may be shared among as many application threads as necessary"); the Swift-side bookkeeping (open
 ///   socket count, terminated flag) is protected by a `Mutex`.
-public final class ZMQContext: @unchecked Sendable {
+package final class ZMQContext: @unchecked Sendable {
     private struct State {
         var openSockets = 0
         var terminated = false
@@ -29,7 +29,7 @@ public final class ZMQContext: @unchecked Sendable {
     /// - Parameter ioThreads: libzmq's background I/O threads (`ZMQ_IO_THREADS`); 1 is enough for tens of thousands of
     ///   messages per second.
     /// - Throws: ``ZMQError`` when libzmq cannot create the context or rejects the setting.
-    public init(ioThreads: Int32 = 1) throws(ZMQError) {
+    package init(ioThreads: Int32 = 1) throws(ZMQError) {
         guard let handle = zmq_ctx_new() else { throw ZMQError.last("zmq_ctx_new") }
         if ioThreads != 1, zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads) != 0 {
             let error = ZMQError.last("zmq_ctx_set(ZMQ_IO_THREADS, \(ioThreads))")
@@ -51,10 +51,10 @@ public final class ZMQContext: @unchecked Sendable {
     }
 
     /// Whether ``terminate()`` has run.
-    public var isTerminated: Bool { state.withLock { $0.terminated } }
+    package var isTerminated: Bool { state.withLock { $0.terminated } }
 
     /// The number of sockets of this context that are still open.
-    public var openSocketCount: Int { state.withLock { $0.openSockets } }
+    package var openSocketCount: Int { state.withLock { $0.openSockets } }
 
     /// Terminates the context now (`zmq_ctx_term`); a second call does nothing.
     ///
@@ -62,7 +62,7 @@ public final class ZMQContext: @unchecked Sendable {
     ///
     /// - Throws: ``ZMQError/Code/busy`` while sockets of this context are open: close them first (`zmq_ctx_term`
     ///   would block until they are).
-    public func terminate() throws(ZMQError) {
+    package func terminate() throws(ZMQError) {
         try state.withLock { state throws(ZMQError) in
             if state.terminated { return }
             guard state.openSockets == 0 else {
@@ -76,7 +76,7 @@ public final class ZMQContext: @unchecked Sendable {
 
     /// Makes every blocking operation on this context's sockets fail with ``ZMQError/Code/terminated``
     /// (`zmq_ctx_shutdown`), without waiting. The context is still terminated later, as usual.
-    public func shutdown() {
+    package func shutdown() {
         state.withLock { state in
             if !state.terminated { zmq_ctx_shutdown(handle) }
         }

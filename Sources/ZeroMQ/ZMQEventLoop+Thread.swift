@@ -1,5 +1,5 @@
 import DequeModule
-import Logging
+internal import Logging
 import Synchronization
 
 /// The state only the loop's thread touches: its sockets, their send queues and the reactor.

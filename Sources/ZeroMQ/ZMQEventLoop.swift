@@ -1,4 +1,4 @@
-public import Logging
+package import Logging
 import Synchronization
 
 /// One dedicated I/O thread that owns a set of libzmq sockets, driven from async code.
@@ -41,20 +41,20 @@ import Synchronization
 /// }
 /// await loop.shutdown()
 /// ```
-public final class ZMQEventLoop: Sendable {
+package final class ZMQEventLoop: Sendable {
     /// How a loop behaves.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Options applied to every socket the loop makes, unless ``makeSocket(_:options:)`` is given others.
-        public var socketOptions: ZMQSocketOptions
+        package var socketOptions: ZMQSocketOptions
         /// Unread messages buffered per socket before the loop stops reading it (see ``ZMQInbox``).
-        public var inboxCapacity: Int
+        package var inboxCapacity: Int
         /// Messages read from one socket per wake-up before the others get their turn.
-        public var receiveBatch: Int
+        package var receiveBatch: Int
         /// The I/O thread's name.
-        public var threadName: String
+        package var threadName: String
 
         /// A configuration; every parameter has a default.
-        public init(
+        package init(
             socketOptions: ZMQSocketOptions = ZMQSocketOptions(),
             inboxCapacity: Int = 1000,
             receiveBatch: Int = 64,
@@ -68,9 +68,9 @@ public final class ZMQEventLoop: Sendable {
     }
 
     /// The context of the loop's sockets; make `inproc://` peers of them in this context.
-    public let context: ZMQContext
+    package let context: ZMQContext
     /// The loop's settings.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let core: LoopCore
 
     /// Starts a loop and its thread.
@@ -81,7 +81,7 @@ public final class ZMQEventLoop: Sendable {
     ///   - configuration: socket defaults and buffering.
     ///   - logger: where the loop logs its lifecycle and unexpected libzmq failures.
     /// - Throws: ``ZMQError`` when libzmq cannot make the context or the wake-up sockets, or the thread cannot start.
-    public init(
+    package init(
         context: ZMQContext? = nil,
         configuration: Configuration = Configuration(),
         logger: Logger
@@ -123,14 +123,14 @@ public final class ZMQEventLoop: Sendable {
     /// Shuts the loop down (see the type's documentation) and waits until its thread has finished.
     ///
     /// Safe to call more than once and from several tasks; every caller waits for the end.
-    public func shutdown() async {
+    package func shutdown() async {
         core.requestShutdown()
         await core.waitUntilTerminated()
     }
 
     /// Waits until the loop is shut down: by ``shutdown()``, or by cancelling the task running this, which then shuts
     /// the loop down. Fits `ServiceLifecycle`'s `Service.run()`.
-    public func run() async {
+    package func run() async {
         await withTaskCancellationHandler {
             await core.waitUntilTerminated()
         } onCancel: {
@@ -139,7 +139,7 @@ public final class ZMQEventLoop: Sendable {
     }
 
     /// Whether shutdown has begun.
-    public var isShuttingDown: Bool { core.isShuttingDown }
+    package var isShuttingDown: Bool { core.isShuttingDown }
 
     // MARK: - Sockets
 
@@ -147,7 +147,7 @@ public final class ZMQEventLoop: Sendable {
     ///
     /// - Parameter options: the options to apply; `nil` uses ``Configuration/socketOptions``.
     /// - Returns: the socket's handle; what it receives arrives in ``ZMQSocketHandle/messages``.
-    public func makeSocket(
+    package func makeSocket(
         _ type: ZMQSocketType,
         options: ZMQSocketOptions? = nil
     ) async throws(ZMQError) -> ZMQSocketHandle {
@@ -162,7 +162,7 @@ public final class ZMQEventLoop: Sendable {
     /// on the socket. `receiver` must not block (the whole loop waits for it).
     ///
     /// - Parameter options: the options to apply; `nil` uses ``Configuration/socketOptions``.
-    public func makeSocket(
+    package func makeSocket(
         _ type: ZMQSocketType,
         options: ZMQSocketOptions? = nil,
         receiver: @escaping @Sendable (ZMQMessage) -> Void
@@ -176,7 +176,7 @@ public final class ZMQEventLoop: Sendable {
     /// Closes a socket: its pending sends fail with ``ZMQError/Code/notSocket``, its inbox ends after the buffered
     /// messages, and unsent messages linger as its ``ZMQSocketOption/linger`` allows. Closing a closed socket, or
     /// after shutdown, does nothing.
-    public func close(_ socket: ZMQSocketHandle) async {
+    package func close(_ socket: ZMQSocketHandle) async {
         _ = try? await core.perform("close(\(socket))") { loop in loop.closeSocket(socket.id) }
     }
 
@@ -184,7 +184,7 @@ public final class ZMQEventLoop: Sendable {
     ///
     /// - Returns: the bound endpoint with any wildcard resolved (`tcp://127.0.0.1:*` gives the chosen port).
     @discardableResult
-    public func bind(_ socket: ZMQSocketHandle, to endpoint: String) async throws(ZMQError) -> String {
+    package func bind(_ socket: ZMQSocketHandle, to endpoint: String) async throws(ZMQError) -> String {
         try await withSocket(socket) { socket throws(ZMQError) in
             try socket.bind(endpoint)
             return try socket.option(.lastEndpoint)
@@ -192,22 +192,22 @@ public final class ZMQEventLoop: Sendable {
     }
 
     /// Connects `socket` to `endpoint`; the connection is made (and remade) in the background.
-    public func connect(_ socket: ZMQSocketHandle, to endpoint: String) async throws(ZMQError) {
+    package func connect(_ socket: ZMQSocketHandle, to endpoint: String) async throws(ZMQError) {
         try await withSocket(socket) { socket throws(ZMQError) in try socket.connect(endpoint) }
     }
 
     /// Stops `socket` listening on `endpoint` (the resolved form ``bind(_:to:)`` returned).
-    public func unbind(_ socket: ZMQSocketHandle, from endpoint: String) async throws(ZMQError) {
+    package func unbind(_ socket: ZMQSocketHandle, from endpoint: String) async throws(ZMQError) {
         try await withSocket(socket) { socket throws(ZMQError) in try socket.unbind(endpoint) }
     }
 
     /// Drops `socket`'s connection to `endpoint`.
-    public func disconnect(_ socket: ZMQSocketHandle, from endpoint: String) async throws(ZMQError) {
+    package func disconnect(_ socket: ZMQSocketHandle, from endpoint: String) async throws(ZMQError) {
         try await withSocket(socket) { socket throws(ZMQError) in try socket.disconnect(endpoint) }
     }
 
     /// Sets an option on `socket`.
-    public func setOption<Value>(
+    package func setOption<Value>(
         _ option: ZMQSocketOption<Value>,
         to value: Value,
         on socket: ZMQSocketHandle
@@ -216,7 +216,7 @@ public final class ZMQEventLoop: Sendable {
     }
 
     /// Reads an option of `socket`.
-    public func option<Value>(
+    package func option<Value>(
         _ option: ZMQSocketOption<Value>,
         of socket: ZMQSocketHandle
     ) async throws(ZMQError) -> Value {
@@ -227,7 +227,7 @@ public final class ZMQEventLoop: Sendable {
     ///
     /// - Returns: a PAIR socket whose ``ZMQSocketHandle/messages`` are monitor events: parse them with
     ///   ``ZMQMonitorEvent/init(_:)``. Close it with ``close(_:)`` when done.
-    public func startMonitor(
+    package func startMonitor(
         _ socket: ZMQSocketHandle,
         events: ZMQMonitorEvent.Kind = .all
     ) async throws(ZMQError) -> ZMQSocketHandle {
@@ -239,7 +239,7 @@ public final class ZMQEventLoop: Sendable {
     /// Runs `body` with the socket itself, on the loop's thread: for what this API does not wrap.
     ///
     /// `body` must not block (the whole loop waits for it), keep the socket, or close it (use ``close(_:)``).
-    public func withSocket<Result: Sendable>(
+    package func withSocket<Result: Sendable>(
         _ socket: ZMQSocketHandle,
         _ body: @escaping @Sendable (ZMQSocket) throws(ZMQError) -> Result
     ) async throws(ZMQError) -> Result {
@@ -261,7 +261,7 @@ public final class ZMQEventLoop: Sendable {
     ///   peer is full), ``ZMQError/Code/hostUnreachable`` from a ROUTER for an unknown routing id,
     ///   ``ZMQError/Code/cancelled`` when the task was cancelled before the message was queued,
     ///   ``ZMQError/Code/notSocket`` when the socket is closed, ``ZMQError/Code/terminated`` after shutdown.
-    public func send(
+    package func send(
         _ message: ZMQMessage,
         on socket: ZMQSocketHandle,
         timeout: Duration? = nil
@@ -295,7 +295,7 @@ public final class ZMQEventLoop: Sendable {
     ///
     /// - Returns: `false` when the loop is shutting down (`completion` is then not called).
     @discardableResult
-    public func post(
+    package func post(
         _ message: ZMQMessage,
         on socket: ZMQSocketHandle,
         then completion: @escaping @Sendable (Result<Void, ZMQError>) -> Void
@@ -311,7 +311,7 @@ public final class ZMQEventLoop: Sendable {
     }
 
     /// The number of sends waiting in the loop for `socket` to become writable (a backlog gauge).
-    public func pendingSendCount(on socket: ZMQSocketHandle) async throws(ZMQError) -> Int {
+    package func pendingSendCount(on socket: ZMQSocketHandle) async throws(ZMQError) -> Int {
         try await core.perform("pendingSendCount(on: \(socket))") { loop throws(ZMQError) in
             try loop.pendingSendCount(on: socket.id)
         }

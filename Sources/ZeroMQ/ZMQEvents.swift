@@ -1,19 +1,19 @@
 internal import CZeroMQ
 
 /// Readiness of a socket: what ``ZMQPoller`` waits for and what ``ZMQSocketOption/events`` reports.
-public struct ZMQEvents: OptionSet, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: Int16
+package struct ZMQEvents: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: Int16
 
-    public init(rawValue: Int16) { self.rawValue = rawValue }
+    package init(rawValue: Int16) { self.rawValue = rawValue }
 
     /// `ZMQ_POLLIN`: at least one message can be received without blocking.
-    public static let pollIn = ZMQEvents(rawValue: Int16(ZMQ_POLLIN))
+    package static let pollIn = ZMQEvents(rawValue: Int16(ZMQ_POLLIN))
     /// `ZMQ_POLLOUT`: at least one message can be sent without blocking.
-    public static let pollOut = ZMQEvents(rawValue: Int16(ZMQ_POLLOUT))
+    package static let pollOut = ZMQEvents(rawValue: Int16(ZMQ_POLLOUT))
     /// `ZMQ_POLLERR`: an error condition (only reported for raw file descriptors).
-    public static let pollError = ZMQEvents(rawValue: Int16(ZMQ_POLLERR))
+    package static let pollError = ZMQEvents(rawValue: Int16(ZMQ_POLLERR))
 
-    public var description: String {
+    package var description: String {
         var names: [String] = []
         if contains(.pollIn) { names.append("pollIn") }
         if contains(.pollOut) { names.append("pollOut") }

@@ -10,9 +10,9 @@ import Synchronization
 /// The sequence ends (returns `nil`) after the socket is closed or the loop shut down and the buffered messages have
 /// been consumed. Several tasks iterating the same inbox share its messages, each message going to one of them.
 /// Cancelling a waiting task ends its iteration.
-public final class ZMQInbox: AsyncSequence, Sendable {
-    public typealias Element = ZMQMessage
-    public typealias Failure = Never
+package final class ZMQInbox: AsyncSequence, Sendable {
+    package typealias Element = ZMQMessage
+    package typealias Failure = Never
 
     private struct State {
         var buffer = Deque<ZMQMessage>()
@@ -29,7 +29,7 @@ public final class ZMQInbox: AsyncSequence, Sendable {
     }
 
     /// How many unread messages are buffered before the loop stops reading the socket.
-    public let capacity: Int
+    package let capacity: Int
     private let state = Mutex(State())
     /// Asks the loop thread to read the socket again.
     private let resumeReading: @Sendable () -> Void
@@ -40,24 +40,24 @@ public final class ZMQInbox: AsyncSequence, Sendable {
     }
 
     /// The number of buffered, unread messages.
-    public var bufferedCount: Int { state.withLock { $0.buffer.count } }
+    package var bufferedCount: Int { state.withLock { $0.buffer.count } }
 
     /// Iterates the inbox.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         let inbox: ZMQInbox
 
         /// The next message, or `nil` once the socket is closed and drained, or the task is cancelled.
-        public mutating func next() async -> ZMQMessage? {
+        package mutating func next() async -> ZMQMessage? {
             await inbox.next()
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(inbox: self)
     }
 
     /// The next message, waiting for one; `nil` once the socket is closed and drained, or the task is cancelled.
-    public func next() async -> ZMQMessage? {
+    package func next() async -> ZMQMessage? {
         let id = state.withLock { state in
             defer { state.nextWaiterID += 1 }
             return state.nextWaiterID
@@ -94,7 +94,7 @@ public final class ZMQInbox: AsyncSequence, Sendable {
     }
 
     /// The next message if one is buffered, without waiting.
-    public func tryNext() -> ZMQMessage? {
+    package func tryNext() -> ZMQMessage? {
         let (message, resume) = state.withLock { state -> (ZMQMessage?, Bool) in
             guard let message = state.buffer.popFirst() else { return (nil, false) }
             let resume = state.paused && state.buffer.count <= capacity / 2

@@ -7,7 +7,7 @@ import Synchronization
 /// pending since the last take, so a burst of posts costs one wake-up.
 ///
 /// - Note: `Sendable`: all state is behind one `Mutex`, and ``ZMQWakeSignal`` is thread-safe.
-public final class ZMQMailbox<Item: Sendable>: Sendable {
+package final class ZMQMailbox<Item: Sendable>: Sendable {
     private struct State {
         var items: [Item] = []
         var wakePending = false
@@ -18,12 +18,12 @@ public final class ZMQMailbox<Item: Sendable>: Sendable {
     private let state: Mutex<State>
 
     /// A mailbox that wakes its reactor through `wakeUp`; with `nil`, items wait until ``connect(wakeUp:)``.
-    public init(wakeUp: ZMQWakeSignal? = nil) {
+    package init(wakeUp: ZMQWakeSignal? = nil) {
         state = Mutex(State(wakeUp: wakeUp))
     }
 
     /// Sets the wake-up of a mailbox made before its reactor, and wakes it if items are waiting.
-    public func connect(wakeUp: ZMQWakeSignal) {
+    package func connect(wakeUp: ZMQWakeSignal) {
         state.withLock { state in
             state.wakeUp = wakeUp
             if !state.items.isEmpty || state.closed { wakeIfNeeded(&state) }
@@ -34,7 +34,7 @@ public final class ZMQMailbox<Item: Sendable>: Sendable {
     ///
     /// - Returns: `false` (and drops `item`) once the mailbox is closed.
     @discardableResult
-    public func post(_ item: Item) -> Bool {
+    package func post(_ item: Item) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
             state.items.append(item)
@@ -44,7 +44,7 @@ public final class ZMQMailbox<Item: Sendable>: Sendable {
     }
 
     /// Refuses later items and wakes the reactor, which sees `closed` at its next ``take()``.
-    public func close() {
+    package func close() {
         state.withLock { state in
             guard !state.closed else { return }
             state.closed = true
@@ -53,10 +53,10 @@ public final class ZMQMailbox<Item: Sendable>: Sendable {
     }
 
     /// Whether ``close()`` was called.
-    public var isClosed: Bool { state.withLock { $0.closed } }
+    package var isClosed: Bool { state.withLock { $0.closed } }
 
     /// On the reactor's thread: the items queued since the last take, oldest first, and whether the mailbox is closed.
-    public func take() -> (items: [Item], closed: Bool) {
+    package func take() -> (items: [Item], closed: Bool) {
         state.withLock { state in
             let items = state.items
             state.items.removeAll(keepingCapacity: true)

@@ -2,59 +2,59 @@
 ///
 /// A ROUTER prefixes each received message with the sender's routing id frame and routes an outgoing message by its
 /// first frame; other socket types see only the frames that were sent.
-public struct ZMQMessage: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStringConvertible {
+package struct ZMQMessage: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStringConvertible {
     /// The frames, in order.
-    public var frames: [[UInt8]]
+    package var frames: [[UInt8]]
 
     /// A message made of `frames`.
-    public init(_ frames: [[UInt8]]) {
+    package init(_ frames: [[UInt8]]) {
         self.frames = frames
     }
 
     /// A message whose frames are the UTF-8 bytes of `strings`.
-    public init(strings: [String]) {
+    package init(strings: [String]) {
         self.frames = strings.map { Array($0.utf8) }
     }
 
-    public init(arrayLiteral frames: [UInt8]...) {
+    package init(arrayLiteral frames: [UInt8]...) {
         self.frames = frames
     }
 
     /// The number of frames.
-    public var count: Int { frames.count }
+    package var count: Int { frames.count }
 
     /// Whether the message has no frames (such a message cannot be sent).
-    public var isEmpty: Bool { frames.isEmpty }
+    package var isEmpty: Bool { frames.isEmpty }
 
     /// The frame at `index`.
-    public subscript(index: Int) -> [UInt8] {
+    package subscript(index: Int) -> [UInt8] {
         get { frames[index] }
         set { frames[index] = newValue }
     }
 
     /// The frame at `index` decoded as UTF-8, or `nil` when out of range or not valid UTF-8.
-    public func string(at index: Int) -> String? {
+    package func string(at index: Int) -> String? {
         guard frames.indices.contains(index) else { return nil }
         return String(validating: frames[index], as: UTF8.self)
     }
 
     /// Every frame decoded as UTF-8 (invalid bytes replaced), for logs and tests.
-    public var strings: [String] { frames.map { String(decoding: $0, as: UTF8.self) } }
+    package var strings: [String] { frames.map { String(decoding: $0, as: UTF8.self) } }
 
     /// The total payload size in bytes.
-    public var byteCount: Int { frames.reduce(0) { $0 + $1.count } }
+    package var byteCount: Int { frames.reduce(0) { $0 + $1.count } }
 
     /// The message with `frame` put in front, e.g. a routing id for a ROUTER.
-    public func prepending(_ frame: [UInt8]) -> ZMQMessage {
+    package func prepending(_ frame: [UInt8]) -> ZMQMessage {
         ZMQMessage([frame] + frames)
     }
 
     /// The message without its first frame, e.g. the payload of a message a ROUTER received.
-    public func droppingFirst() -> ZMQMessage {
+    package func droppingFirst() -> ZMQMessage {
         ZMQMessage(Array(frames.dropFirst()))
     }
 
-    public var description: String {
+    package var description: String {
         "ZMQMessage(" + frames.map { frame in
             if let text = String(validating: frame, as: UTF8.self),
                text.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) {

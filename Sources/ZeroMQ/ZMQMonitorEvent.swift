@@ -2,52 +2,52 @@ internal import CZeroMQ
 
 /// One connection event from a socket monitor (``ZMQSocket/startMonitor(at:events:)``,
 /// ``ZMQEventLoop/startMonitor(_:events:)``): a connection accepted, lost, or a failed CURVE handshake.
-public struct ZMQMonitorEvent: Hashable, Sendable, CustomStringConvertible {
+package struct ZMQMonitorEvent: Hashable, Sendable, CustomStringConvertible {
     /// Kinds of monitor events (`ZMQ_EVENT_*`), combinable to choose what is monitored.
-    public struct Kind: OptionSet, Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: UInt16
+    package struct Kind: OptionSet, Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: UInt16
 
-        public init(rawValue: UInt16) { self.rawValue = rawValue }
+        package init(rawValue: UInt16) { self.rawValue = rawValue }
 
         /// `ZMQ_EVENT_CONNECTED`: an outgoing connection was made.
-        public static let connected = Kind(rawValue: UInt16(ZMQ_EVENT_CONNECTED))
+        package static let connected = Kind(rawValue: UInt16(ZMQ_EVENT_CONNECTED))
         /// `ZMQ_EVENT_CONNECT_DELAYED`: a connect attempt is pending.
-        public static let connectDelayed = Kind(rawValue: UInt16(ZMQ_EVENT_CONNECT_DELAYED))
+        package static let connectDelayed = Kind(rawValue: UInt16(ZMQ_EVENT_CONNECT_DELAYED))
         /// `ZMQ_EVENT_CONNECT_RETRIED`: a reconnect was scheduled (value: the interval in ms).
-        public static let connectRetried = Kind(rawValue: UInt16(ZMQ_EVENT_CONNECT_RETRIED))
+        package static let connectRetried = Kind(rawValue: UInt16(ZMQ_EVENT_CONNECT_RETRIED))
         /// `ZMQ_EVENT_LISTENING`: a bind succeeded.
-        public static let listening = Kind(rawValue: UInt16(ZMQ_EVENT_LISTENING))
+        package static let listening = Kind(rawValue: UInt16(ZMQ_EVENT_LISTENING))
         /// `ZMQ_EVENT_BIND_FAILED`: a bind failed (value: errno).
-        public static let bindFailed = Kind(rawValue: UInt16(ZMQ_EVENT_BIND_FAILED))
+        package static let bindFailed = Kind(rawValue: UInt16(ZMQ_EVENT_BIND_FAILED))
         /// `ZMQ_EVENT_ACCEPTED`: an incoming connection was accepted.
-        public static let accepted = Kind(rawValue: UInt16(ZMQ_EVENT_ACCEPTED))
+        package static let accepted = Kind(rawValue: UInt16(ZMQ_EVENT_ACCEPTED))
         /// `ZMQ_EVENT_ACCEPT_FAILED`: an incoming connection was refused (value: errno).
-        public static let acceptFailed = Kind(rawValue: UInt16(ZMQ_EVENT_ACCEPT_FAILED))
+        package static let acceptFailed = Kind(rawValue: UInt16(ZMQ_EVENT_ACCEPT_FAILED))
         /// `ZMQ_EVENT_CLOSED`: a connection's socket was closed.
-        public static let closed = Kind(rawValue: UInt16(ZMQ_EVENT_CLOSED))
+        package static let closed = Kind(rawValue: UInt16(ZMQ_EVENT_CLOSED))
         /// `ZMQ_EVENT_CLOSE_FAILED`: closing failed (value: errno).
-        public static let closeFailed = Kind(rawValue: UInt16(ZMQ_EVENT_CLOSE_FAILED))
+        package static let closeFailed = Kind(rawValue: UInt16(ZMQ_EVENT_CLOSE_FAILED))
         /// `ZMQ_EVENT_DISCONNECTED`: a connection was lost or dropped (e.g. an oversized message, a heartbeat timeout).
-        public static let disconnected = Kind(rawValue: UInt16(ZMQ_EVENT_DISCONNECTED))
+        package static let disconnected = Kind(rawValue: UInt16(ZMQ_EVENT_DISCONNECTED))
         /// `ZMQ_EVENT_MONITOR_STOPPED`: the monitor was stopped; no event follows.
-        public static let monitorStopped = Kind(rawValue: UInt16(ZMQ_EVENT_MONITOR_STOPPED))
+        package static let monitorStopped = Kind(rawValue: UInt16(ZMQ_EVENT_MONITOR_STOPPED))
         /// `ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL`: a ZMTP handshake failed for an unspecified reason.
-        public static let handshakeFailedNoDetail = Kind(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL))
+        package static let handshakeFailedNoDetail = Kind(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL))
         /// `ZMQ_EVENT_HANDSHAKE_SUCCEEDED`: a ZMTP handshake (and its security mechanism) succeeded.
-        public static let handshakeSucceeded = Kind(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_SUCCEEDED))
+        package static let handshakeSucceeded = Kind(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_SUCCEEDED))
         /// `ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL`: the peer broke the protocol, e.g. a security mechanism mismatch
         /// (value: a `ZMQ_PROTOCOL_ERROR_*` code).
-        public static let handshakeFailedProtocol = Kind(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL))
+        package static let handshakeFailedProtocol = Kind(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL))
         /// `ZMQ_EVENT_HANDSHAKE_FAILED_AUTH`: the ZAP handler refused the peer (value: the ZAP status code).
-        public static let handshakeFailedAuth = Kind(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH))
+        package static let handshakeFailedAuth = Kind(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH))
         /// Every event kind.
-        public static let all = Kind(rawValue: UInt16(ZMQ_EVENT_ALL))
+        package static let all = Kind(rawValue: UInt16(ZMQ_EVENT_ALL))
 
         /// Every kind meaning a ZMTP handshake failed.
-        public static let handshakeFailed: Kind = [.handshakeFailedNoDetail, .handshakeFailedProtocol,
+        package static let handshakeFailed: Kind = [.handshakeFailedNoDetail, .handshakeFailedProtocol,
                                                    .handshakeFailedAuth]
 
-        public var description: String {
+        package var description: String {
             let names: [(Kind, String)] = [
                 (.connected, "connected"), (.connectDelayed, "connectDelayed"), (.connectRetried, "connectRetried"),
                 (.listening, "listening"), (.bindFailed, "bindFailed"), (.accepted, "accepted"),
@@ -62,16 +62,16 @@ public struct ZMQMonitorEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// What happened.
-    public let kind: Kind
+    package let kind: Kind
     /// The event's value: an errno, a reconnect interval, a protocol error or ZAP status code, or a file descriptor.
-    public let value: UInt32
+    package let value: UInt32
     /// The endpoint the event is about.
-    public let endpoint: String
+    package let endpoint: String
 
     /// Parses a message a monitor socket received: a 6-byte frame (event, value; native byte order) and the endpoint.
     ///
     /// - Returns: `nil` when `message` is not a monitor event.
-    public init?(_ message: ZMQMessage) {
+    package init?(_ message: ZMQMessage) {
         guard message.count == 2, message[0].count == 6 else { return nil }
         let header = message[0]
         kind = Kind(rawValue: header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 0, as: UInt16.self) })
@@ -79,5 +79,5 @@ public struct ZMQMonitorEvent: Hashable, Sendable, CustomStringConvertible {
         endpoint = String(decoding: message[1], as: UTF8.self)
     }
 
-    public var description: String { "\(kind) \(endpoint) (\(value))" }
+    package var description: String { "\(kind) \(endpoint) (\(value))" }
 }

@@ -13,21 +13,21 @@ internal import CZeroMQ
 /// again by the next poll. A closed socket in the set makes ``poll(timeout:)`` throw ``ZMQError/Code/notSocket``.
 ///
 /// - Important: Not `Sendable`, like the sockets it polls.
-public final class ZMQPoller {
+package final class ZMQPoller {
     private var sockets: [ZMQSocket] = []
     private var items: [zmq_pollitem_t] = []
 
     /// An empty poller.
-    public init() {}
+    package init() {}
 
     /// The number of registered sockets.
-    public var count: Int { sockets.count }
+    package var count: Int { sockets.count }
 
     /// Adds `socket`, waiting for `events`; registering a socket again replaces its events.
     ///
     /// - Returns: the socket's index in the array ``poll(timeout:)`` returns.
     @discardableResult
-    public func register(_ socket: ZMQSocket, for events: ZMQEvents) -> Int {
+    package func register(_ socket: ZMQSocket, for events: ZMQEvents) -> Int {
         if let index = sockets.firstIndex(where: { $0 === socket }) {
             items[index].events = events.rawValue
             return index
@@ -38,14 +38,14 @@ public final class ZMQPoller {
     }
 
     /// Removes `socket`; later sockets move down one index.
-    public func unregister(_ socket: ZMQSocket) {
+    package func unregister(_ socket: ZMQSocket) {
         guard let index = sockets.firstIndex(where: { $0 === socket }) else { return }
         sockets.remove(at: index)
         items.remove(at: index)
     }
 
     /// Removes every socket.
-    public func removeAll() {
+    package func removeAll() {
         sockets.removeAll(keepingCapacity: true)
         items.removeAll(keepingCapacity: true)
     }
@@ -54,13 +54,13 @@ public final class ZMQPoller {
     ///
     /// - Parameter timeout: `nil` waits without limit; `.zero` only checks.
     /// - Returns: the ready events of each socket, in registration order (empty sets when the timeout ran out).
-    public func poll(timeout: Duration?) throws(ZMQError) -> [ZMQEvents] {
+    package func poll(timeout: Duration?) throws(ZMQError) -> [ZMQEvents] {
         try wait(timeout: timeout)
         return items.map { ZMQEvents(rawValue: $0.revents) }
     }
 
     /// Waits as ``poll(timeout:)`` does without building an array; read each socket's events with ``events(at:)``.
-    public func wait(timeout: Duration?) throws(ZMQError) {
+    package func wait(timeout: Duration?) throws(ZMQError) {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: $0) }
         for index in items.indices {
@@ -81,7 +81,7 @@ public final class ZMQPoller {
     }
 
     /// The events the socket at `index` (its registration order) was ready for at the last wait.
-    public func events(at index: Int) -> ZMQEvents {
+    package func events(at index: Int) -> ZMQEvents {
         ZMQEvents(rawValue: items[index].revents)
     }
 }

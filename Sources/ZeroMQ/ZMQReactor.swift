@@ -20,14 +20,14 @@
 ///
 /// - Important: Not `Sendable`: like the sockets it watches, it belongs to one thread at a time. Only
 ///   ``wakeSignal`` may be used from other threads.
-public final class ZMQReactor {
+package final class ZMQReactor {
     /// A watched socket, as ``watch(_:for:)`` returned it.
-    public struct Watch: Hashable, Sendable {
+    package struct Watch: Hashable, Sendable {
         fileprivate let id: UInt64
     }
 
     /// Wakes the reactor's thread from any thread; closed with the reactor.
-    public let wakeSignal: ZMQWakeSignal
+    package let wakeSignal: ZMQWakeSignal
     private let wakeReceiver: ZMQSocket
     private let poller = ZMQPoller()
     /// The watches in the poller's order; the wake-up receiver is index 0.
@@ -38,14 +38,14 @@ public final class ZMQReactor {
     ///
     /// - Parameter name: part of the wake-up pair's `inproc://` endpoint, for diagnostics.
     /// - Throws: ``ZMQError`` when libzmq cannot make the wake-up pair.
-    public init(context: ZMQContext, name: String) throws(ZMQError) {
+    package init(context: ZMQContext, name: String) throws(ZMQError) {
         (wakeReceiver, wakeSignal) = try ZMQWakeUp.make(context: context, name: name)
         poller.register(wakeReceiver, for: .pollIn)
     }
 
     /// Starts watching `socket` for `events`; returns the handle the other calls take.
     @discardableResult
-    public func watch(_ socket: ZMQSocket, for events: ZMQEvents) -> Watch {
+    package func watch(_ socket: ZMQSocket, for events: ZMQEvents) -> Watch {
         nextWatchID += 1
         let watch = Watch(id: nextWatchID)
         watches.append((watch, socket))
@@ -54,13 +54,13 @@ public final class ZMQReactor {
     }
 
     /// Changes what `watch` waits for; an empty set keeps it registered but never ready.
-    public func setEvents(_ events: ZMQEvents, of watch: Watch) {
+    package func setEvents(_ events: ZMQEvents, of watch: Watch) {
         guard let socket = watches.first(where: { $0.watch == watch })?.socket else { return }
         poller.register(socket, for: events)
     }
 
     /// Stops watching; the socket itself stays open.
-    public func unwatch(_ watch: Watch) {
+    package func unwatch(_ watch: Watch) {
         guard let index = watches.firstIndex(where: { $0.watch == watch }) else { return }
         poller.unregister(watches[index].socket)
         watches.remove(at: index)
@@ -71,19 +71,19 @@ public final class ZMQReactor {
     ///
     /// - Parameter timeout: `nil` waits without limit; `.zero` only checks.
     /// - Throws: ``ZMQError`` when `zmq_poll` fails, for example when a watched socket was closed.
-    public func wait(timeout: Duration?) throws(ZMQError) {
+    package func wait(timeout: Duration?) throws(ZMQError) {
         try poller.wait(timeout: timeout)
         if poller.events(at: 0).contains(.pollIn) { ZMQWakeUp.drain(wakeReceiver) }
     }
 
     /// What `watch`'s socket was ready for at the last ``wait(timeout:)`` (empty for an unknown watch).
-    public func events(of watch: Watch) -> ZMQEvents {
+    package func events(of watch: Watch) -> ZMQEvents {
         guard let index = watches.firstIndex(where: { $0.watch == watch }) else { return [] }
         return poller.events(at: index + 1)
     }
 
     /// Closes the wake-up pair; the watched sockets belong to their owners.
-    public func close() {
+    package func close() {
         wakeSignal.close()
         poller.removeAll()
         watches.removeAll()

@@ -11,11 +11,11 @@ internal import CZeroMQ
 ///
 /// - Important: Not `Sendable`: libzmq sockets are not thread-safe (`zmq_socket(3)`: "MUST NOT" be used from multiple
 ///   threads). Hand one to another thread only with a full memory barrier, as thread creation gives.
-public final class ZMQSocket {
+package final class ZMQSocket {
     /// The socket's type.
-    public let type: ZMQSocketType
+    package let type: ZMQSocketType
     /// The context the socket belongs to.
-    public let context: ZMQContext
+    package let context: ZMQContext
     /// The `void *` from `zmq_socket`; `nil` once closed.
     private(set) var handle: UnsafeMutableRawPointer?
     /// A reusable `zmq_msg_t` for receiving, at a stable address (small messages are stored inside it).
@@ -25,7 +25,7 @@ public final class ZMQSocket {
     ///
     /// - Throws: ``ZMQError`` when the context is terminated (``ZMQError/Code/terminated``), libzmq runs out of
     ///   sockets, or an option is rejected.
-    public init(
+    package init(
         _ type: ZMQSocketType,
         context: ZMQContext,
         options: ZMQSocketOptions = ZMQSocketOptions()
@@ -54,11 +54,11 @@ public final class ZMQSocket {
     }
 
     /// Whether ``close()`` has run.
-    public var isClosed: Bool { handle == nil }
+    package var isClosed: Bool { handle == nil }
 
     /// Closes the socket (`zmq_close`); queued outgoing messages are kept for at most the linger. A second call does
     /// nothing.
-    public func close() {
+    package func close() {
         guard let handle else { return }
         self.handle = nil
         zmq_close(handle)
@@ -68,18 +68,18 @@ public final class ZMQSocket {
     // MARK: - Endpoints
 
     /// Binds to `endpoint` (`tcp://127.0.0.1:*` picks a free port: read it with ``ZMQSocketOption/lastEndpoint``).
-    public func bind(_ endpoint: String) throws(ZMQError) { try call(zmq_bind, named: "zmq_bind", on: endpoint) }
+    package func bind(_ endpoint: String) throws(ZMQError) { try call(zmq_bind, named: "zmq_bind", on: endpoint) }
 
     /// Connects to `endpoint`; the connection is made (and remade) in the background.
-    public func connect(_ endpoint: String) throws(ZMQError) {
+    package func connect(_ endpoint: String) throws(ZMQError) {
         try call(zmq_connect, named: "zmq_connect", on: endpoint)
     }
 
     /// Stops listening on `endpoint`, which must be the resolved form (as ``ZMQSocketOption/lastEndpoint`` gives).
-    public func unbind(_ endpoint: String) throws(ZMQError) { try call(zmq_unbind, named: "zmq_unbind", on: endpoint) }
+    package func unbind(_ endpoint: String) throws(ZMQError) { try call(zmq_unbind, named: "zmq_unbind", on: endpoint) }
 
     /// Drops the connection to `endpoint`.
-    public func disconnect(_ endpoint: String) throws(ZMQError) {
+    package func disconnect(_ endpoint: String) throws(ZMQError) {
         try call(zmq_disconnect, named: "zmq_disconnect", on: endpoint)
     }
 
@@ -94,7 +94,7 @@ public final class ZMQSocket {
     // MARK: - Options
 
     /// Sets a socket option.
-    public func setOption<Value>(_ option: ZMQSocketOption<Value>, to value: Value) throws(ZMQError) {
+    package func setOption<Value>(_ option: ZMQSocketOption<Value>, to value: Value) throws(ZMQError) {
         let handle = try open("zmq_setsockopt(\(option))")
         let bytes = try option.encode(value)
         try retryingOnInterrupt("zmq_setsockopt(\(option))") {
@@ -103,7 +103,7 @@ public final class ZMQSocket {
     }
 
     /// Reads a socket option.
-    public func option<Value>(_ option: ZMQSocketOption<Value>) throws(ZMQError) -> Value {
+    package func option<Value>(_ option: ZMQSocketOption<Value>) throws(ZMQError) -> Value {
         let handle = try open("zmq_getsockopt(\(option))")
         var bytes = [UInt8](repeating: 0, count: option.capacity)
         var size = option.capacity
@@ -122,7 +122,7 @@ public final class ZMQSocket {
     /// - Throws: ``ZMQError``; ``ZMQError/Code/invalidArgument`` for a message without frames,
     ///   ``ZMQError/Code/hostUnreachable`` from a ROUTER with ``ZMQSocketOption/routerMandatory`` for an unknown
     ///   routing id.
-    public func send(_ message: ZMQMessage, nonBlocking: Bool = false) throws(ZMQError) {
+    package func send(_ message: ZMQMessage, nonBlocking: Bool = false) throws(ZMQError) {
         let handle = try open("zmq_send")
         guard !message.isEmpty else { throw ZMQError(.invalidArgument, call: "zmq_send(message without frames)") }
         let last = message.frames.count - 1
@@ -138,7 +138,7 @@ public final class ZMQSocket {
     /// Sends `message` if it can be queued now.
     ///
     /// - Returns: `false` when it would block (nothing was sent).
-    public func trySend(_ message: ZMQMessage) throws(ZMQError) -> Bool {
+    package func trySend(_ message: ZMQMessage) throws(ZMQError) -> Bool {
         do throws(ZMQError) {
             try send(message, nonBlocking: true)
             return true
@@ -151,7 +151,7 @@ public final class ZMQSocket {
     ///
     /// - Parameter nonBlocking: fail with ``ZMQError/Code/wouldBlock`` instead of waiting when no message is queued.
     ///   A blocking receive also fails that way when ``ZMQSocketOption/receiveTimeout`` runs out.
-    public func receive(nonBlocking: Bool = false) throws(ZMQError) -> ZMQMessage {
+    package func receive(nonBlocking: Bool = false) throws(ZMQError) -> ZMQMessage {
         try receive(nonBlocking: nonBlocking, property: nil).message
     }
 
@@ -160,7 +160,7 @@ public final class ZMQSocket {
     ///
     /// - Returns: `nil` when no message is queued (it would block); the property is `nil` when the connection does
     ///   not have it.
-    public func tryReceive(withProperty property: String) throws(ZMQError) -> (message: ZMQMessage, value: String?)? {
+    package func tryReceive(withProperty property: String) throws(ZMQError) -> (message: ZMQMessage, value: String?)? {
         do throws(ZMQError) {
             let received = try receive(nonBlocking: true, property: property)
             return (received.message, received.value)
@@ -198,7 +198,7 @@ public final class ZMQSocket {
     /// Receives a message if one is queued.
     ///
     /// - Returns: `nil` when none is (it would block).
-    public func tryReceive() throws(ZMQError) -> ZMQMessage? {
+    package func tryReceive() throws(ZMQError) -> ZMQMessage? {
         do throws(ZMQError) {
             return try receive(nonBlocking: true)
         } catch where error.code == .wouldBlock {
@@ -210,7 +210,7 @@ public final class ZMQSocket {
 
     /// Publishes this socket's connection events (``ZMQMonitorEvent``) on a PAIR socket bound at `endpoint`
     /// (an `inproc://` address in this socket's context); connect a ``ZMQSocketType/pair`` socket there to read them.
-    public func startMonitor(at endpoint: String, events: ZMQMonitorEvent.Kind = .all) throws(ZMQError) {
+    package func startMonitor(at endpoint: String, events: ZMQMonitorEvent.Kind = .all) throws(ZMQError) {
         let handle = try open("zmq_socket_monitor(\(endpoint))")
         try retryingOnInterrupt("zmq_socket_monitor(\(endpoint))") {
             zmq_socket_monitor(handle, endpoint, Int32(events.rawValue))
@@ -218,7 +218,7 @@ public final class ZMQSocket {
     }
 
     /// Stops publishing connection events.
-    public func stopMonitor() throws(ZMQError) {
+    package func stopMonitor() throws(ZMQError) {
         let handle = try open("zmq_socket_monitor(nil)")
         try retryingOnInterrupt("zmq_socket_monitor(nil)") { zmq_socket_monitor(handle, nil, 0) }
     }

@@ -3,13 +3,13 @@
 /// The handle is only a name: every operation on the socket goes through the loop
 /// (``ZMQEventLoop/send(_:on:timeout:)``, ``ZMQEventLoop/bind(_:to:)``, …), which carries it out on its thread. What
 /// the socket receives arrives in ``messages``. Equality and hashing look at ``id`` only.
-public struct ZMQSocketHandle: Hashable, Sendable, CustomStringConvertible {
+package struct ZMQSocketHandle: Hashable, Sendable, CustomStringConvertible {
     /// Unique among every loop's sockets in this process.
-    public let id: UInt64
+    package let id: UInt64
     /// The socket's type.
-    public let type: ZMQSocketType
+    package let type: ZMQSocketType
     /// The messages the socket receives, in order (for a ROUTER, each starts with the sender's routing id).
-    public let messages: ZMQInbox
+    package let messages: ZMQInbox
 
     init(id: UInt64, type: ZMQSocketType, messages: ZMQInbox) {
         self.id = id
@@ -17,7 +17,7 @@ public struct ZMQSocketHandle: Hashable, Sendable, CustomStringConvertible {
         self.messages = messages
     }
 
-    public static func == (lhs: ZMQSocketHandle, rhs: ZMQSocketHandle) -> Bool { lhs.id == rhs.id }
-    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
-    public var description: String { "\(type)#\(id)" }
+    package static func == (lhs: ZMQSocketHandle, rhs: ZMQSocketHandle) -> Bool { lhs.id == rhs.id }
+    package func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    package var description: String { "\(type)#\(id)" }
 }

@@ -5,7 +5,7 @@ internal import CZeroMQ
 ///
 /// Durations are in milliseconds, as libzmq takes them. The options ``ZMQSocketOptions`` sets on every socket are
 /// documented there.
-public struct ZMQSocketOption<Value: Sendable>: Sendable, CustomStringConvertible {
+package struct ZMQSocketOption<Value: Sendable>: Sendable, CustomStringConvertible {
     /// libzmq's `ZMQ_*` option constant.
     let name: Int32
     /// The option's libzmq name, for errors.
@@ -15,7 +15,7 @@ public struct ZMQSocketOption<Value: Sendable>: Sendable, CustomStringConvertibl
     let encode: @Sendable (Value) throws(ZMQError) -> [UInt8]
     let decode: @Sendable ([UInt8]) throws(ZMQError) -> Value
 
-    public var description: String { label }
+    package var description: String { label }
 }
 
 // MARK: - Encodings
@@ -38,34 +38,34 @@ extension ZMQSocketOption where Value == Int32 {
 
     /// `ZMQ_LINGER`, ms: how long queued outgoing messages are kept after close; -1 forever (blocks context
     /// termination), 0 drops them at once.
-    public static var linger: Self { int32(ZMQ_LINGER, "ZMQ_LINGER") }
+    package static var linger: Self { int32(ZMQ_LINGER, "ZMQ_LINGER") }
     /// `ZMQ_SNDHWM`: outgoing messages queued per peer before sends block (or PUB/ROUTER drop); 0 means no limit.
-    public static var sendHighWaterMark: Self { int32(ZMQ_SNDHWM, "ZMQ_SNDHWM") }
+    package static var sendHighWaterMark: Self { int32(ZMQ_SNDHWM, "ZMQ_SNDHWM") }
     /// `ZMQ_RCVHWM`: incoming messages queued per peer before the peer is held back; 0 means no limit.
-    public static var receiveHighWaterMark: Self { int32(ZMQ_RCVHWM, "ZMQ_RCVHWM") }
+    package static var receiveHighWaterMark: Self { int32(ZMQ_RCVHWM, "ZMQ_RCVHWM") }
     /// `ZMQ_HEARTBEAT_IVL`, ms: send a ZMTP PING this often; 0 disables heartbeats.
-    public static var heartbeatInterval: Self { int32(ZMQ_HEARTBEAT_IVL, "ZMQ_HEARTBEAT_IVL") }
+    package static var heartbeatInterval: Self { int32(ZMQ_HEARTBEAT_IVL, "ZMQ_HEARTBEAT_IVL") }
     /// `ZMQ_HEARTBEAT_TIMEOUT`, ms: drop the connection when nothing arrives this long after a PING.
-    public static var heartbeatTimeout: Self { int32(ZMQ_HEARTBEAT_TIMEOUT, "ZMQ_HEARTBEAT_TIMEOUT") }
+    package static var heartbeatTimeout: Self { int32(ZMQ_HEARTBEAT_TIMEOUT, "ZMQ_HEARTBEAT_TIMEOUT") }
     /// `ZMQ_HEARTBEAT_TTL`, ms: ask the peer to drop the connection when it hears nothing from us this long
     /// (rounded down to tenths of a second; below 100 ms it has no effect).
-    public static var heartbeatTTL: Self { int32(ZMQ_HEARTBEAT_TTL, "ZMQ_HEARTBEAT_TTL") }
+    package static var heartbeatTTL: Self { int32(ZMQ_HEARTBEAT_TTL, "ZMQ_HEARTBEAT_TTL") }
     /// `ZMQ_RCVTIMEO`, ms: a blocking receive fails with ``ZMQError/Code/wouldBlock`` after this; -1 waits forever.
-    public static var receiveTimeout: Self { int32(ZMQ_RCVTIMEO, "ZMQ_RCVTIMEO") }
+    package static var receiveTimeout: Self { int32(ZMQ_RCVTIMEO, "ZMQ_RCVTIMEO") }
     /// `ZMQ_SNDTIMEO`, ms: a blocking send fails with ``ZMQError/Code/wouldBlock`` after this; -1 waits forever.
-    public static var sendTimeout: Self { int32(ZMQ_SNDTIMEO, "ZMQ_SNDTIMEO") }
+    package static var sendTimeout: Self { int32(ZMQ_SNDTIMEO, "ZMQ_SNDTIMEO") }
     /// `ZMQ_RECONNECT_IVL`, ms: wait before reconnecting a lost connection; -1 never reconnects.
-    public static var reconnectInterval: Self { int32(ZMQ_RECONNECT_IVL, "ZMQ_RECONNECT_IVL") }
+    package static var reconnectInterval: Self { int32(ZMQ_RECONNECT_IVL, "ZMQ_RECONNECT_IVL") }
     /// `ZMQ_HANDSHAKE_IVL`, ms: drop a connection whose ZMTP handshake takes longer; 0 never.
-    public static var handshakeInterval: Self { int32(ZMQ_HANDSHAKE_IVL, "ZMQ_HANDSHAKE_IVL") }
+    package static var handshakeInterval: Self { int32(ZMQ_HANDSHAKE_IVL, "ZMQ_HANDSHAKE_IVL") }
     /// `ZMQ_FD` (read-only): a file descriptor that signals, edge-triggered and by readability only, that
     /// ``events`` may have changed. Never read, write or close it.
-    public static var fileDescriptor: Self { readOnlyInt32(ZMQ_FD, "ZMQ_FD") }
+    package static var fileDescriptor: Self { readOnlyInt32(ZMQ_FD, "ZMQ_FD") }
 }
 
 extension ZMQSocketOption where Value == Int64 {
     /// `ZMQ_MAXMSGSIZE`, bytes: a peer sending a larger message is disconnected; -1 means no limit.
-    public static var maxMessageSize: Self {
+    package static var maxMessageSize: Self {
         Self(name: ZMQ_MAXMSGSIZE, label: "ZMQ_MAXMSGSIZE", capacity: 8, encode: {
             withUnsafeBytes(of: $0) { Array($0) }
         }, decode: { bytes throws(ZMQError) in
@@ -88,15 +88,15 @@ extension ZMQSocketOption where Value == Bool {
     /// `ZMQ_ROUTER_MANDATORY` (ROUTER): sending to an unknown routing id fails with
     /// ``ZMQError/Code/hostUnreachable`` (and a full peer with ``ZMQError/Code/wouldBlock``) instead of being
     /// dropped silently. Write-only in libzmq 4.3 (reading it fails with ``ZMQError/Code/invalidArgument``).
-    public static var routerMandatory: Self { flag(ZMQ_ROUTER_MANDATORY, "ZMQ_ROUTER_MANDATORY") }
+    package static var routerMandatory: Self { flag(ZMQ_ROUTER_MANDATORY, "ZMQ_ROUTER_MANDATORY") }
     /// `ZMQ_ROUTER_HANDOVER` (ROUTER): a new connection with a routing id in use takes it over (instead of being
     /// refused).
-    public static var routerHandover: Self { flag(ZMQ_ROUTER_HANDOVER, "ZMQ_ROUTER_HANDOVER") }
+    package static var routerHandover: Self { flag(ZMQ_ROUTER_HANDOVER, "ZMQ_ROUTER_HANDOVER") }
     /// `ZMQ_IMMEDIATE`: queue outgoing messages only on completed connections, so a send with no connected peer
     /// would block instead of parking the message on a connection that may never complete.
-    public static var immediate: Self { flag(ZMQ_IMMEDIATE, "ZMQ_IMMEDIATE") }
+    package static var immediate: Self { flag(ZMQ_IMMEDIATE, "ZMQ_IMMEDIATE") }
     /// `ZMQ_CURVE_SERVER`: act as CURVE server (needs ``curveSecretKey``); set before bind or connect.
-    public static var curveServer: Self { flag(ZMQ_CURVE_SERVER, "ZMQ_CURVE_SERVER") }
+    package static var curveServer: Self { flag(ZMQ_CURVE_SERVER, "ZMQ_CURVE_SERVER") }
 }
 
 extension ZMQSocketOption where Value == [UInt8] {
@@ -106,12 +106,12 @@ extension ZMQSocketOption where Value == [UInt8] {
 
     /// `ZMQ_ROUTING_ID`: this socket's routing id as a ROUTER peer sees it (1 to 255 bytes, not starting with a
     /// zero byte); set before connect.
-    public static var routingID: Self { bytes(ZMQ_ROUTING_ID, "ZMQ_ROUTING_ID", readable: true) }
+    package static var routingID: Self { bytes(ZMQ_ROUTING_ID, "ZMQ_ROUTING_ID", readable: true) }
     /// `ZMQ_SUBSCRIBE` (SUB, write-only): receive messages whose first frame starts with this prefix; empty
     /// subscribes to everything.
-    public static var subscribe: Self { bytes(ZMQ_SUBSCRIBE, "ZMQ_SUBSCRIBE", readable: false) }
+    package static var subscribe: Self { bytes(ZMQ_SUBSCRIBE, "ZMQ_SUBSCRIBE", readable: false) }
     /// `ZMQ_UNSUBSCRIBE` (SUB, write-only): removes one matching ``subscribe``.
-    public static var unsubscribe: Self { bytes(ZMQ_UNSUBSCRIBE, "ZMQ_UNSUBSCRIBE", readable: false) }
+    package static var unsubscribe: Self { bytes(ZMQ_UNSUBSCRIBE, "ZMQ_UNSUBSCRIBE", readable: false) }
 }
 
 extension ZMQSocketOption where Value == String {
@@ -127,9 +127,9 @@ extension ZMQSocketOption where Value == String {
 
     /// `ZMQ_LAST_ENDPOINT` (read-only): the endpoint of the last bind or connect, with a wildcard port resolved
     /// (bind `tcp://127.0.0.1:*`, then read the port here).
-    public static var lastEndpoint: Self { string(ZMQ_LAST_ENDPOINT, "ZMQ_LAST_ENDPOINT", writable: false) }
+    package static var lastEndpoint: Self { string(ZMQ_LAST_ENDPOINT, "ZMQ_LAST_ENDPOINT", writable: false) }
     /// `ZMQ_ZAP_DOMAIN`: the domain sent to the ZAP handler (`inproc://zeromq.zap.01`) for this socket's peers.
-    public static var zapDomain: Self { string(ZMQ_ZAP_DOMAIN, "ZMQ_ZAP_DOMAIN", writable: true) }
+    package static var zapDomain: Self { string(ZMQ_ZAP_DOMAIN, "ZMQ_ZAP_DOMAIN", writable: true) }
 }
 
 extension ZMQSocketOption where Value == ZMQCurveKey {
@@ -140,17 +140,17 @@ extension ZMQSocketOption where Value == ZMQCurveKey {
     }
 
     /// `ZMQ_CURVE_PUBLICKEY` (CURVE client): this socket's long-term public key.
-    public static var curvePublicKey: Self { curveKey(ZMQ_CURVE_PUBLICKEY, "ZMQ_CURVE_PUBLICKEY") }
+    package static var curvePublicKey: Self { curveKey(ZMQ_CURVE_PUBLICKEY, "ZMQ_CURVE_PUBLICKEY") }
     /// `ZMQ_CURVE_SECRETKEY` (CURVE client and server): this socket's long-term secret key.
-    public static var curveSecretKey: Self { curveKey(ZMQ_CURVE_SECRETKEY, "ZMQ_CURVE_SECRETKEY") }
+    package static var curveSecretKey: Self { curveKey(ZMQ_CURVE_SECRETKEY, "ZMQ_CURVE_SECRETKEY") }
     /// `ZMQ_CURVE_SERVERKEY` (CURVE client): the server's public key; setting it makes the socket a CURVE client.
-    public static var curveServerKey: Self { curveKey(ZMQ_CURVE_SERVERKEY, "ZMQ_CURVE_SERVERKEY") }
+    package static var curveServerKey: Self { curveKey(ZMQ_CURVE_SERVERKEY, "ZMQ_CURVE_SERVERKEY") }
 }
 
 extension ZMQSocketOption where Value == ZMQEvents {
     /// `ZMQ_EVENTS` (read-only): whether a message can be received or sent now. Re-read it after every send and
     /// receive when waiting on ``fileDescriptor``.
-    public static var events: Self {
+    package static var events: Self {
         let raw = ZMQSocketOption<Int32>.readOnlyInt32(ZMQ_EVENTS, "ZMQ_EVENTS")
         return Self(name: raw.name, label: raw.label, capacity: 4, encode: { _ throws(ZMQError) in
             throw ZMQError(.invalidArgument, call: "zmq_setsockopt(ZMQ_EVENTS): read-only option")

@@ -13,7 +13,7 @@ import Darwin
 /// Such code blocks in `zmq_poll`, so it must not run on Swift's cooperative pool (which would lose a whole thread
 /// per poller); and a socket must stay on one thread. ``ZMQEventLoop`` uses this; so can a component that runs its own
 /// poll loop on a ``ZMQReactor``.
-public enum ZMQThread: Sendable {
+package enum ZMQThread: Sendable {
     /// Starts a detached OS thread (not a task) that runs `body` and ends when it returns.
     ///
     /// Starting the thread is the full memory barrier libzmq requires for handing sockets to it.
@@ -22,7 +22,7 @@ public enum ZMQThread: Sendable {
     ///   - name: the thread's name for debuggers and `top -H` (cut to 15 bytes on Linux).
     ///   - body: runs on the new thread.
     /// - Throws: ``ZMQError`` with `pthread_create`'s error code.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(ZMQError) {
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(ZMQError) {
         let box = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

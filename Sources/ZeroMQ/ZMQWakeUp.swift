@@ -12,12 +12,12 @@ import Synchronization
 ///
 /// Drain before taking the queued work, so that work queued after the drain always comes with a new signal.
 /// ``ZMQReactor`` and ``ZMQMailbox`` do this for a thread's loop; use the pair directly only below them.
-public enum ZMQWakeUp: Sendable {
+package enum ZMQWakeUp: Sendable {
     /// Makes a connected pair in `context`.
     ///
     /// - Parameter name: makes the `inproc://` endpoint unique and readable (`inproc://<name>.wake.<n>`).
     /// - Returns: the receiving socket (owned by the polling thread) and the signal (for every other thread).
-    public static func make(
+    package static func make(
         context: ZMQContext,
         name: String
     ) throws(ZMQError) -> (receiver: ZMQSocket, signal: ZMQWakeSignal) {
@@ -31,7 +31,7 @@ public enum ZMQWakeUp: Sendable {
     }
 
     /// Reads every pending wake-up from `receiver` without blocking.
-    public static func drain(_ receiver: ZMQSocket) {
+    package static func drain(_ receiver: ZMQSocket) {
         while (try? receiver.tryReceive()) != nil {}
     }
 }
@@ -40,7 +40,7 @@ public enum ZMQWakeUp: Sendable {
 ///
 /// - Note: `Sendable` although it holds a libzmq socket: the socket is only used with a `Mutex` held, which is the
 ///   full memory barrier libzmq requires when a socket changes threads, so it is never used by two threads at once.
-public final class ZMQWakeSignal: Sendable {
+package final class ZMQWakeSignal: Sendable {
     private let sender: Mutex<ZMQSocket?>
 
     init(_ sender: sending ZMQSocket) {
@@ -48,7 +48,7 @@ public final class ZMQWakeSignal: Sendable {
     }
 
     /// Wakes the polling thread. Never blocks; signals sent while one is still pending may be merged.
-    public func signal() {
+    package func signal() {
         sender.withLock { sender in
             // An empty frame. A full queue (EAGAIN) means wake-ups are pending already, which is enough.
             _ = try? sender?.trySend(ZMQMessage([[]]))
@@ -56,7 +56,7 @@ public final class ZMQWakeSignal: Sendable {
     }
 
     /// Closes the sending socket; later signals do nothing. Call it before terminating the context.
-    public func close() {
+    package func close() {
         sender.withLock { sender in
             sender?.close()
             sender = nil
