@@ -104,7 +104,7 @@ extension DaemonServer {
                     }
                 }
                 next = outputs.count
-                let queued = server.takeQueuedInputs()
+                let queued = server.takeQueuedInputs().inputs
                 if queued.isEmpty { return outputs }
                 for input in queued { outputs += core.handle(input, now: now) }
             }

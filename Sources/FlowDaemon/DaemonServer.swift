@@ -233,10 +233,11 @@ public final class DaemonServer: Service, Sendable {
         for waiter in waiters { waiter.resume(throwing: failure) }
     }
 
-    /// Takes the inputs other threads queued (none once a stop is requested: the loop's top sees it).
-    func takeQueuedInputs() -> [DaemonInput] {
+    /// Takes the inputs other threads queued, none once a stop is requested. A new application version an input
+    /// brings is kept in the state directory here, whichever turn takes it, before any record can name it.
+    func takeQueuedInputs() -> (inputs: [DaemonInput], stopping: Bool) {
         let (queued, closed) = inputs.take()
-        return closed ? [] : queued
+        return closed ? ([], true) : (queued.map(keepingAppVersion), false)
     }
 
     /// Queues an input for the core from any thread and wakes the I/O thread.
@@ -343,11 +344,11 @@ public final class DaemonServer: Service, Sendable {
         var nextCompaction: UInt64 = 0
 
         while true {
-            let (queued, stopping) = inputs.take()
+            let (queued, stopping) = takeQueuedInputs()
             if stopping { return }
             // Group commit: the outputs of a batch of inputs go out together, after their journal records.
             var batch: [DaemonOutput] = []
-            for input in queued { batch += core.handle(keepingAppVersion(input), now: now()) }
+            for input in queued { batch += core.handle(input, now: now()) }
             try driver.perform(batch, on: &core, now: now())
 
             var current = now()
