@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -78,6 +83,9 @@ public enum Flowd: Sendable {
         environment: [String: String] = FlowdEndpoints.currentEnvironment(),
         appFile: (source: AppVersionSource, version: AppVersion)?
     ) async throws {
+        // A journal write past a file-size limit (`ulimit -f`, systemd's LimitFSIZE=) then fails with EFBIG, which
+        // the journal handles as a full disk, instead of SIGXFSZ ending the daemon.
+        signal(SIGXFSZ, SIG_IGN)
         if settings.server.controlEndpoint.hasPrefix("ipc://") || settings.server.eventsEndpoint.hasPrefix("ipc://") {
             try prepareRuntimeDirectory(settings.runtimeDirectory)
         }

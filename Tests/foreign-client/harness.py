@@ -126,11 +126,9 @@ class Events:
 class Run:
     """One flowd on ipc:// endpoints in a temporary folder (its state there too), started again on demand."""
 
-    def __init__(self, flowd, flow_file, args=(), config=None, start=True, restore_signals=True):
+    def __init__(self, flowd, flow_file, args=(), config=None, start=True):
         self.dir = tempfile.mkdtemp(prefix="flowd-foreign-")
         self.flowd, self.flow_file = flowd, flow_file
-        # False: flowd inherits Python's ignored SIGXFSZ, so a file size limit fails its writes instead of killing it.
-        self.restore_signals = restore_signals
         self.control = "ipc://" + os.path.join(self.dir, "control.sock")
         self.events = "ipc://" + os.path.join(self.dir, "events.sock")
         self.state_dir = os.path.join(self.dir, "state")
@@ -163,8 +161,7 @@ class Run:
         return subprocess.Popen(
             [self.flowd, "--app", self.flow_file, "--runtime-dir", self.dir, "--control", self.control, "--events",
              self.events, "--state-dir", self.state_dir, "--log-level", "notice"] + self.args + list(extra),
-            stdout=self.log, stderr=subprocess.STDOUT, env=environment_without_runtime(),
-            restore_signals=self.restore_signals)
+            stdout=self.log, stderr=subprocess.STDOUT, env=environment_without_runtime())
 
     def refused_start(self, extra=()):
         """Starts flowd expecting it to refuse (exit non-zero within 60 s); returns its log."""

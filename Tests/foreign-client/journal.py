@@ -1,6 +1,6 @@
 """The journal unavailable (PROTOCOL.md §3 journalUnavailable, §7 HEALTH; RELIABILITY.md "Disk full"): flowd's
-journal writes fail, as on a full disk, because its file size limit (RLIMIT_FSIZE, set on the running process; its
-SIGXFSZ ignored) is just above the journal's size; the limit lifted, the writes go through again."""
+journal writes fail, as on a full disk, because its file size limit (RLIMIT_FSIZE, set on the running process, which
+ignores SIGXFSZ as RELIABILITY.md says) is just above the journal's size; the limit lifted, the writes go through again."""
 
 import glob
 import os
@@ -19,12 +19,16 @@ def journal_size(run):
 
 def journal_unavailable(flowd, flow_file):
     section("journal unavailable: state changes refused, reads served, held replies released (RELIABILITY.md)")
-    with running(flowd, flow_file, restore_signals=False) as run:
+    with running(flowd, flow_file) as run:
         op = connect(run.ctx, run.control, "operator", "foreign-operator")
         watcher = connect(run.ctx, run.control, "operator", "foreign-watcher")
         st = connect(run.ctx, run.control, "stepper", "foreign-services", serves=KINDS)
         wishlist = st.expect_type("ATTACH", session="default", kind="movies.wishlist")["attachment"]
         check(watcher.request("HEALTH")["journal"]["available"] is True, "the journal is writable at first")
+        with open("/proc/%d/status" % run.process.pid) as status:
+            ignored = int(next(line for line in status if line.startswith("SigIgn:")).split()[1], 16)
+        check(ignored & (1 << (signal.SIGXFSZ - 1)), "flowd ignores SIGXFSZ: a write past a file-size limit fails "
+              "with EFBIG, as on a full disk, and does not end it (RELIABILITY.md)", hex(ignored))
         limit = journal_size(run) + 2048
         # The soft limit only: lifting it again needs no privilege.
         resource.prlimit(run.process.pid, resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
