@@ -60,7 +60,7 @@ extension DaemonServer {
         if damage != nil { core.changeDaemonID(to: newDaemonID) }
         let elapsed = started.duration(to: clock.now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        logger.info(
+        logger.notice(
             report.records == 0 ? "state is new" : "state recovered",
             metadata: [
                 "directory": "\(settings.directory)", "records": "\(report.records)", "sessions": "\(report.sessions)",

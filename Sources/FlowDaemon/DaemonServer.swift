@@ -299,7 +299,7 @@ public final class DaemonServer: Service, Sendable {
         )
         metrics?.record(core)
         driver.detachAll()
-        logger.info("flowd stopping", metadata: ["daemon": "\(core.daemonID)"])
+        logger.notice("flowd stopping", metadata: ["daemon": "\(core.daemonID)"])
     }
 
     /// Hands the wake-up signal to other threads, resumes ``waitUntilReady()``'s callers and logs the daemon ready.
@@ -313,7 +313,7 @@ public final class DaemonServer: Service, Sendable {
         }
         for waiter in waiters { waiter.resume(returning: bound) }
         let security = configuration.security
-        logger.info(
+        logger.notice(
             "flowd ready",
             metadata: [
                 "control": "\(bound.control)", "events": "\(bound.events)", "daemon": "\(daemonID)",

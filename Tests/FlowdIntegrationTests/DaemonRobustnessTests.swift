@@ -197,6 +197,21 @@ extension FlowdIntegrationTests {
 
     /// SIGTERM: flowd stops cleanly (exit code 0) with clients connected and removes its socket files; then
     /// `flowctl health` finds no daemon and fails with a clear message and exit code 2 once its timeout runs out.
+    /// An operator who runs flowd at `notice` (config/README.md's `log_level`) still sees it start, recover and stop.
+    @Test func atNoticeTheLogStillSaysWhenFlowdHasItsStateIsReadyAndStops() async throws {
+        try await withCluster { cluster in
+            let daemon = try await cluster.startFlowd(["--log-level", "notice"])  // waits for `flowd ready`
+            daemon.process.signal(SIGTERM)
+            let exit = await daemon.process.waitForExit(within: generousDeadline)
+            #expect(exit == .exited(0), "\(daemon.process.diagnostics)")
+            let lines = daemon.process.stderr.lines
+            #expect(lines.contains { $0.contains(" notice ") && $0.contains("state is new") }, "\(lines)")
+            #expect(lines.contains { $0.contains(" notice ") && $0.contains("flowd ready") }, "\(lines)")
+            #expect(lines.contains { $0.contains(" notice ") && $0.contains("flowd stopping") }, "\(lines)")
+            #expect(!lines.contains { $0.contains(" info ") }, "\(lines)")
+        }
+    }
+
     @Test func flowdStopsCleanlyOnSigtermAndFlowctlThenFailsClearly() async throws {
         try await withCluster { cluster in
             let daemon = try await cluster.startFlowd()
