@@ -389,10 +389,31 @@ public struct WireCodec: Sendable {
             guard (try? JSONDecoder().decode(JSONValue.self, from: Data(body))) != nil else { return "not valid JSON" }
             return "a number does not fit its field (a negative, fractional or too large integer)"
         case .dataCorrupted(let context):
+            if case .string(let value)? = Self.value(at: context.codingPath, in: body),
+                context.debugDescription.hasPrefix("Cannot initialize")
+            {
+                // Foundation's wording for a string no enum case takes names a Swift type, not the protocol's field.
+                return "field '\(path(context.codingPath))' has an unknown value \"\(value)\""
+            }
             return "field '\(path(context.codingPath))': \(context.debugDescription)"
         @unknown default:
             return "cannot be decoded"
         }
+    }
+
+    /// The JSON value at `keys` in `body`, when the body parses and the path leads somewhere.
+    private static func value(at keys: [any CodingKey], in body: [UInt8]) -> JSONValue? {
+        guard var value = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else { return nil }
+        for key in keys {
+            switch value {
+            case .object(let fields): guard let next = fields[key.stringValue] else { return nil }; value = next
+            case .array(let items):
+                guard let index = key.intValue, items.indices.contains(index) else { return nil }
+                value = items[index]
+            default: return nil
+            }
+        }
+        return value
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {

@@ -291,6 +291,13 @@ struct BadInputTests {
         #expect(negative.contains("a number does not fit its field"), "\(negative)")
         #expect(try message("SYNC", #"{"req": 1.5, "session": "default", "last_seq": 0}"#).contains("does not fit"))
         #expect(try message("HEALTH", #"{"req": "5"}"#).contains("field 'req' has the wrong type"))
+        // A string no case of the field takes is quoted with the field's wire name, not a Swift type's.
+        let role = try message("HELLO", #"{"req": 1, "role": "admin", "name": "x", "heartbeat_ms": 1000}"#)
+        #expect(role.contains(#"field 'role' has an unknown value "admin""#), "\(role)")
+        let state = try message(
+            "REPORT", #"{"req": 9, "session": "s", "reports": [{"presentable": "a", "state": "gone"}]}"#)
+        #expect(state.contains(#"field 'reports.0.state' has an unknown value "gone""#), "\(state)")
+        #expect(!role.contains("PeerRole") && !state.contains("PresentableState"))
     }
 
     @Test func aBodyOverTheLimitIsTooLargeAndKeepsItsReq() throws {
