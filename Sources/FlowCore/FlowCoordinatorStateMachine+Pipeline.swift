@@ -2,8 +2,11 @@
 extension FlowCoordinatorStateMachine {
     /// Queues a step for its coordinator, which gets a turn unless it has one already.
     mutating func enqueue(_ item: WorkItem) {
-        queues[item.coordinator, default: []].append(item)
-        if scheduled.insert(item.coordinator).inserted { turns.append(item.coordinator) }
+        // A coordinator has a queue exactly while it has a turn scheduled or takes one.
+        if queues[item.coordinator]?.append(item) == nil {
+            queues[item.coordinator] = [item]
+            turns.append(item.coordinator)
+        }
     }
 
     /// Runs the queues to empty, then each later-turn step with its consequences, until nothing is left.
@@ -22,7 +25,7 @@ extension FlowCoordinatorStateMachine {
             let coordinator = turns[turnsHead]
             turnsHead += 1
             guard let item = queues[coordinator]?.first else {
-                scheduled.remove(coordinator)
+                queues[coordinator] = nil
                 continue
             }
             queues[coordinator]!.removeFirst()
@@ -31,11 +34,12 @@ extension FlowCoordinatorStateMachine {
                 turns.append(coordinator)
             } else {
                 queues[coordinator] = nil
-                scheduled.remove(coordinator)
             }
         }
-        turns.removeAll(keepingCapacity: true)
+        // A step's worth of room is kept; what a burst grew (a session's creation) is let go, as the session idles.
+        turns.removeAll(keepingCapacity: turns.capacity <= 2)
         turnsHead = 0
+        if queues.capacity > 1 { queues = [:] }
     }
 
     /// Queues the steps attached steppers emitted synchronously since the last look (in `readyToEmitSteps()`, in

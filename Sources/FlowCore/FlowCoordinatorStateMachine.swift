@@ -91,13 +91,12 @@ public struct FlowCoordinatorStateMachine {
     var lastAttachmentNumber = 0
     var lastAdaptNumber = 0
 
-    /// Each coordinator's steps waiting for its turn, in order.
+    /// Each coordinator's steps waiting for its turn, in order: a coordinator is here exactly while it is in
+    /// ``turns`` or taking its turn now.
     var queues: [FlowCoordinatorID: [WorkItem]] = [:]
     /// RxFlow's trampoline: the coordinators with a turn scheduled, in order.
     var turns: [FlowCoordinatorID] = []
     var turnsHead = 0
-    /// The coordinators in ``turns`` or taking their turn now.
-    var scheduled: Set<FlowCoordinatorID> = []
     /// RxFlow's next main-queue turns: `forwardToCurrentFlow` steps.
     var laterQueue: [WorkItem] = []
     var actions: [CoordinatorAction] = []
@@ -154,6 +153,8 @@ public struct FlowCoordinatorStateMachine {
     }
 
     private mutating func handleNow(_ input: CoordinatorInput) -> [CoordinatorAction] {
+        // A step's will/did-navigate and command in one allocation, not three growing ones.
+        actions.reserveCapacity(4)
         switch input {
         case .stepperEmitted(let attachmentID, let step):
             stepperEmitted(attachmentID, step)

@@ -170,7 +170,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     public mutating func userSelectsTab(_ index: Int, in tabs: PresentableID) throws(PresentationError)
         -> [CoordinatorInput]
     {
-        _ = try container(tabs, .tabs)
+        try requireContainer(tabs, .tabs)
         guard isVisible(tabs) else { throw .notVisible(tabs) }
         return try apply(.selectTab(tabs, index: index))
     }
@@ -288,7 +288,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
             return removed
 
         case .push(let screen, let stack):
-            _ = try container(stack, .stack)
+            try requireContainer(stack, .stack)
             guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
             nodes[screen.id] = Node(screen: screen, placement: .child(of: stack))
             nodes[stack]?.children.append(screen.id)
@@ -304,7 +304,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
             return node.children.dropFirst().flatMap { removeSubtree($0) }
 
         case .setStack(let stack, let screens):
-            _ = try container(stack, .stack)
+            try requireContainer(stack, .stack)
             return try replaceChildren(of: stack, with: screens)
 
         case .present(let screen, let presenter):
@@ -320,7 +320,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
             return node.presented.map { removeSubtree($0) } ?? []
 
         case .setTabs(let tabs, let screens, let selected):
-            _ = try container(tabs, .tabs)
+            try requireContainer(tabs, .tabs)
             guard screens.isEmpty || screens.indices.contains(selected) else {
                 throw .tabOutOfRange(tabs, index: selected, count: screens.count)
             }
@@ -347,14 +347,21 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     /// A stack's child count and top, without holding on to its children (a copy held while the stack changes
     /// would copy them all).
     private func stackTop(_ stack: PresentableID) throws(PresentationError) -> (count: Int, top: PresentableID?) {
-        let node = try container(stack, .stack)
-        return (node.children.count, node.children.last)
+        try requireContainer(stack, .stack)
+        let children = nodes.values[nodes.index(forKey: stack)!].children
+        return (children.count, children.last)
     }
 
     private func container(_ id: PresentableID, _ kind: Screen.Kind) throws(PresentationError) -> Node {
-        guard let node = nodes[id] else { throw .unknownTarget(id) }
-        guard node.screen.kind == kind else { throw .wrongKind(id, expected: kind, found: node.screen.kind) }
-        return node
+        try requireContainer(id, kind)
+        return nodes[id]!
+    }
+
+    /// Checks that `id` is in the UI and is a `kind`, without copying its node.
+    private func requireContainer(_ id: PresentableID, _ kind: Screen.Kind) throws(PresentationError) {
+        guard let index = nodes.index(forKey: id) else { throw .unknownTarget(id) }
+        let found = nodes.values[index].screen.kind
+        guard found == kind else { throw .wrongKind(id, expected: kind, found: found) }
     }
 
     /// `setStack` / `setTabs`: children already in `container` stay with their subtrees, the others leave.
@@ -362,16 +369,24 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         of container: PresentableID,
         with screens: [Screen]
     ) throws(PresentationError) -> [PresentableID] {
+        let old = nodes.index(forKey: container).map { nodes.values[$0].children } ?? []
+        // The children it has, in their order: each is in the UI once, as this container's child, so nothing to check
+        // and nothing changes.
+        if old.count == screens.count, zip(old, screens).allSatisfy({ $0 == $1.id }) { return [] }
+        // A short list is checked pairwise: hashing every ID into a set costs more than comparing a few.
+        let short = screens.count <= 8
         var seen: Set<PresentableID> = []
-        for screen in screens {
-            guard seen.insert(screen.id).inserted else { throw .alreadyShown(screen.id) }
-            if let existing = nodes[screen.id], existing.placement != .child(of: container) {
+        for (index, screen) in screens.enumerated() {
+            let repeated = short ? screens[..<index].contains { $0.id == screen.id } : !seen.insert(screen.id).inserted
+            guard !repeated else { throw .alreadyShown(screen.id) }
+            if let existing = nodes.index(forKey: screen.id), nodes.values[existing].placement != .child(of: container)
+            {
                 throw .alreadyShown(screen.id)
             }
         }
-        let old = nodes[container]?.children ?? []
-        let removed = old.filter { !seen.contains($0) }.flatMap { removeSubtree($0) }
-        for screen in screens where nodes[screen.id] == nil {
+        let removed = old.filter { id in short ? !screens.contains { $0.id == id } : !seen.contains(id) }
+            .flatMap { removeSubtree($0) }
+        for screen in screens where nodes.index(forKey: screen.id) == nil {
             nodes[screen.id] = Node(screen: screen, placement: .child(of: container))
         }
         nodes[container]?.children = screens.map(\.id)

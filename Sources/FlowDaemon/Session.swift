@@ -1,4 +1,3 @@
-import DequeModule
 internal import FlowCore
 internal import FlowWire
 
@@ -188,14 +187,21 @@ final class Session {
         return removed
     }
 
-    /// The commands the tree output and the session sequenced, not yet carried out, oldest first.
-    private var sequenced: Deque<(message: CommandMessage, rejection: PresentationError?)> = []
+    /// The commands the tree output and the session sequenced, not yet carried out, oldest first from
+    /// ``sequencedHead``.
+    private var sequenced: [(message: CommandMessage, rejection: PresentationError?)] = []
+    private var sequencedHead = 0
 
     /// The oldest command sequenced and not yet carried out, with why the UI model refused it if it did.
     func takeSequenced() -> (message: CommandMessage, rejection: PresentationError?) {
-        let first = sequenced.removeFirst()
-        // Emptied, it lets its buffer go: an idle session would keep it (1.4 KB of an idle demo session's 18).
-        if sequenced.isEmpty { sequenced = [] }
+        let first = sequenced[sequencedHead]
+        sequencedHead += 1
+        if sequencedHead == sequenced.count {
+            // Emptied, it keeps a one-command buffer (no allocation per step) but lets a larger one go: an idle session
+            // would keep it (1.4 KB of an idle demo session's 18).
+            sequenced.removeAll(keepingCapacity: sequenced.capacity <= 1)
+            sequencedHead = 0
+        }
         return first
     }
 
