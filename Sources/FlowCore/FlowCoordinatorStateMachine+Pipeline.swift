@@ -207,7 +207,7 @@ extension FlowCoordinatorStateMachine {
         let id = FlowCoordinatorID(lastCoordinatorNumber)
         let rootID = flow.root.id
         nodes[id] = Node(
-            id: id, flow: flow, flowName: flow.flowName, rootID: rootID, parent: parent,
+            flow: flow, flowName: flow.flowName, rootID: rootID, parent: parent,
             allowStepWhenDismissed: allowStepWhenDismissed
         )
         coordinatorByFlow[ObjectIdentifier(flow)] = id

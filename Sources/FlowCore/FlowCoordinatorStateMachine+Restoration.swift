@@ -71,7 +71,7 @@ extension FlowCoordinatorStateMachine {
         }
         var savedNodes: [SavedFlowTree.Node] = []
         savedNodes.reserveCapacity(nodes.count)
-        for id in nodes.keys.sorted() {
+        for id in nodes.ids {
             let node = nodes[id]!
             savedNodes.append(
                 SavedFlowTree.Node(
@@ -85,7 +85,7 @@ extension FlowCoordinatorStateMachine {
         }
         var savedAttachments: [SavedFlowTree.Attachment] = []
         savedAttachments.reserveCapacity(attachments.count)
-        for id in attachments.keys.sorted() {
+        for id in attachments.ids {
             let attachment = attachments[id]!
             let info = attachment.info
             savedAttachments.append(
@@ -131,7 +131,7 @@ extension FlowCoordinatorStateMachine {
             }
             let id = FlowCoordinatorID(savedNode.id)
             nodes[id] = Node(
-                id: id, flow: flow, flowName: savedNode.flowName, rootID: savedNode.root,
+                flow: flow, flowName: savedNode.flowName, rootID: savedNode.root,
                 parent: savedNode.parent.map(FlowCoordinatorID.init), allowStepWhenDismissed: savedNode.allowStepWhenDismissed,
                 children: savedNode.children.map(FlowCoordinatorID.init),
                 attachments: savedNode.attachments.map(AttachmentID.init), isReady: savedNode.isReady,
@@ -170,6 +170,8 @@ extension FlowCoordinatorStateMachine {
             throw RestorationError(.inconsistent, "the root coordinator \(root) is not saved")
         }
         rootCoordinator = root
+        nodes.trim()
+        attachments.trim()
         lastCoordinatorNumber = saved.lastCoordinatorNumber
         lastAttachmentNumber = saved.lastAttachmentNumber
         lastAdaptNumber = saved.lastAdaptNumber

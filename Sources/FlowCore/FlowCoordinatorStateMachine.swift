@@ -33,7 +33,6 @@ public struct FlowCoordinatorStateMachine {
     }
 
     struct Node {
-        let id: FlowCoordinatorID
         let flow: any Flow
         let flowName: String
         let rootID: PresentableID
@@ -70,13 +69,13 @@ public struct FlowCoordinatorStateMachine {
         let waiter: ReadinessWaiter
     }
 
-    var nodes: [FlowCoordinatorID: Node] = [:]
+    var nodes = IDTable<FlowCoordinatorID, Node>()
     var rootCoordinator: FlowCoordinatorID?
     var coordinatorByFlow: [ObjectIdentifier: FlowCoordinatorID] = [:]
     /// The live coordinators by their flow's root, in ID order: a dismissal finds the flows it ends without visiting
     /// every flow.
     var coordinatorsByRoot: [PresentableID: [FlowCoordinatorID]] = [:]
-    var attachments: [AttachmentID: Attachment] = [:]
+    var attachments = IDTable<AttachmentID, Attachment>()
     var presentables: [PresentableID: PresentableState] = [:]
     /// The dismissed presentables no stepper listens to any more, oldest first: the machine remembers the last
     /// ``dismissedRemembered`` of them (D11: late reports cannot revive them) and forgets older ones, so what it keeps
@@ -143,6 +142,9 @@ public struct FlowCoordinatorStateMachine {
                 }
             )
             drain()
+            // The tree is made in one burst: its tables give back the room their growth left.
+            nodes.trim()
+            attachments.trim()
             return takeActions()
         }
     }
@@ -179,7 +181,7 @@ public struct FlowCoordinatorStateMachine {
     public var hasRoot: Bool { rootCoordinator != nil }
 
     /// The live coordinators, in ID order.
-    public var coordinatorIDs: [FlowCoordinatorID] { nodes.keys.sorted() }
+    public var coordinatorIDs: [FlowCoordinatorID] { nodes.ids }
 
     /// The flow a coordinator runs, while it is alive.
     public func flow(of coordinator: FlowCoordinatorID) -> (any Flow)? { nodes[coordinator]?.flow }
@@ -215,7 +217,7 @@ public struct FlowCoordinatorStateMachine {
     public var rootCoordinatorID: FlowCoordinatorID? { rootCoordinator }
 
     /// The live attachments, in ID order.
-    public var liveAttachments: [StepperAttachment] { attachments.keys.sorted().map { attachments[$0]!.info } }
+    public var liveAttachments: [StepperAttachment] { attachments.values.map(\.info) }
 
     /// The live attachments on a presentable, in ID order.
     public func attachments(on id: PresentableID) -> [StepperAttachment] {

@@ -15,7 +15,10 @@ final class SynchronousEmissions: Sendable {
     @TaskLocal static var running: SynchronousEmissions?
 
     private struct State {
-        var attachmentsByRelay: [ObjectIdentifier: [AttachmentID]] = [:]
+        /// The first attachment of each relay; a relay attached more than once (rare) has the others in
+        /// ``laterAttachments``, in order. Not one array per relay: an idle session would keep one per stepper.
+        var attachmentByRelay: [ObjectIdentifier: AttachmentID] = [:]
+        var laterAttachments: [ObjectIdentifier: [AttachmentID]] = [:]
         var captured: [(AttachmentID, Step)] = []
     }
 
@@ -23,15 +26,26 @@ final class SynchronousEmissions: Sendable {
 
     /// Steps emitted on `relay` from now on belong to `attachment`.
     func register(_ relay: StepRelay, as attachment: AttachmentID) {
-        state.withLock { $0.attachmentsByRelay[ObjectIdentifier(relay), default: []].append(attachment) }
+        state.withLock { state in
+            let key = ObjectIdentifier(relay)
+            if state.attachmentByRelay[key] == nil {
+                state.attachmentByRelay[key] = attachment
+            } else {
+                state.laterAttachments[key, default: []].append(attachment)
+            }
+        }
     }
 
     /// `attachment` no longer listens to `relay`.
     func unregister(_ relay: StepRelay, as attachment: AttachmentID) {
         state.withLock { state in
             let key = ObjectIdentifier(relay)
-            state.attachmentsByRelay[key]?.removeAll { $0 == attachment }
-            if state.attachmentsByRelay[key]?.isEmpty == true { state.attachmentsByRelay[key] = nil }
+            if state.attachmentByRelay[key] == attachment {
+                state.attachmentByRelay[key] = state.laterAttachments[key]?.removeFirst()
+            } else {
+                state.laterAttachments[key]?.removeAll { $0 == attachment }
+            }
+            if state.laterAttachments[key]?.isEmpty == true { state.laterAttachments[key] = nil }
         }
     }
 
@@ -47,8 +61,10 @@ final class SynchronousEmissions: Sendable {
     static func capture(_ step: Step, on relay: StepRelay) -> Bool {
         guard let running else { return false }
         return running.state.withLock { state in
-            guard let attachments = state.attachmentsByRelay[ObjectIdentifier(relay)] else { return false }
-            for attachment in attachments { state.captured.append((attachment, step)) }
+            let key = ObjectIdentifier(relay)
+            guard let first = state.attachmentByRelay[key] else { return false }
+            state.captured.append((first, step))
+            for attachment in state.laterAttachments[key] ?? [] { state.captured.append((attachment, step)) }
             return true
         }
     }
