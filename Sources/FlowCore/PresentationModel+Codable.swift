@@ -144,6 +144,24 @@ extension PresentationModel: Codable {
         package init(id: PresentableID) { self.id = id }
     }
 
+    /// The nodes as ``encode(to:)`` writes them, in its order (by ID), for writers that write them themselves: a
+    /// daemon's snapshot writes thousands of screens without `Codable`'s cost per field.
+    package var savedScreens: [SavedScreen] {
+        nodes.keys.sorted().map { id in
+            let node = nodes[id]!
+            var saved = SavedScreen(id: id)
+            saved.kind = node.screen.kind
+            saved.type = node.screen.type == node.screen.kind.rawValue ? nil : node.screen.type
+            saved.data = node.screen.data
+            saved.children = node.children
+            saved.tab = node.selectedTab
+            saved.master = node.master
+            saved.detail = node.detail
+            saved.presented = node.presented
+            return saved
+        }
+    }
+
     /// The model the saved nodes describe, as ``init(from:)`` makes it (a later node with the same ID replaces an
     /// earlier one); `nil` when they contradict themselves (a node missing, placed twice or hanging from nothing).
     package init?(saved: [SavedScreen], root: PresentableID?) {

@@ -131,7 +131,8 @@ extension JournalRecord {
             json.field("v", int: 2)
             return json.finish()
         case .state(let state, let app):
-            return Self.encodeJSON(StateBody(session: session, state: state, app: app))
+            return StateRecordWriter.write(session: session, state: state, app: app)
+                ?? Self.encodeJSON(StateBody(session: session, state: state, app: app))
         case .stepWindows(let windows):
             return Self.encodeJSON(StepWindowsBody(windows: windows))
         case .report(let report):
@@ -398,10 +399,15 @@ extension JournalRecord {
     }
 
     static func encodeJSON(_ body: some Encodable) -> [UInt8] {
+        // Every part of a state is a value flowd made and can encode: a failure here is a bug, not an input.
+        (try? Array(makeEncoder().encode(body))) ?? []
+    }
+
+    /// The encoder of the records not written by hand (``StateRecordWriter`` matches its bytes).
+    static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Every part of a state is a value flowd made and can encode: a failure here is a bug, not an input.
-        return (try? Array(encoder.encode(body))) ?? []
+        return encoder
     }
 
     /// A `state` record's state: typed from the value the fast reader gave, or decoded again by `JSONDecoder`

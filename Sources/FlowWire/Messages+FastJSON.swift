@@ -82,7 +82,8 @@ extension StepMessage {
 }
 
 extension CommandMessage {
-    func write(to writer: inout FastJSONWriter) throws(FastPathUnsupported) {
+    /// `package`: the daemon's snapshot writes a session's outbox with it.
+    package func write(to writer: inout FastJSONWriter) throws(FastPathUnsupported) {
         writer.raw("{\"command\":")
         try writer.command(command)
         writer.raw(",\"seq\":")

@@ -124,6 +124,37 @@ struct StateRecordTests {
         #expect(try JournalRecord(decoding: written) == JournalRecord(session: "default", kind: .state(state, app: nil)))
     }
 
+    @Test("A state record is written by hand with JSONEncoder's bytes, and left to JSONEncoder for a double")
+    func theStateWriterWritesJSONEncodersBytes() throws {
+        guard case .state(var state, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
+            throw StateMissing()
+        }
+        func jsonEncoder(_ state: SessionState, app: String?) -> [UInt8] {
+            JournalRecord.encodeJSON(JournalRecord.StateBody(session: "default", state: state, app: app))
+        }
+        #expect(StateRecordWriter.write(session: "default", state: state, app: nil) == Array(Self.golden.utf8))
+        // Every optional part of a node and of the state, escapes and non-ASCII text, an application version.
+        _ = try state.ui.apply(.present(Screen(id: "split/1", kind: .split, type: "Pair"), over: "home"))
+        _ = try state.ui.apply(.showMaster("split/1", .view("m\"1\"", type: "M", data: ["é": ["a": 1, "b": [true, .null]]])))
+        _ = try state.ui.apply(.showDetail("split/1", .view("d\n1", type: "Détail")))
+        _ = try state.ui.apply(.setTabs("tabs", [.stack("tab.a"), .stack("tab.b")], selected: 1))
+        state.awaitedReports = [.init(presentable: "gone\t", count: 2), .init(presentable: "x", count: 1)]
+        state.remoteAttachments[0].context = ["path": "/a/b", "n": -3, "s": "\u{1}"]
+        state.seq = 1 << 40
+        for app in [nil, "movies-1"] {
+            let written = try #require(StateRecordWriter.write(session: "s/\"1\"", state: state, app: app))
+            let expected = JournalRecord.encodeJSON(JournalRecord.StateBody(session: "s/\"1\"", state: state, app: app))
+            #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try JournalRecord(decoding: written) == JournalRecord(session: "s/\"1\"", kind: .state(state, app: app)))
+        }
+        #expect(jsonEncoder(state, app: nil) == JournalRecord(session: "default", kind: .state(state, app: nil)).encoded)
+
+        // A double is JSONEncoder's to format: the whole record is its.
+        _ = try state.ui.apply(.push(.view("rated", type: "Rated", data: ["rating": 4.5]), onto: "app"))
+        #expect(StateRecordWriter.write(session: "default", state: state, app: nil) == nil)
+        #expect(JournalRecord(session: "default", kind: .state(state, app: nil)).encoded == jsonEncoder(state, app: nil))
+    }
+
     /// The golden record with its `ui` replaced by `ui`.
     func golden(ui: String) throws -> [UInt8] {
         let text = Self.golden
