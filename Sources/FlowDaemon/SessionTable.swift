@@ -14,7 +14,7 @@ struct SessionTable {
 
     private var byID: [String: Session] = [:]
     /// Every session's ID, sorted.
-    private var sortedIDs: [String] = []
+    private var sortedIDs = SortedSessionIDs()
     let visits = Visits()
 
     var count: Int { byID.count }
@@ -26,22 +26,20 @@ struct SessionTable {
 
     /// Adds a session (a new ID: a session is created once; ``remove(_:)`` frees its ID).
     mutating func insert(_ session: Session) {
-        if byID.updateValue(session, forKey: session.id) == nil {
-            sortedIDs.insert(session.id, at: position(of: session.id))
-        }
+        if byID.updateValue(session, forKey: session.id) == nil { sortedIDs.insert(session.id) }
     }
 
     /// Removes a session; returns it if it was there.
     mutating func remove(_ id: String) -> Session? {
         guard let session = byID.removeValue(forKey: id) else { return nil }
-        sortedIDs.remove(at: position(of: id))
+        sortedIDs.remove(id)
         return session
     }
 
     /// Every session's ID, sorted (a walk).
     var ids: [String] {
         visits.walks += 1
-        return sortedIDs
+        return sortedIDs.all
     }
 
     /// Every session, sorted by ID (a walk).
@@ -49,30 +47,8 @@ struct SessionTable {
 
     /// Up to `limit` IDs after `after` (exclusive) that start with `prefix`, sorted; and whether more follow (not a
     /// walk: a binary search, then the page).
-    func ids(after: String?, prefix: String, limit: Int) -> (ids: ArraySlice<String>, more: Bool) {
-        var start = after.map { position(after: $0) } ?? 0
-        if !prefix.isEmpty { start = max(start, position(of: prefix)) }
-        var end = start
-        while end < sortedIDs.count, end - start < limit, sortedIDs[end].hasPrefix(prefix) { end += 1 }
-        let more = end < sortedIDs.count && sortedIDs[end].hasPrefix(prefix)
-        return (sortedIDs[start..<end], more)
-    }
-
-    /// The first index whose ID is not below `id`.
-    private func position(of id: String) -> Int {
-        var low = 0
-        var high = sortedIDs.count
-        while low < high {
-            let mid = (low + high) / 2
-            if sortedIDs[mid] < id { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
-    /// The first index whose ID is above `id`.
-    private func position(after id: String) -> Int {
-        let index = position(of: id)
-        return index < sortedIDs.count && sortedIDs[index] == id ? index + 1 : index
+    func ids(after: String?, prefix: String, limit: Int) -> (ids: [String], more: Bool) {
+        sortedIDs.ids(after: after, prefix: prefix, limit: limit)
     }
 }
 
