@@ -54,6 +54,15 @@ struct WireResultTests {
         #expect(try JSONDecoder().decode(StepVerdict.self, from: encoder.encode(verdict.json)) == verdict)
     }
 
+    @Test(arguments: [true, false])
+    func aCreateSessionResultsCodableFormIsItsHandWrittenForm(created: Bool) throws {
+        let result = CreateSessionResult(created: created)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(try encoder.encode(result) == encoder.encode(result.json))
+        #expect(try CreateSessionResult(json: result.json) == result)
+    }
+
     @Test func aStepVerdictWithoutAcceptedDoesNotDecode() {
         #expect(throws: DecodingError.self) { try StepVerdict(json: ["reason": "notVisible"]) }
         #expect(throws: DecodingError.self) { try StepVerdict(json: ["accepted": true, "duplicate": "yes"]) }
