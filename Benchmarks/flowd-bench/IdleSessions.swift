@@ -38,6 +38,11 @@ struct IdleCommand: ParsableCommand {
     @Option var sessions = 100_000
     @Flag(help: "Journal the sessions (records kept in memory for the next snapshot, as flowd does).") var journal = false
     @Option(help: "Write the sessions' snapshot into this new state directory (implies --journal).") var stateDir: String?
+    @Option(
+        help: ArgumentHelp(
+            "With --app bench: screens the default session shows under its own (as --ui-screens), changed by a deep "
+                + "link before the compaction so that it saves that session's state (the compaction of a deep UI)."))
+    var uiScreens = 0
 
     func run() throws {
         let journaling = journal || stateDir != nil
@@ -46,7 +51,7 @@ struct IdleCommand: ParsableCommand {
         var configuration = DaemonConfiguration()
         configuration.maxSessions = sessions + 1000
         var core = DaemonCore(
-            application: app.application, configuration: configuration, daemonID: "bench-idle", logger: logger, now: 0,
+            application: app == .bench ? BenchApplication(uiScreens: uiScreens) : app.application, configuration: configuration, daemonID: "bench-idle", logger: logger, now: 0,
             journaling: journaling
         )
         _ = core.start(now: 0)
@@ -83,6 +88,19 @@ struct IdleCommand: ParsableCommand {
         line +=
             " flows=\(nodes.count) attachments=\(nodes.reduce(0) { $0 + $1.steppers.count })"
             + " screens=\(core.ui(of: "idle-0000000")?.count ?? 0) commands=\(core.seq(of: "idle-0000000") ?? 0)"
+        if uiScreens > 0 {
+            req += 1
+            send(.deepLink(DeepLinkRequest(req: req, session: BenchWire.session, step: Step("tick", payload: 1))))
+            _ = core.takeJournal()
+            line += " default_screens=\(core.ui(of: BenchWire.session)?.count ?? 0)"
+            // What JSONEncoder takes for that UI model alone (compactions encoded the whole state with it before).
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let encoding = monotonicNanoseconds()
+            let encoded = try encoder.encode(core.ui(of: BenchWire.session))
+            line += String(
+                format: " ui_jsonencoder_s=%.3f (%d bytes)", Double(monotonicNanoseconds() - encoding) / 1e9, encoded.count)
+        }
         if let stateDir {
             let store = try JournalStore(
                 configuration: JournalConfiguration(directory: stateDir, fsync: .never), logger: logger
