@@ -15,6 +15,8 @@ extension DaemonServer {
         let logger: Logger
         /// Messages dropped because a peer's queue was full, since the start.
         var droppedSends = 0
+        /// Whether events were published since the I/O loop last read the events socket's subscriptions.
+        var publishedEvents = false
         var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
@@ -75,6 +77,7 @@ extension DaemonServer {
                 }
             }
             for event in events { _ = try? publisher.trySend(ZMQMessage(codec.encodeEvent(event))) }
+            if !events.isEmpty { publishedEvents = true }
             for address in unreachable {
                 try perform(core.handle(.peerUnreachable(address), now: now), on: &core, now: now)
             }

@@ -278,7 +278,7 @@ public final class DaemonServer: Service, Sendable {
             if let version = appFile?.version { try AppVersionStore(stateDirectory: settings.directory).keep(version) }
         }
         defer { journal?.close() }
-        let sockets = try DaemonSockets(configuration: configuration, daemonID: daemonID, logger: logger)
+        let sockets = try DaemonSockets(configuration: configuration, logger: logger)
         defer { sockets.close() }
 
         var driver = Driver(
@@ -334,11 +334,19 @@ public final class DaemonServer: Service, Sendable {
     ) throws {
         let reactor = sockets.reactor
         let control = reactor.watch(sockets.router, for: .pollIn)
-        let events = reactor.watch(sockets.publisher, for: .pollIn)
+        // The events socket is rarely ready: its descriptor is watched, not the socket, so a wait costs no libzmq
+        // check of it (see `readSubscriptions` below).
+        let events = try reactor.watchNotifications(of: sockets.publisher)
         var zap = sockets.zap.map {
             (responder: ZAPResponder(socket: $0, logger: logger), watch: reactor.watch($0, for: .pollIn))
         }
         var subscriptions = EventSubscriptions()
+        func readSubscriptions() throws {
+            try subscriptions.read(from: sockets.publisher)
+            core.publishesEvents = subscriptions.isWatched
+            driver.publishedEvents = false
+        }
+        try readSubscriptions()
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
         var nextGauges: UInt64 = 0
         var nextCompaction: UInt64 = 0
@@ -359,11 +367,15 @@ public final class DaemonServer: Service, Sendable {
                 if let due = journal.nextSyncDue { nextTick = min(nextTick, max(due, current + 1)) }
                 if let due = driver.journal?.nextRetry { nextTick = min(nextTick, max(due, current + 1)) }
             }
+            // libzmq signals the events socket's descriptor once per batch of commands, and a send on the socket may
+            // take that signal: its subscriptions are also read after publishing, before sleeping.
+            if driver.publishedEvents {
+                try readSubscriptions()
+            }
             let wait = nextTick > current ? nextTick - current : 0
             try reactor.wait(timeout: .milliseconds(Int64(min(wait, 1000))))
             if reactor.events(of: events).contains(.pollIn) {
-                try subscriptions.read(from: sockets.publisher)
-                core.publishesEvents = subscriptions.isWatched
+                try readSubscriptions()
             }
             // The core's allow-list: the one it was started with, or the last one ``reloadAccessPolicy`` gave (the
             // core took it in at the top of this loop, before any handshake it must judge).

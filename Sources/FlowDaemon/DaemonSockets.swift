@@ -25,7 +25,7 @@ struct DaemonSockets {
     private let ipcPaths: [String]
 
     /// Creates the context and binds every socket; on failure closes what it made.
-    init(configuration: DaemonServer.Configuration, daemonID: String, logger: Logger) throws {
+    init(configuration: DaemonServer.Configuration, logger: Logger) throws {
         let context = try ZMQContext()
         var opened: [ZMQSocket] = []
         var ipcPaths: [String] = []
@@ -64,7 +64,7 @@ struct DaemonSockets {
             bound = BoundEndpoints(
                 control: try router.option(.lastEndpoint), events: try publisher.option(.lastEndpoint)
             )
-            reactor = try ZMQReactor(context: context, name: "flowd-\(daemonID)")
+            reactor = try ZMQReactor()
             self.router = router
             self.publisher = publisher
         } catch {

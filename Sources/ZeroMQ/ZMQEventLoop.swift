@@ -9,8 +9,8 @@ import Synchronization
 /// cooperative pool (two threads on a two-core machine) would stall every task. So each loop starts one OS thread
 /// (not a `Task`) that is the only code ever touching its sockets:
 ///
-/// - The thread runs a ``ZMQReactor``: it sleeps in `zmq_poll` over its sockets plus the reactor's wake-up socket.
-///   The poll's timeout is the nearest pending-send deadline, or none.
+/// - The thread runs a ``ZMQReactor``: it sleeps in `zmq_poll` over its sockets plus the reactor's wake-up signal (a
+///   plain descriptor). The poll's timeout is the nearest pending-send deadline, or none.
 /// - Async callers never touch a socket. Each call (``makeSocket(_:options:)``, ``bind(_:to:)``,
 ///   ``setOption(_:to:on:)``, ``send(_:on:timeout:)``, …) posts a command to the thread's ``ZMQMailbox``, which
 ///   wakes the reactor. The thread takes the commands, runs them in order and resumes each caller's continuation with
@@ -80,7 +80,8 @@ package final class ZMQEventLoop: Sendable {
     ///     (or, if sockets made on it elsewhere are still open then, when the last of them is closed).
     ///   - configuration: socket defaults and buffering.
     ///   - logger: where the loop logs its lifecycle and unexpected libzmq failures.
-    /// - Throws: ``ZMQError`` when libzmq cannot make the context or the wake-up sockets, or the thread cannot start.
+    /// - Throws: ``ZMQError`` when libzmq cannot make the context, the wake-up signal cannot be opened, or the thread
+    ///   cannot start.
     package init(
         context: ZMQContext? = nil,
         configuration: Configuration = Configuration(),
@@ -91,7 +92,7 @@ package final class ZMQEventLoop: Sendable {
         self.context = context
         self.configuration = configuration
         let loopID = nextLoopID.add(1, ordering: .relaxed).newValue
-        let reactor = try ZMQReactor(context: context, name: "flowd.zmq-loop.\(loopID)")
+        let reactor = try ZMQReactor()
         var logger = logger
         logger[metadataKey: "zmq.loop"] = "\(loopID)"
         let core = LoopCore(
@@ -318,10 +319,10 @@ package final class ZMQEventLoop: Sendable {
     }
 }
 
-/// Ids for loops, so each loop's wake-up endpoint is unique in the process.
+/// Ids for loops, for their log metadata.
 private let nextLoopID = Atomic<UInt64>(0)
 
-/// Moves the reactor (and its wake-up socket) to the loop thread, which is its only user from then on.
+/// Moves the reactor (and its wake-up signal) to the loop thread, which is its only user from then on.
 ///
 /// - Note: `@unchecked Sendable` because thread creation is the full memory barrier libzmq asks for when a socket
 ///   changes threads, and the creating thread never touches the reactor again.

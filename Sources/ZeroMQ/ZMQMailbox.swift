@@ -65,7 +65,7 @@ package final class ZMQMailbox<Item: Sendable>: Sendable {
         }
     }
 
-    /// The reactor drains its wake-up socket before it takes the items (clearing `wakePending`), so every item
+    /// The reactor drains its wake-up signal before it takes the items (clearing `wakePending`), so every item
     /// posted after that comes with a wake-up of its own.
     private func wakeIfNeeded(_ state: inout State) {
         guard !state.wakePending, let wakeUp = state.wakeUp else { return }

@@ -11,10 +11,12 @@ internal import CZeroMQ
 ///
 /// Readiness is level-triggered (read from `ZMQ_EVENTS` on every poll), so a socket left with messages is reported
 /// again by the next poll. A closed socket in the set makes ``poll(timeout:)`` throw ``ZMQError/Code/notSocket``.
+/// Plain file descriptors (``register(fileDescriptor:for:)``) are polled as `poll(2)` sees them, with no libzmq call.
 ///
 /// - Important: Not `Sendable`, like the sockets it polls.
 package final class ZMQPoller {
-    private var sockets: [ZMQSocket] = []
+    /// What each item polls: a socket, or `nil` for a plain file descriptor.
+    private var sockets: [ZMQSocket?] = []
     private var items: [zmq_pollitem_t] = []
 
     /// An empty poller.
@@ -37,9 +39,32 @@ package final class ZMQPoller {
         return sockets.count - 1
     }
 
-    /// Removes `socket`; later sockets move down one index.
+    /// Adds a plain file descriptor, waiting for `events`; registering it again replaces its events.
+    ///
+    /// - Returns: its index in the array ``poll(timeout:)`` returns.
+    @discardableResult
+    package func register(fileDescriptor: Int32, for events: ZMQEvents) -> Int {
+        if let index = items.indices.first(where: { sockets[$0] == nil && items[$0].fd == fileDescriptor }) {
+            items[index].events = events.rawValue
+            return index
+        }
+        sockets.append(nil)
+        items.append(zmq_pollitem_t(socket: nil, fd: fileDescriptor, events: events.rawValue, revents: 0))
+        return sockets.count - 1
+    }
+
+    /// Removes `socket`; later items move down one index.
     package func unregister(_ socket: ZMQSocket) {
         guard let index = sockets.firstIndex(where: { $0 === socket }) else { return }
+        sockets.remove(at: index)
+        items.remove(at: index)
+    }
+
+    /// Removes a plain file descriptor; later items move down one index.
+    package func unregister(fileDescriptor: Int32) {
+        guard let index = items.indices.first(where: { sockets[$0] == nil && items[$0].fd == fileDescriptor }) else {
+            return
+        }
         sockets.remove(at: index)
         items.remove(at: index)
     }
@@ -64,11 +89,12 @@ package final class ZMQPoller {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: $0) }
         for index in items.indices {
-            guard let handle = sockets[index].handle else {
+            items[index].revents = 0
+            guard let socket = sockets[index] else { continue }
+            guard let handle = socket.handle else {
                 throw ZMQError(.notSocket, call: "zmq_poll (socket \(index) is closed)")
             }
             items[index].socket = handle
-            items[index].revents = 0
         }
         while true {
             let waitMilliseconds = deadline.map { Int(milliseconds(clock.now.duration(to: $0))) } ?? -1

@@ -3,7 +3,7 @@
 /// thread) are built on it, with a ``ZMQMailbox`` for what other threads hand over.
 ///
 /// ```swift
-/// let reactor = try ZMQReactor(context: context, name: "io")
+/// let reactor = try ZMQReactor()
 /// let mailbox = ZMQMailbox<Work>(wakeUp: reactor.wakeSignal)   // shared with other threads
 /// let control = reactor.watch(router, for: .pollIn)
 /// while true {
@@ -16,7 +16,8 @@
 /// reactor.close()
 /// ```
 ///
-/// Readiness is level-triggered, as with ``ZMQPoller``: a socket left with messages is reported again by the next wait.
+/// Readiness is level-triggered, as with ``ZMQPoller``: a socket left with messages is reported again by the next wait
+/// (except for a socket watched by ``watchNotifications(of:)``, see there).
 ///
 /// - Important: Not `Sendable`: like the sockets it watches, it belongs to one thread at a time. Only
 ///   ``wakeSignal`` may be used from other threads.
@@ -28,19 +29,18 @@ package final class ZMQReactor {
 
     /// Wakes the reactor's thread from any thread; closed with the reactor.
     package let wakeSignal: ZMQWakeSignal
-    private let wakeReceiver: ZMQSocket
     private let poller = ZMQPoller()
-    /// The watches in the poller's order; the wake-up receiver is index 0.
-    private var watches: [(watch: Watch, socket: ZMQSocket)] = []
+    /// The watches in the poller's order (the wake-up signal is index 0): a socket, or the descriptor libzmq signals
+    /// a socket's activity on.
+    private var watches: [(watch: Watch, socket: ZMQSocket?, notifications: Int32?)] = []
     private var nextWatchID: UInt64 = 0
 
-    /// A reactor whose wake-up pair lives in `context`.
+    /// A reactor with its own wake-up signal.
     ///
-    /// - Parameter name: part of the wake-up pair's `inproc://` endpoint, for diagnostics.
-    /// - Throws: ``ZMQError`` when libzmq cannot make the wake-up pair.
-    package init(context: ZMQContext, name: String) throws(ZMQError) {
-        (wakeReceiver, wakeSignal) = try ZMQWakeUp.make(context: context, name: name)
-        poller.register(wakeReceiver, for: .pollIn)
+    /// - Throws: ``ZMQError`` when the wake-up signal's descriptor cannot be opened.
+    package init() throws(ZMQError) {
+        wakeSignal = try ZMQWakeSignal()
+        poller.register(fileDescriptor: wakeSignal.fileDescriptor, for: .pollIn)
     }
 
     /// Starts watching `socket` for `events`; returns the handle the other calls take.
@@ -48,21 +48,41 @@ package final class ZMQReactor {
     package func watch(_ socket: ZMQSocket, for events: ZMQEvents) -> Watch {
         nextWatchID += 1
         let watch = Watch(id: nextWatchID)
-        watches.append((watch, socket))
+        watches.append((watch, socket, nil))
         poller.register(socket, for: events)
+        return watch
+    }
+
+    /// Starts watching the descriptor libzmq signals `socket`'s activity on (`ZMQ_FD`) instead of the socket itself,
+    /// so that a wait costs no `ZMQ_EVENTS` check (a `poll` and a `getpid` system call) for it: for a socket that is
+    /// rarely ready, such as an XPUB's subscriptions.
+    ///
+    /// The watch reports ``ZMQEvents/pollIn`` when libzmq has signalled the socket since it last processed its
+    /// commands, not whether a message waits. So whoever owns `socket` reads it until it would block each time this
+    /// watch is ready, and after every send on it (a send may process the command that announced a message).
+    ///
+    /// - Throws: ``ZMQError`` when the socket is closed.
+    package func watchNotifications(of socket: ZMQSocket) throws(ZMQError) -> Watch {
+        let descriptor = try socket.option(.fileDescriptor)
+        nextWatchID += 1
+        let watch = Watch(id: nextWatchID)
+        watches.append((watch, nil, descriptor))
+        poller.register(fileDescriptor: descriptor, for: .pollIn)
         return watch
     }
 
     /// Changes what `watch` waits for; an empty set keeps it registered but never ready.
     package func setEvents(_ events: ZMQEvents, of watch: Watch) {
-        guard let socket = watches.first(where: { $0.watch == watch })?.socket else { return }
-        poller.register(socket, for: events)
+        guard let entry = watches.first(where: { $0.watch == watch }) else { return }
+        if let socket = entry.socket { poller.register(socket, for: events) }
+        if let descriptor = entry.notifications { poller.register(fileDescriptor: descriptor, for: events) }
     }
 
     /// Stops watching; the socket itself stays open.
     package func unwatch(_ watch: Watch) {
         guard let index = watches.firstIndex(where: { $0.watch == watch }) else { return }
-        poller.unregister(watches[index].socket)
+        if let socket = watches[index].socket { poller.unregister(socket) }
+        if let descriptor = watches[index].notifications { poller.unregister(fileDescriptor: descriptor) }
         watches.remove(at: index)
     }
 
@@ -73,7 +93,7 @@ package final class ZMQReactor {
     /// - Throws: ``ZMQError`` when `zmq_poll` fails, for example when a watched socket was closed.
     package func wait(timeout: Duration?) throws(ZMQError) {
         try poller.wait(timeout: timeout)
-        if poller.events(at: 0).contains(.pollIn) { ZMQWakeUp.drain(wakeReceiver) }
+        if poller.events(at: 0).contains(.pollIn) { wakeSignal.drain() }
     }
 
     /// What `watch`'s socket was ready for at the last ``wait(timeout:)`` (empty for an unknown watch).
@@ -82,12 +102,11 @@ package final class ZMQReactor {
         return poller.events(at: index + 1)
     }
 
-    /// Closes the wake-up pair; the watched sockets belong to their owners.
+    /// Closes the wake-up signal; the watched sockets belong to their owners.
     package func close() {
-        wakeSignal.close()
         poller.removeAll()
         watches.removeAll()
-        wakeReceiver.close()
+        wakeSignal.close()
     }
 }
 

@@ -16,7 +16,7 @@ struct ZMQReactorTests {
     @Test func reportsWhichWatchedSocketIsReady() throws {
         let context = try ZMQContext()
         defer { context.shutdown() }
-        let reactor = try ZMQReactor(context: context, name: "ready")
+        let reactor = try ZMQReactor()
         defer { reactor.close() }
         let (first, firstPeer) = try pair(context, "first")
         let (second, secondPeer) = try pair(context, "second")
@@ -55,7 +55,7 @@ struct ZMQReactorTests {
         let (taken, continuation) = AsyncStream.makeStream(of: [Int].self)
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         try ZMQThread.start(name: "reactor-test") {
-            guard let reactor = try? ZMQReactor(context: context, name: "mailbox") else {
+            guard let reactor = try? ZMQReactor() else {
                 continuation.finish()
                 return
             }
@@ -93,11 +93,53 @@ struct ZMQReactorTests {
         defer { context.shutdown() }
         let mailbox = ZMQMailbox<String>()
         mailbox.post("early")
-        let reactor = try ZMQReactor(context: context, name: "early")
+        let reactor = try ZMQReactor()
         defer { reactor.close() }
         mailbox.connect(wakeUp: reactor.wakeSignal)
         // Connecting wakes the reactor for the waiting item: a wait without timeout returns.
         try reactor.wait(timeout: nil)
         #expect(mailbox.take().items == ["early"])
+    }
+
+    @Test func aNotificationWatchReportsAnXPUBsSubscriptionsWithoutWatchingTheSocket() throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let reactor = try ZMQReactor()
+        defer { reactor.close() }
+        let options = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
+        let publisher = try ZMQSocket(.xpub, context: context, options: options)
+        try publisher.bind("inproc://reactor-test.xpub")
+        let subscriber = try ZMQSocket(.sub, context: context, options: options)
+        defer { for socket in [subscriber, publisher] { socket.close() } }
+        let watch = try reactor.watchNotifications(of: publisher)
+        /// Reads what the XPUB reports, until it would block.
+        func drain() throws -> [[UInt8]] {
+            var frames: [[UInt8]] = []
+            while let message = try publisher.tryReceive() { frames += message.frames }
+            return frames
+        }
+
+        try subscriber.connect("inproc://reactor-test.xpub")
+        try subscriber.setOption(.subscribe, to: Array("a".utf8))
+        var reported: [[UInt8]] = []
+        while reported.isEmpty {
+            // No deadline of its own: the suite's time limit ends a wait that never comes.
+            try reactor.wait(timeout: nil)
+            if reactor.events(of: watch).contains(.pollIn) { reported += try drain() }
+        }
+        #expect(reported == [[1] + Array("a".utf8)])
+        try reactor.wait(timeout: .zero)
+        #expect(reactor.events(of: watch) == [], "read until it would block, the socket is not signalled again")
+
+        try subscriber.setOption(.subscribe, to: Array("b".utf8))
+        reported = []
+        while reported.isEmpty {
+            try reactor.wait(timeout: nil)
+            if reactor.events(of: watch).contains(.pollIn) { reported += try drain() }
+        }
+        #expect(reported == [[1] + Array("b".utf8)], "a later subscription signals the descriptor again")
+        reactor.unwatch(watch)
+        try reactor.wait(timeout: .zero)
+        #expect(reactor.events(of: watch) == [], "an unwatched descriptor is not reported")
     }
 }

@@ -2,7 +2,7 @@ import Testing
 import ZeroMQ
 
 @Suite(.timeLimit(.minutes(1)))
-struct ZMQWakeUpTests {
+struct ZMQWakeSignalTests {
     private enum Event: Sendable {
         case ready(ZMQWakeSignal)
         case woke(Int)
@@ -10,23 +10,19 @@ struct ZMQWakeUpTests {
     }
 
     @Test func signalWakesAThreadSleepingInPoll() async throws {
-        let context = try ZMQContext()
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         try ZMQThread.start(name: "wake-test") {
             do throws(ZMQError) {
-                let (receiver, signal) = try ZMQWakeUp.make(context: context, name: "wake-test")
-                defer {
-                    signal.close()
-                    receiver.close()
-                }
+                let signal = try ZMQWakeSignal()
+                defer { signal.close() }
                 let poller = ZMQPoller()
-                poller.register(receiver, for: .pollIn)
+                poller.register(fileDescriptor: signal.fileDescriptor, for: .pollIn)
                 continuation.yield(.ready(signal))
                 for round in 1...2 {
                     // No timeout: only a signal can end this poll.
                     let ready = try poller.poll(timeout: nil)
                     #expect(ready == [.pollIn])
-                    ZMQWakeUp.drain(receiver)
+                    signal.drain()
                     #expect(try poller.poll(timeout: .zero) == [[]])
                     continuation.yield(.woke(round))
                 }
