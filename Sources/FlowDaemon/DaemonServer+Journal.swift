@@ -12,7 +12,7 @@ extension DaemonServer {
         clock: ContinuousClock
     ) throws -> (JournalStore, RecoveryReport, seconds: Double) {
         let started = clock.now
-        let store = try JournalStore(configuration: settings, logger: logger)
+        let store = try JournalStore(configuration: settings, logger: logger, syncer: JournalSyncer())
         var contents: JournalContents
         var damage: JournalDamage?
         var report: RecoveryReport

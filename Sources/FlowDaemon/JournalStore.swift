@@ -10,7 +10,8 @@ import SystemPackage
 /// ``writeSnapshot(_:)`` when ``journalBytes`` passes the configuration's `compactBytes`; ``close()``.
 ///
 /// Not `Sendable`: it is owned by the daemon's I/O thread, which calls it without locks; its buffer and file offset
-/// are plain mutable state that a second thread would corrupt.
+/// are plain mutable state that a second thread would corrupt. Only the `.interval` syncs of a store opened with
+/// `syncsInBackground` run elsewhere (``JournalSyncer``).
 package final class JournalStore {
     /// The largest record ``append(_:)`` accepts (frames carry a 32-bit length; a record this large is a mistake).
     package static let maxRecordBytes = 1 << 30
@@ -22,8 +23,8 @@ package final class JournalStore {
     package internal(set) var journalBytes: Int = 0
     /// Size of the snapshot file in bytes, 0 if there is none.
     package internal(set) var snapshotBytes: Int = 0
-    /// `fdatasync`s of the journal done by commits, ``syncIfDue(now:)`` and ``close()`` (for tests and metrics; the
-    /// syncs a snapshot needs are not counted).
+    /// `fdatasync`s of the journal done (or, in the background, started) by commits, ``syncIfDue(now:)`` and
+    /// ``close()`` (for tests and metrics; the syncs a snapshot needs are not counted).
     package private(set) var syncCount: Int = 0
     /// The live journal's generation (1 until the first snapshot).
     package internal(set) var generation: UInt64 = 1
@@ -59,6 +60,10 @@ package final class JournalStore {
     var simulatedCrash: SnapshotCrashPoint?
     /// Tests: the error the journal's next writes fail with (as a full disk's `ENOSPC`), until set back to `nil`.
     var simulatedWriteError: Errno?
+    /// Tests: the error the journal's next background syncs fail with, until set back to `nil`.
+    var simulatedSyncError: Errno?
+    /// Where `.interval` syncs run when the caller must not wait for them; `nil`: on the caller's thread.
+    let syncer: JournalSyncer?
     /// Writes of the live journal that failed (and were undone), since the store was opened.
     package private(set) var writeFailures = 0
 
@@ -67,9 +72,17 @@ package final class JournalStore {
     ///
     /// - Throws: ``JournalError`` `.locked` when another process holds the directory, `.io` when it cannot be
     ///   created or opened.
-    package init(configuration: JournalConfiguration, logger: Logger) throws(JournalError) {
+    package convenience init(configuration: JournalConfiguration, logger: Logger) throws(JournalError) {
+        try self.init(configuration: configuration, logger: logger, syncer: nil)
+    }
+
+    /// ``init(configuration:logger:)`` with `syncer` running the `.interval` syncs on a thread of its own (the
+    /// daemon's store): the caller goes on while the disk syncs, and a failed sync makes the store unusable at its
+    /// next call. `nil`: they run inline.
+    init(configuration: JournalConfiguration, logger: Logger, syncer: JournalSyncer?) throws(JournalError) {
         self.configuration = configuration
         self.logger = logger
+        self.syncer = syncer
         var path = configuration.directory
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         guard !path.isEmpty else { throw JournalError(.io, "the state directory's path is empty") }
@@ -209,11 +222,16 @@ package final class JournalStore {
         }
     }
 
-    /// Under `.interval`: `fdatasync`s what is written and unsynced once ``nextSyncDue`` has come. No-op otherwise.
+    /// Under `.interval`: `fdatasync`s what is written and unsynced once ``nextSyncDue`` has come (with a syncer:
+    /// starts that sync, unless one still runs; the next call starts it then). No-op otherwise.
     package func syncIfDue(now: UInt64) throws(JournalError) {
         try requireUsable()
         guard let due = nextSyncDue, now >= due else { return }
-        try sync(now: now)
+        if let syncer {
+            try startSync(on: syncer, now: now)
+        } else {
+            try sync(now: now)
+        }
     }
 
     // MARK: - Closing
@@ -221,6 +239,11 @@ package final class JournalStore {
     /// Writes what is buffered, syncs unsynced data (except under `.never`), closes the files and releases the lock.
     /// Failures are logged. Idempotent; `deinit` calls it.
     package func close() {
+        syncer?.waitUntilIdle()
+        if let error = syncer?.takeFailure(), failure == nil {
+            failure = JournalError(.unusable, error.message)
+            logger.error("journal: closing after a failed sync", metadata: ["error": "\(error)"])
+        }
         if journal != nil && failure == nil {
             do throws(JournalError) {
                 if !buffer.isEmpty { try writeBuffer() }
@@ -382,7 +405,28 @@ package final class JournalStore {
         hasUnsyncedData = false
     }
 
+    /// Hands the journal's unsynced data to `syncer`, with a duplicate of the descriptor.
+    private func startSync(on syncer: JournalSyncer, now: UInt64) throws(JournalError) {
+        guard !syncer.isSyncing else { return }
+        guard let journal else { throw JournalError(.notOpen, "load() has not run") }
+        let path = journalPath(generation)
+        let copy: FileDescriptor
+        do {
+            copy = try journal.duplicate()
+        } catch {
+            throw .io("cannot duplicate the descriptor of \(path) to sync it", error)
+        }
+        syncer.start(copy, path: path, simulatedError: simulatedSyncError)
+        syncCount += 1
+        lastSync = now
+        hasUnsyncedData = false
+    }
+
     func requireUsable() throws(JournalError) {
+        if let error = syncer?.takeFailure() {
+            // As after a failed inline sync: the kernel may have dropped the dirty pages.
+            failure = JournalError(.unusable, error.message)
+        }
         if let failure { throw failure }
         guard journal != nil else {
             throw JournalError(.notOpen, directory.isOpen ? "load() has not run" : "the journal store is closed")
