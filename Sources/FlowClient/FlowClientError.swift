@@ -33,31 +33,7 @@ public struct DaemonError: CodedError, Sendable {
 /// Equality looks at the code only.
 public struct FlowClientError: CodedError, Sendable {
     /// What went wrong; an open set of codes.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// No reply came within the request's timeout (the daemon does not run, or does not answer).
-        public static let timedOut = Code("timedOut")
-        /// The connection was lost after the request was sent: the daemon may or may not have carried it out.
-        public static let connectionLost = Code("connectionLost")
-        /// The request was not delivered and never will be: its timeout ran out before it could be sent, or the
-        /// daemon it was sent to restarted without its state (whatever that run did with it is gone with it). Safe to
-        /// send again as a new request.
-        public static let notDelivered = Code("notDelivered")
-        /// The request needs a connection and there is none now (a presenter's report while reconnecting).
-        public static let notConnected = Code("notConnected")
-        /// The client's `run()` has ended (or was never able to start): nothing can be sent any more.
-        public static let stopped = Code("stopped")
-        /// The reply does not have the shape the protocol gives it.
-        public static let badReply = Code("badReply")
-        /// The client's settings cannot work (an invalid name, a malformed endpoint).
-        public static let invalidConfiguration = Code("invalidConfiguration")
-        /// ZeroMQ failed.
-        public static let transport = Code("transport")
-
-        public var description: String { name }
-    }
+    public typealias Code = ErrorCode<FlowClientError>
 
     /// What went wrong.
     public let code: Code
@@ -69,4 +45,25 @@ public struct FlowClientError: CodedError, Sendable {
         self.code = code
         self.message = message
     }
+}
+
+extension ErrorCode<FlowClientError> {
+    /// No reply came within the request's timeout (the daemon does not run, or does not answer).
+    public static var timedOut: Self { Self("timedOut") }
+    /// The connection was lost after the request was sent: the daemon may or may not have carried it out.
+    public static var connectionLost: Self { Self("connectionLost") }
+    /// The request was not delivered and never will be: its timeout ran out before it could be sent, or the
+    /// daemon it was sent to restarted without its state (whatever that run did with it is gone with it). Safe to
+    /// send again as a new request.
+    public static var notDelivered: Self { Self("notDelivered") }
+    /// The request needs a connection and there is none now (a presenter's report while reconnecting).
+    public static var notConnected: Self { Self("notConnected") }
+    /// The client's `run()` has ended (or was never able to start): nothing can be sent any more.
+    public static var stopped: Self { Self("stopped") }
+    /// The reply does not have the shape the protocol gives it.
+    public static var badReply: Self { Self("badReply") }
+    /// The client's settings cannot work (an invalid name, a malformed endpoint).
+    public static var invalidConfiguration: Self { Self("invalidConfiguration") }
+    /// ZeroMQ failed.
+    public static var transport: Self { Self("transport") }
 }

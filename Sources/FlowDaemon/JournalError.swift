@@ -1,37 +1,11 @@
-internal import FlowCore
+package import FlowCore
 
 /// What went wrong with the state directory.
 ///
 /// Equality looks at the code only.
 package struct JournalError: CodedError, Sendable {
     /// The kind of failure; an open set of codes.
-    package struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// A system call on the state directory failed (permissions, disk full, I/O error).
-        package static let io = Code("io")
-        /// Another process (another flowd) holds the state directory's lock.
-        package static let locked = Code("locked")
-        /// The files are damaged beyond a torn tail (a bad snapshot, a journal newer than the snapshot): nothing
-        /// was changed; an operator has to look.
-        package static let corrupt = Code("corrupt")
-        /// The live journal is damaged before its tail (a frame that does not check, followed by frames that do):
-        /// acknowledged records would be lost by cutting it. Nothing was changed; ``file`` and ``offset`` say where.
-        /// An operator may start from the records before it with ``JournalDamagePolicy/truncate``.
-        package static let damaged = Code("damaged")
-        /// The files were written by another format version of flowd.
-        package static let incompatible = Code("incompatible")
-        /// An appended record was larger than ``JournalStore/maxRecordBytes``.
-        package static let recordTooLarge = Code("recordTooLarge")
-        /// The store is closed, or `load()` has not run yet.
-        package static let notOpen = Code("notOpen")
-        /// An earlier failure (a failed `fdatasync`, a compaction that failed half-way) left the store in a state
-        /// that cannot be trusted: the daemon should stop; the next start recovers from the files.
-        package static let unusable = Code("unusable")
-
-        package var description: String { name }
-    }
+    package typealias Code = ErrorCode<JournalError>
 
     /// What went wrong.
     package let code: Code
@@ -49,6 +23,30 @@ package struct JournalError: CodedError, Sendable {
         self.file = file
         self.offset = offset
     }
+}
+
+extension ErrorCode<JournalError> {
+    /// A system call on the state directory failed (permissions, disk full, I/O error).
+    package static var io: Self { Self("io") }
+    /// Another process (another flowd) holds the state directory's lock.
+    package static var locked: Self { Self("locked") }
+    /// The files are damaged beyond a torn tail (a bad snapshot, a journal newer than the snapshot): nothing
+    /// was changed; an operator has to look.
+    package static var corrupt: Self { Self("corrupt") }
+    /// The live journal is damaged before its tail (a frame that does not check, followed by frames that do):
+    /// acknowledged records would be lost by cutting it. Nothing was changed; ``JournalError/file`` and
+    /// ``JournalError/offset`` say where. An operator may start from the records before it with
+    /// ``JournalDamagePolicy/truncate``.
+    package static var damaged: Self { Self("damaged") }
+    /// The files were written by another format version of flowd.
+    package static var incompatible: Self { Self("incompatible") }
+    /// An appended record was larger than ``JournalStore/maxRecordBytes``.
+    package static var recordTooLarge: Self { Self("recordTooLarge") }
+    /// The store is closed, or `load()` has not run yet.
+    package static var notOpen: Self { Self("notOpen") }
+    /// An earlier failure (a failed `fdatasync`, a compaction that failed half-way) left the store in a state
+    /// that cannot be trusted: the daemon should stop; the next start recovers from the files.
+    package static var unusable: Self { Self("unusable") }
 }
 
 /// What ``JournalStore/load()`` found.

@@ -1,3 +1,5 @@
+package import FlowCore
+
 /// What ``DaemonCore/recover(from:)`` rebuilt.
 package struct RecoveryReport: Sendable, Hashable {
     /// Records replayed.
@@ -22,26 +24,7 @@ package struct RecoveryProgress: Sendable, Hashable {
 
 /// Why flowd cannot rebuild its state from the journal's records (the files' own checks are ``JournalError``'s).
 package struct RecoveryError: Error, Sendable, CustomStringConvertible {
-    package struct Code: Hashable, Sendable, CustomStringConvertible {
-        package let rawValue: String
-        package init(_ rawValue: String) { self.rawValue = rawValue }
-        /// A record that passed its checksum cannot be decoded.
-        package static let unreadableRecord = Code("unreadableRecord")
-        /// A record that reads well contradicts the records before it (a second `session` record for a live
-        /// session, a second `daemon` record that does not replace the first): the journal was tampered with or
-        /// damaged in a way its checksums cannot see.
-        package static let damagedRecord = Code("damagedRecord")
-        /// A session's saved state names a flow or stepper the application cannot make again (or restores none):
-        /// the application changed since the snapshot was written.
-        package static let unrestorable = Code("unrestorable")
-        /// A record of a record format version newer than this flowd reads (written by a newer flowd).
-        package static let newerRecord = Code("newerRecord")
-        /// A session runs a version of the application's file that the state directory does not keep
-        /// (`apps/<version>.flows.yaml`), or the daemon's application is code: flowd does not run the session with
-        /// another version.
-        package static let missingAppVersion = Code("missingAppVersion")
-        package var description: String { rawValue }
-    }
+    package typealias Code = ErrorCode<RecoveryError>
 
     package let code: Code
     package let message: String
@@ -70,6 +53,24 @@ package struct RecoveryError: Error, Sendable, CustomStringConvertible {
         guard let file else { return "\(code): \(message)" }
         return "\(code): \(file)\(offset.map { " at offset \($0)" } ?? ""): \(message)"
     }
+}
+
+extension ErrorCode<RecoveryError> {
+    /// A record that passed its checksum cannot be decoded.
+    package static var unreadableRecord: Self { Self("unreadableRecord") }
+    /// A record that reads well contradicts the records before it (a second `session` record for a live
+    /// session, a second `daemon` record that does not replace the first): the journal was tampered with or
+    /// damaged in a way its checksums cannot see.
+    package static var damagedRecord: Self { Self("damagedRecord") }
+    /// A session's saved state names a flow or stepper the application cannot make again (or restores none):
+    /// the application changed since the snapshot was written.
+    package static var unrestorable: Self { Self("unrestorable") }
+    /// A record of a record format version newer than this flowd reads (written by a newer flowd).
+    package static var newerRecord: Self { Self("newerRecord") }
+    /// A session runs a version of the application's file that the state directory does not keep
+    /// (`apps/<version>.flows.yaml`), or the daemon's application is code: flowd does not run the session with
+    /// another version.
+    package static var missingAppVersion: Self { Self("missingAppVersion") }
 }
 
 /// What ``DaemonCore/compactJournal()`` did with each session.

@@ -5,41 +5,7 @@ public import FlowCore
 /// Equality looks at the code only.
 public struct WireError: CodedError, Sendable {
     /// The stable error code sent in `ERROR` replies.
-    public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        public static let malformedFrame = Code(rawValue: "malformedFrame")
-        public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
-        public static let unknownType = Code(rawValue: "unknownType")
-        public static let malformedBody = Code(rawValue: "malformedBody")
-        public static let messageTooLarge = Code(rawValue: "messageTooLarge")
-        public static let notWelcome = Code(rawValue: "notWelcome")
-        public static let forbidden = Code(rawValue: "forbidden")
-        public static let unknownSession = Code(rawValue: "unknownSession")
-        public static let unknownStep = Code(rawValue: "unknownStep")
-        public static let unknownAttachment = Code(rawValue: "unknownAttachment")
-        public static let unknownPresentable = Code(rawValue: "unknownPresentable")
-        public static let notHost = Code(rawValue: "notHost")
-        public static let sessionHosted = Code(rawValue: "sessionHosted")
-        public static let sessionLimit = Code(rawValue: "sessionLimit")
-        public static let invalidName = Code(rawValue: "invalidName")
-        public static let replaced = Code(rawValue: "replaced")
-        /// The daemon cannot write its journal (a full or failing disk): a request that would change state is
-        /// refused until it can; reads are served.
-        public static let journalUnavailable = Code(rawValue: "journalUnavailable")
-        public static let sessionEnded = Code(rawValue: "sessionEnded")
-        public static let sessionFull = Code(rawValue: "sessionFull")
-        /// A `DEEPLINK` URI no deep link of the application matches.
-        public static let unknownDeepLink = Code(rawValue: "unknownDeepLink")
-        /// A `DEEPLINK` step the application does not let an operator inject (not `deepLink: true` in a flow file).
-        public static let notDeepLinkable = Code(rawValue: "notDeepLinkable")
-        /// A `DEEPLINK` URI's chain stopped at a step whose flows were not ready within the wait.
-        public static let deepLinkIncomplete = Code(rawValue: "deepLinkIncomplete")
-        public static let `internal` = Code(rawValue: "internal")
-
-        public var description: String { rawValue }
-    }
+    public typealias Code = ErrorCode<WireError>
 
     /// What kind of mistake.
     public let code: Code
@@ -56,4 +22,35 @@ public struct WireError: CodedError, Sendable {
         self.req = req
         self.type = type
     }
+}
+
+extension ErrorCode<WireError> {
+    public static var malformedFrame: Self { Self("malformedFrame") }
+    public static var unsupportedVersion: Self { Self("unsupportedVersion") }
+    public static var unknownType: Self { Self("unknownType") }
+    public static var malformedBody: Self { Self("malformedBody") }
+    public static var messageTooLarge: Self { Self("messageTooLarge") }
+    public static var notWelcome: Self { Self("notWelcome") }
+    public static var forbidden: Self { Self("forbidden") }
+    public static var unknownSession: Self { Self("unknownSession") }
+    public static var unknownStep: Self { Self("unknownStep") }
+    public static var unknownAttachment: Self { Self("unknownAttachment") }
+    public static var unknownPresentable: Self { Self("unknownPresentable") }
+    public static var notHost: Self { Self("notHost") }
+    public static var sessionHosted: Self { Self("sessionHosted") }
+    public static var sessionLimit: Self { Self("sessionLimit") }
+    public static var invalidName: Self { Self("invalidName") }
+    public static var replaced: Self { Self("replaced") }
+    /// The daemon cannot write its journal (a full or failing disk): a request that would change state is
+    /// refused until it can; reads are served.
+    public static var journalUnavailable: Self { Self("journalUnavailable") }
+    public static var sessionEnded: Self { Self("sessionEnded") }
+    public static var sessionFull: Self { Self("sessionFull") }
+    /// A `DEEPLINK` URI no deep link of the application matches.
+    public static var unknownDeepLink: Self { Self("unknownDeepLink") }
+    /// A `DEEPLINK` step the application does not let an operator inject (not `deepLink: true` in a flow file).
+    public static var notDeepLinkable: Self { Self("notDeepLinkable") }
+    /// A `DEEPLINK` URI's chain stopped at a step whose flows were not ready within the wait.
+    public static var deepLinkIncomplete: Self { Self("deepLinkIncomplete") }
+    public static var `internal`: Self { Self("internal") }
 }
