@@ -51,7 +51,7 @@ func runDaemon(
     }
     if journal != nil {
         let text = registry.emitToString()
-        let line = text.split(separator: "\n").first { $0.hasPrefix(JournalMetrics.Name.syncs + " ") }
+        let line = text.split(separator: "\n").first { $0.hasPrefix(MetricName.journalSyncs + " ") }
         emit("JOURNAL " + (line.map { String($0.split(separator: " ").last ?? "-1") } ?? "-1"))
     }
 }

@@ -8,46 +8,10 @@ package import FlowWire
 /// batch of messages (the counters) and a few times a second (the gauges); nothing is made or looked up per message.
 /// A labelled counter (`reason`, `code`) is made the first time its label value shows up, then kept.
 ///
-/// | metric | type | labels |
-/// |---|---|---|
-/// | `flowd_steps_accepted_total` | counter | |
-/// | `flowd_steps_duplicate_total` | counter | (steps sent again, answered with their first verdict) |
-/// | `flowd_steps_dropped_total` | counter | `reason` (a `StepDropReason`) |
-/// | `flowd_commands_sent_total` | counter | |
-/// | `flowd_commands_acked_total` | counter | |
-/// | `flowd_navigations_total` | counter | |
-/// | `flowd_errors_total` | counter | `code` (a `WireError.Code`) |
-/// | `flowd_messages_in_total`, `flowd_messages_out_total` | counter | |
-/// | `flowd_auth_denied_total` | counter | (none; with CURVE only: connections the ZAP handler refused) |
-/// | `flowd_sends_dropped_total` | counter | `type` (a `MessageType` not sent: the peer's queue was full) |
-/// | `flowd_adapts_total` | counter | `outcome`: `allow`, `replace`, `refuse`, `timedOut` (adaptations asked of kinds) |
-/// | `flowd_adapt_answers_dropped_total` | counter | `reason` (an `ADAPTED` dropped: `unknownRequest`, …) |
-/// | `flowd_peers` | gauge | `role`: `stepper`, `presenter`, `operator` |
-/// | `flowd_sessions` | gauge | |
+/// The names are ``MetricName``'s; README's Metrics table says what each counts and its labels.
 ///
 /// A value type the I/O thread owns; its metric objects are `Sendable` and thread-safe.
 package struct DaemonMetrics: Sendable {
-    /// The metric names (docs list them for dashboards; tests read them here).
-    package enum Name: Sendable {
-        package static let stepsAccepted = "flowd_steps_accepted_total"
-        package static let stepsDuplicate = "flowd_steps_duplicate_total"
-        package static let stepsDropped = "flowd_steps_dropped_total"
-        package static let commandsSent = "flowd_commands_sent_total"
-        package static let commandsAcked = "flowd_commands_acked_total"
-        package static let navigations = "flowd_navigations_total"
-        package static let errors = "flowd_errors_total"
-        package static let messagesIn = "flowd_messages_in_total"
-        package static let messagesOut = "flowd_messages_out_total"
-        package static let authDenied = "flowd_auth_denied_total"
-        package static let peersRevoked = "flowd_peers_revoked_total"
-        package static let sendsDropped = "flowd_sends_dropped_total"
-        package static let adapts = "flowd_adapts_total"
-        package static let adaptAnswersDropped = "flowd_adapt_answers_dropped_total"
-        package static let appReloads = "flowd_app_reloads_total"
-        package static let peers = "flowd_peers"
-        package static let sessions = "flowd_sessions"
-    }
-
     private let factory: any MetricsFactory
     private let stepsAccepted: Counter
     private let stepsDuplicate: Counter
@@ -75,19 +39,19 @@ package struct DaemonMetrics: Sendable {
     /// Makes the metric objects from `factory` (not the global `MetricsSystem`): the process decides where they go.
     package init(factory: any MetricsFactory) {
         self.factory = factory
-        stepsAccepted = Counter(label: Name.stepsAccepted, factory: factory)
-        stepsDuplicate = Counter(label: Name.stepsDuplicate, factory: factory)
-        commandsSent = Counter(label: Name.commandsSent, factory: factory)
-        commandsAcked = Counter(label: Name.commandsAcked, factory: factory)
-        navigations = Counter(label: Name.navigations, factory: factory)
-        messagesIn = Counter(label: Name.messagesIn, factory: factory)
-        messagesOut = Counter(label: Name.messagesOut, factory: factory)
+        stepsAccepted = Counter(label: MetricName.stepsAccepted, factory: factory)
+        stepsDuplicate = Counter(label: MetricName.stepsDuplicate, factory: factory)
+        commandsSent = Counter(label: MetricName.commandsSent, factory: factory)
+        commandsAcked = Counter(label: MetricName.commandsAcked, factory: factory)
+        navigations = Counter(label: MetricName.navigations, factory: factory)
+        messagesIn = Counter(label: MetricName.messagesIn, factory: factory)
+        messagesOut = Counter(label: MetricName.messagesOut, factory: factory)
         peers = Dictionary(
             uniqueKeysWithValues: PeerRole.allCases.map {
-                ($0, Gauge(label: Name.peers, dimensions: [("role", $0.rawValue)], factory: factory))
+                ($0, Gauge(label: MetricName.peers, dimensions: [("role", $0.rawValue)], factory: factory))
             }
         )
-        sessions = Gauge(label: Name.sessions, factory: factory)
+        sessions = Gauge(label: MetricName.sessions, factory: factory)
     }
 
     /// Adds what `counters` counted since the last call to the counters.
@@ -102,21 +66,21 @@ package struct DaemonMetrics: Sendable {
         Self.add(counters.navigations, last.navigations, to: navigations)
         Self.add(counters.messagesIn, last.messagesIn, to: messagesIn)
         Self.add(counters.messagesOut, last.messagesOut, to: messagesOut)
-        addLabelled(counters.stepsDropped, last.stepsDropped, to: &stepsDropped, Name.stepsDropped, "reason")
-        addLabelled(counters.errors, last.errors, to: &errors, Name.errors, "code")
-        addLabelled(counters.sendsDropped, last.sendsDropped, to: &sendsDropped, Name.sendsDropped, "type")
-        addLabelled(counters.adapts, last.adapts, to: &adapts, Name.adapts, "outcome")
+        addLabelled(counters.stepsDropped, last.stepsDropped, to: &stepsDropped, MetricName.stepsDropped, "reason")
+        addLabelled(counters.errors, last.errors, to: &errors, MetricName.errors, "code")
+        addLabelled(counters.sendsDropped, last.sendsDropped, to: &sendsDropped, MetricName.sendsDropped, "type")
+        addLabelled(counters.adapts, last.adapts, to: &adapts, MetricName.adapts, "outcome")
         addLabelled(
             counters.adaptAnswersDropped, last.adaptAnswersDropped, to: &adaptAnswersDropped,
-            Name.adaptAnswersDropped, "reason"
+            MetricName.adaptAnswersDropped, "reason"
         )
-        addLabelled(Self.appReloads(counters), Self.appReloads(last), to: &appReloads, Name.appReloads, "outcome")
+        addLabelled(Self.appReloads(counters), Self.appReloads(last), to: &appReloads, MetricName.appReloads, "outcome")
         if let denied = counters.authDenied, denied > last.authDenied ?? 0 {
-            if authDenied == nil { authDenied = Counter(label: Name.authDenied, factory: factory) }
+            if authDenied == nil { authDenied = Counter(label: MetricName.authDenied, factory: factory) }
             authDenied!.increment(by: denied - (last.authDenied ?? 0))
         }
         if let revoked = counters.peersRevoked, revoked > last.peersRevoked ?? 0 {
-            if peersRevoked == nil { peersRevoked = Counter(label: Name.peersRevoked, factory: factory) }
+            if peersRevoked == nil { peersRevoked = Counter(label: MetricName.peersRevoked, factory: factory) }
             peersRevoked!.increment(by: revoked - (last.peersRevoked ?? 0))
         }
         last = counters

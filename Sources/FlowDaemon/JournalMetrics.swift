@@ -2,29 +2,10 @@ package import CoreMetrics
 
 /// The journal's metrics: its size on disk, its syncs, and what the last start recovered and how long it took.
 ///
-/// | metric | type |
-/// |---|---|
-/// | `flowd_journal_bytes` | gauge: the live journal file |
-/// | `flowd_snapshot_bytes` | gauge: the last snapshot |
-/// | `flowd_journal_syncs_total` | counter: `fdatasync`s of the journal |
-/// | `flowd_journal_write_failures_total` | counter: journal writes that failed (a full disk), retried |
-/// | `flowd_journal_available` | gauge: 1 while the journal is written, 0 while writes fail and state changes are refused |
-/// | `flowd_recovery_seconds` | gauge: how long rebuilding the state took at start |
-/// | `flowd_recovered_records` | gauge: records replayed at start |
+/// The names are ``MetricName``'s; README's Metrics table says what each counts.
 ///
 /// A value type the I/O thread owns; its metric objects are `Sendable` and thread-safe.
 package struct JournalMetrics: Sendable {
-    /// The metric names (docs list them for dashboards; tests read them here).
-    package enum Name: Sendable {
-        package static let journalBytes = "flowd_journal_bytes"
-        package static let snapshotBytes = "flowd_snapshot_bytes"
-        package static let syncs = "flowd_journal_syncs_total"
-        package static let writeFailures = "flowd_journal_write_failures_total"
-        package static let available = "flowd_journal_available"
-        package static let recoverySeconds = "flowd_recovery_seconds"
-        package static let recoveredRecords = "flowd_recovered_records"
-    }
-
     private let journalBytes: Gauge
     private let snapshotBytes: Gauge
     private let syncs: Counter
@@ -37,13 +18,13 @@ package struct JournalMetrics: Sendable {
     private var lastWriteFailures = 0
 
     package init(factory: any MetricsFactory) {
-        journalBytes = Gauge(label: Name.journalBytes, factory: factory)
-        snapshotBytes = Gauge(label: Name.snapshotBytes, factory: factory)
-        syncs = Counter(label: Name.syncs, factory: factory)
-        writeFailures = Counter(label: Name.writeFailures, factory: factory)
-        available = Gauge(label: Name.available, factory: factory)
-        recoverySeconds = Gauge(label: Name.recoverySeconds, factory: factory)
-        recoveredRecords = Gauge(label: Name.recoveredRecords, factory: factory)
+        journalBytes = Gauge(label: MetricName.journalBytes, factory: factory)
+        snapshotBytes = Gauge(label: MetricName.snapshotBytes, factory: factory)
+        syncs = Counter(label: MetricName.journalSyncs, factory: factory)
+        writeFailures = Counter(label: MetricName.journalWriteFailures, factory: factory)
+        available = Gauge(label: MetricName.journalAvailable, factory: factory)
+        recoverySeconds = Gauge(label: MetricName.recoverySeconds, factory: factory)
+        recoveredRecords = Gauge(label: MetricName.recoveredRecords, factory: factory)
     }
 
     /// Records what the start recovered.

@@ -164,7 +164,7 @@ struct MetricsTests {
         var counters = DaemonCounters()
         metrics.record(counters)
         // Nothing dropped yet: no series.
-        #expect(!scrape(registry).values.keys.contains { $0.hasPrefix(DaemonMetrics.Name.sendsDropped) })
+        #expect(!scrape(registry).values.keys.contains { $0.hasPrefix(MetricName.sendsDropped) })
         counters.sendsDropped = ["COMMAND": 3, "HEARTBEAT": 1]
         metrics.record(counters)
         counters.sendsDropped = ["COMMAND": 5, "HEARTBEAT": 1, "OK": 2]
