@@ -24,7 +24,7 @@ final class Session {
     /// Whether the session's records do not name its version yet (a journal written before versions): the next
     /// compaction saves it as data, naming it, even with nothing else new.
     var appVersionUnrecorded = false
-    var machine = FlowCoordinatorStateMachine()
+    var machine: FlowCoordinatorStateMachine
     /// The UI as the session's commands (and the presenter's own user navigation) built it: what a snapshot sends.
     var ui = PresentationModel()
     /// The sequence number of the last command.
@@ -58,7 +58,7 @@ final class Session {
 
     init(
         id: String, application: any FlowApplication, appVersion: String?, outboxLimit: Int, holdings: PeerHoldings,
-        now: UInt64
+        now: UInt64, machine: FlowCoordinatorStateMachine = FlowCoordinatorStateMachine()
     ) {
         self.id = id
         self.application = application
@@ -66,6 +66,7 @@ final class Session {
         self.outboxLimit = max(1, outboxLimit)
         self.holdings = holdings
         self.lastActive = now
+        self.machine = machine
         observeCommands()
     }
 
@@ -105,17 +106,13 @@ final class Session {
 
     /// The session `state` saved, its flows and steppers made again through `restoration`; no host, and the remote
     /// attachments not assigned to any stepper process yet.
-    init(
+    convenience init(
         id: String, application: any FlowApplication, appVersion: String?, outboxLimit: Int, holdings: PeerHoldings,
         now: UInt64, restoring state: SessionState, with restoration: FlowRestoration
     ) throws(RestorationError) {
-        self.id = id
-        self.application = application
-        self.appVersion = appVersion
-        self.outboxLimit = max(1, outboxLimit)
-        self.holdings = holdings
-        self.lastActive = now
-        machine = try FlowCoordinatorStateMachine(restoring: state.tree, with: restoration)
+        self.init(
+            id: id, application: application, appVersion: appVersion, outboxLimit: outboxLimit, holdings: holdings,
+            now: now, machine: try FlowCoordinatorStateMachine(restoring: state.tree, with: restoration))
         ui = state.ui
         seq = state.seq
         storedOutbox = state.outbox
@@ -132,7 +129,6 @@ final class Session {
                 localAttachments[attachment.id] = attachment
             }
         }
-        observeCommands()
     }
 
     /// The tree hears at once what a command took out of the UI (docs/SEMANTICS.md D18).
