@@ -119,17 +119,12 @@ extension FlowFileDecoder {
         let modifiers = ["onto", "over", "in", "selected"]
         guard let command = MappingReader(node, as: "a command", keys: Self.commandKeywords + modifiers, sink: sink)
         else { return nil }
-        let written = Self.commandKeywords.filter { command.value($0) != nil }
-        guard written.count == 1, let keyword = written.first, let valueNode = command.value(keyword) else {
-            sink.report(
-                .wrongType, at: node.location,
-                written.isEmpty
-                    ? "a command names no navigation"
-                    : "a command names \(written.count) navigations (\(written.joined(separator: ", ")))",
-                fix: "write one of " + Self.commandKeywords.map { "'\($0)'" }.joined(separator: ", ") + " per command"
-            )
-            return nil
-        }
+        guard
+            let (keyword, valueNode) = command.one(
+                of: Self.commandKeywords, none: "a command names no navigation",
+                several: { "a command names \($0.count) navigations (\($0.joined(separator: ", ")))" },
+                fix: "write one of " + Self.commandKeywords.map { "'\($0)'" }.joined(separator: ", ") + " per command")
+        else { return nil }
         // The container defaults to the flow's root, written where the command is.
         func container(_ key: String) -> ScreenRef {
             command.string(key) ?? Name("root", at: node.location)
@@ -182,17 +177,12 @@ extension FlowFileDecoder {
             let contributor = MappingReader(
                 node, as: "a contributor", keys: Self.contributorKeywords + modifiers, sink: sink)
         else { return nil }
-        let written = Self.contributorKeywords.filter { contributor.value($0) != nil }
-        guard written.count == 1, let keyword = written.first, let valueNode = contributor.value(keyword) else {
-            sink.report(
-                .wrongType, at: node.location,
-                written.isEmpty
-                    ? "a contributor names no screen, flow or forward"
-                    : "a contributor names \(written.joined(separator: " and "))",
-                fix: "write one of 'screen', 'flow', 'forwardToCurrentFlow', 'forwardToParentFlow' per contributor"
-            )
-            return nil
-        }
+        guard
+            let (keyword, valueNode) = contributor.one(
+                of: Self.contributorKeywords, none: "a contributor names no screen, flow or forward",
+                several: { "a contributor names \($0.joined(separator: " and "))" },
+                fix: "write one of 'screen', 'flow', 'forwardToCurrentFlow', 'forwardToParentFlow' per contributor")
+        else { return nil }
         var steppers: [StepperSpec] = []
         if let stepper = contributor.value("stepper") { steppers += decodeStepper(stepper).map { [$0] } ?? [] }
         if let list = contributor.value("steppers") {
@@ -240,15 +230,12 @@ extension FlowFileDecoder {
             let stepper = MappingReader(
                 node, as: "a stepper", keys: Self.stepperKeywords + ["initial", "context"], sink: sink)
         else { return nil }
-        let written = Self.stepperKeywords.filter { stepper.value($0) != nil }
-        guard written.count == 1, let keyword = written.first, let valueNode = stepper.value(keyword) else {
-            sink.report(
-                .wrongType, at: node.location,
-                written.isEmpty ? "a stepper names no kind" : "a stepper names \(written.joined(separator: " and "))",
-                fix: "write one of 'remote: <stepper kind>', 'one: <step>', 'actions: {<action>: <step>}'"
-            )
-            return nil
-        }
+        guard
+            let (keyword, valueNode) = stepper.one(
+                of: Self.stepperKeywords, none: "a stepper names no kind",
+                several: { "a stepper names \($0.joined(separator: " and "))" },
+                fix: "write one of 'remote: <stepper kind>', 'one: <step>', 'actions: {<action>: <step>}'")
+        else { return nil }
         let initial = stepper.value("initial").flatMap(decodeStepRef)
         switch keyword {
         case "remote":

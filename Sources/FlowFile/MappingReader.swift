@@ -31,6 +31,19 @@ struct MappingReader {
         }
     }
 
+    /// The one key of `keywords` the mapping has, with its value; `nil` (reported at the mapping, with `fix`) when it
+    /// has none (`none`) or several (`several` words the report from the keys written).
+    func one(
+        of keywords: [String], none: String, several: ([String]) -> String, fix: String
+    ) -> (keyword: String, value: FileNode)? {
+        let written = keywords.filter { value($0) != nil }
+        guard written.count == 1, let keyword = written.first, let value = value(keyword) else {
+            sink.report(.wrongType, at: node.location, written.isEmpty ? none : several(written), fix: fix)
+            return nil
+        }
+        return (keyword, value)
+    }
+
     /// The value of `key`, if written.
     func value(_ key: String) -> FileNode? { pairs.first { $0.key.text == key }?.value }
 
