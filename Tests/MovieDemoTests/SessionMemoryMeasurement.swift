@@ -6,7 +6,7 @@ import MovieDemo
 import Testing
 
 /// Measures what an idle demo session costs a daemon: resident memory per session and creations per second, for a
-/// daemon core without and with a journal (docs/PERFORMANCE.md, *Sessions*). Run on purpose, alone:
+/// daemon core without and with a journal (docs/PERFORMANCE.md, *Rerunning*). Run on purpose, alone:
 /// `FLOWD_MEASURE_SESSIONS=20000 [FLOWD_MEASURE_JOURNAL=1] swift test --filter SessionMemoryMeasurement` (Linux: reads
 /// /proc/self/statm). One measurement per process: memory freed by an earlier one would be reused and hide the cost.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["FLOWD_MEASURE_SESSIONS"] != nil))
