@@ -137,13 +137,15 @@ let package = Package(
             name: "MovieServices", dependencies: ["MovieVocabulary", "FlowCore"], path: "Examples/MovieServices",
             swiftSettings: swiftSettings
         ),
-        // The services' logic (MovieServices, in the demo's own attachment types) as FlowClient's StepperLogic.
+        // The services' logic (MovieServices, in the demo's own attachment types) as FlowClient's StepperLogic, and
+        // the login service's options.
         .target(
-            name: "ExampleSupport", dependencies: ["FlowClient", "FlowWire", "MovieServices", "FlowCore", swiftLog],
+            name: "ExampleSupport",
+            dependencies: ["FlowClient", "FlowWire", "MovieServices", "FlowCore", swiftLog, argumentParser],
             path: "Examples/ExampleSupport", swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "login-service", dependencies: ["ExampleSupport", "FlowClient", "MovieServices", argumentParser],
+            name: "login-service", dependencies: ["ExampleSupport", "FlowClient", argumentParser],
             path: "Examples/login-service", swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -5,6 +5,7 @@ import ArgumentParser
 import FlowClient
 import HelloGreeter
 
+@main
 struct HelloService: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hello-service", abstract: "The hello application's greeter (serves hello.greeter)."
@@ -21,9 +22,3 @@ struct HelloService: AsyncParsableCommand {
         )
     }
 }
-
-/// Top-level code would pick `ParsableCommand`'s synchronous `main()`; inside an async function the asynchronous one
-/// is chosen.
-func main() async { await HelloService.main() }
-
-await main()

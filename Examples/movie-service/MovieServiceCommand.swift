@@ -10,6 +10,7 @@ import ArgumentParser
 import ExampleSupport
 import FlowClient
 
+@main
 struct MovieServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "movie-service",
@@ -27,9 +28,3 @@ struct MovieServiceCommand: AsyncParsableCommand {
         )
     }
 }
-
-/// Runs the command. Top-level code would pick `ParsableCommand`'s synchronous `main()`; inside an async function the
-/// asynchronous one is chosen.
-func main() async { await MovieServiceCommand.main() }
-
-await main()

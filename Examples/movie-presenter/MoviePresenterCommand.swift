@@ -43,6 +43,7 @@ import ServiceLifecycle
 import Synchronization
 import UnixSignals
 
+@main
 struct MoviePresenterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "movie-presenter",
@@ -283,9 +284,3 @@ enum StandardInputLines {
         return stream
     }
 }
-
-/// Runs the command. Top-level code would pick `ParsableCommand`'s synchronous `main()`; inside an async function the
-/// asynchronous one is chosen.
-func main() async { await MoviePresenterCommand.main() }
-
-await main()

@@ -15,6 +15,7 @@ import Glibc
 import Darwin
 #endif
 
+@main
 struct HelloPresenter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hello-presenter", abstract: "A headless presenter for the hello application."
@@ -111,9 +112,3 @@ struct HelloPresenter: AsyncParsableCommand {
         text.withUTF8 { bytes in _ = write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
     }
 }
-
-/// Top-level code would pick `ParsableCommand`'s synchronous `main()`; inside an async function the asynchronous one
-/// is chosen.
-func main() async { await HelloPresenter.main() }
-
-await main()
