@@ -2,6 +2,7 @@ public import FlowCore
 public import FlowDaemon
 public import FlowWire
 public import Logging
+import DequeModule
 import Testing
 
 /// A flowd daemon inside the test: FlowDaemon's ``DaemonCore`` running an application, driven in-process with no
@@ -52,10 +53,10 @@ public final class EmbeddedDaemon {
     private let configuration: DaemonConfiguration
     private let logger: Logger
     private let codec = WireCodec()
-    private var inbox: [DaemonInput] = []
+    private var inbox: Deque<DaemonInput> = []
     private let localSteps = LocalSteps()
     private var subscriptions: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)] = [:]
-    private var pendingAdaptations: [(session: String, request: AdaptRequest)] = []
+    private var pendingAdaptations: Deque<(session: String, request: AdaptRequest)> = []
     private var peers: [PeerAddress: any EmbeddedPeer] = [:]
     private var peerOrder: [PeerAddress] = []
     private var lastPeerNumber: UInt32 = 0
@@ -197,8 +198,8 @@ public final class EmbeddedDaemon {
         while true {
             if let (session, attachment, step) = localSteps.popFirst() {
                 handle(.localStep(session: session, attachment: attachment, step: step))
-            } else if !inbox.isEmpty {
-                handle(inbox.removeFirst())
+            } else if let input = inbox.popFirst() {
+                handle(input)
             } else {
                 return
             }
@@ -208,8 +209,7 @@ public final class EmbeddedDaemon {
     /// Runs the flows' pending asynchronous adaptations (`Adaptation.later`) in order, hands each result to the
     /// daemon, and settles.
     public func runAdaptations() async {
-        while !pendingAdaptations.isEmpty {
-            let (session, request) = pendingAdaptations.removeFirst()
+        while let (session, request) = pendingAdaptations.popFirst() {
             let step = try? await request.operation.run()
             handle(.adaptCompleted(session: session, request: request.id, step: step))
             settle()
