@@ -110,3 +110,27 @@ public struct EventMessage: Sendable, Hashable, Codable {
         try container.encode(text, forKey: .text)
     }
 }
+
+// By hand as well: JSONEncoder/JSONDecoder cost microseconds on a step's round trip. Codable stays for what this
+// leaves (doubles, escapes, errors); FastPathTests hold both to the same bytes and values.
+extension EventMessage {
+    func write(to writer: inout FastJSONWriter) throws(FastPathUnsupported) {
+        writer.raw("{\"coordinator\":")
+        writer.optionalInt(coordinator)
+        writer.raw(",\"event\":")
+        writer.string(event)
+        writer.raw(",\"flow\":")
+        writer.optionalString(flow)
+        if let reason {
+            writer.raw(",\"reason\":")
+            writer.string(reason)
+        }
+        writer.raw(",\"session\":")
+        writer.string(session)
+        writer.raw(",\"step\":")
+        try writer.step(step)
+        writer.raw(",\"text\":")
+        writer.string(text)
+        writer.raw("}")
+    }
+}

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FlowCore
 
 /// Every message of the protocol, decoded (`docs/PROTOCOL.md`).
@@ -88,335 +83,38 @@ public enum WireMessage: Sendable, Hashable {
     }
 }
 
-/// Encodes and decodes messages as frames (`docs/PROTOCOL.md` §2).
-///
-/// `Sendable`: its configuration is immutable; every call makes its own JSON coder.
-public struct WireCodec: Sendable {
-    /// The largest body accepted.
-    public let maxBodyBytes: Int
-
-    public init(maxBodyBytes: Int = WireProtocol.defaultMaxBodyBytes) {
-        self.maxBodyBytes = maxBodyBytes
-    }
-
-    // MARK: Encoding
-
-    /// The three frames of a control message.
-    public func encode(_ message: WireMessage) -> [[UInt8]] {
-        [WireProtocol.signature, Array(message.type.rawValue.utf8), encodeBody(message)]
-    }
-
-    /// The four frames of an event on the events socket.
-    public func encodeEvent(_ event: EventMessage) -> [[UInt8]] {
-        [WireProtocol.eventTopic(session: event.session)] + encode(.event(event))
-    }
-
-    /// The JSON body of a message.
-    public func encodeBody(_ message: WireMessage) -> [UInt8] {
-        // A step's round trip (STEP, COMMAND, OK, ACK, EVENT) is written without JSONEncoder, to the same bytes.
-        if let body = message.fastBody { return body }
-        do {
-            switch message {
-            case .hello(let body): return try json(body)
-            case .welcome(let body): return try json(body)
-            case .heartbeat(let body): return try json(body)
-            case .bye: return Array("{}".utf8)
-            case .ok(let body): return try json(body)
-            case .error(let body): return try json(body)
-            case .attach(let body): return try json(body)
-            case .detach(let body): return try json(body)
-            case .step(let body): return try json(body)
-            case .action(let body): return try json(body)
-            case .adapt(let body): return try json(body)
-            case .adapted(let body): return try json(body)
-            case .sync(let body): return try json(body)
-            case .snapshot(let body): return try json(body)
-            case .command(let body): return try json(body)
-            case .ack(let body): return try json(body)
-            case .report(let body): return try json(body)
-            case .userAction(let body): return try json(body)
-            case .sessions(let body): return try json(body)
-            case .health(let body): return try json(body)
-            case .describe(let body): return try json(body)
-            case .tree(let body), .createSession(let body), .endSession(let body): return try json(body)
-            case .deepLink(let body): return try json(body)
-            case .event(let body): return try json(body)
-            }
-        } catch {
-            // Every body is made of strings, numbers and JSON values: encoding cannot fail short of a non-finite
-            // double in a payload, which JSON cannot carry. Send it as null rather than trap.
-            return Array("{}".utf8)
-        }
-    }
-
-    private func json(_ value: some Encodable) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(value))
-    }
-
-    // MARK: Decoding
-
-    /// Decodes a control message's frames (without a routing id).
-    ///
-    /// - Throws: a ``WireError`` with the code to answer with, and the `req` and type when they could be read.
-    public func decode(_ frames: [[UInt8]]) throws(WireError) -> WireMessage {
-        guard frames.count == 3 else {
-            throw WireError(.malformedFrame, "expected 3 frames, got \(frames.count)")
-        }
-        let signature = frames[0]
-        let body = frames[2]
-        if signature != WireProtocol.signature {
-            let version = signature.dropFirst(WireProtocol.signaturePrefix.count)
-            if signature.starts(with: WireProtocol.signaturePrefix), !version.isEmpty,
-                version.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
-            {
-                // `FLOWD<n>`: answered in version 1, with the req when the body has a readable one.
-                throw WireError(
-                    .unsupportedVersion,
-                    "protocol version '\(String(decoding: version, as: UTF8.self))' is not supported; this is 1",
-                    req: Self.peekReq(body)
-                )
-            }
-            throw WireError(.malformedFrame, "frame 0 is not the FLOWD1 signature")
-        }
-        let typeName = String(decoding: frames[1], as: UTF8.self)
-        guard let type = MessageType(rawValue: typeName) else {
-            throw WireError(.unknownType, "unknown message type '\(typeName.prefix(32))'", req: Self.peekReq(body))
-        }
-        guard body.count <= maxBodyBytes else {
-            throw WireError(
-                .messageTooLarge, "body of \(body.count) bytes exceeds the limit of \(maxBodyBytes)",
-                req: Self.peekReq(body), type: type
-            )
-        }
-        // A step's round trip (STEP, ACK) is read without JSONDecoder when the body is plain enough; anything else,
-        // errors included, goes the Codable way below.
-        if let message = WireMessage.fastMessage(type, body: body) {
-            try validate(message, req: message.req)
-            return message
-        }
-        let req = Self.peekReq(body)
-        guard !Self.nests(body, deeperThan: WireProtocol.maxNestingDepth) else {
-            throw WireError(
-                .malformedBody, "\(type.rawValue) body nests deeper than \(WireProtocol.maxNestingDepth) levels",
-                req: req, type: type
-            )
-        }
-        let message: WireMessage
-        do {
-            message = try decodeBody(type, Data(body))
-        } catch let error as WireError {
-            var error = error
-            error.req = error.req ?? req
-            error.type = type
-            throw error
-        } catch {
-            throw WireError(
-                .malformedBody, "\(type.rawValue) body: \(Self.describe(error, body: body))", req: req, type: type
-            )
-        }
-        try validate(message, req: req)
-        return message
-    }
-
-    /// Decodes an event's four frames (topic first).
-    public func decodeEvent(_ frames: [[UInt8]]) throws(WireError) -> EventMessage {
-        guard frames.count == 4 else { throw WireError(.malformedFrame, "expected 4 frames, got \(frames.count)") }
-        guard case .event(let event) = try decode(Array(frames.dropFirst())) else {
-            throw WireError(.unknownType, "not an EVENT")
-        }
-        return event
-    }
-
-    private func decodeBody(_ type: MessageType, _ data: Data) throws -> WireMessage {
-        let decoder = JSONDecoder()
-        func body<T: Decodable>(_: T.Type) throws -> T { try decoder.decode(T.self, from: data) }
-        switch type {
-        case .hello: return .hello(try body(Hello.self))
-        case .welcome: return .welcome(try body(Welcome.self))
-        case .heartbeat: return .heartbeat(try body(Heartbeat.self))
-        case .bye:
-            guard case .object = try body(JSONValue.self) else {
-                throw DecodingError.typeMismatch(
-                    [String: JSONValue].self, .init(codingPath: [], debugDescription: "not a JSON object")
-                )
-            }
-            return .bye
-        case .ok: return .ok(try body(OKReply.self))
-        case .error: return .error(try body(ErrorReply.self))
-        case .attach: return .attach(try body(Attach.self))
-        case .detach: return .detach(try body(Detach.self))
-        case .step: return .step(try body(StepMessage.self))
-        case .action: return .action(try body(ActionMessage.self))
-        case .adapt: return .adapt(try body(AdaptMessage.self))
-        case .adapted: return .adapted(try body(AdaptedMessage.self))
-        case .sync: return .sync(try body(Sync.self))
-        case .snapshot: return .snapshot(try body(SnapshotMessage.self))
-        case .command: return .command(try body(CommandMessage.self))
-        case .ack: return .ack(try body(Ack.self))
-        case .report: return .report(try body(Report.self))
-        case .userAction: return .userAction(try body(UserAction.self))
-        case .sessions: return .sessions(try body(SessionsRequest.self))
-        case .tree: return .tree(try body(SessionRequest.self))
-        case .deepLink: return .deepLink(try body(DeepLinkRequest.self))
-        case .createSession: return .createSession(try body(SessionRequest.self))
-        case .endSession: return .endSession(try body(SessionRequest.self))
-        case .health: return .health(try body(PlainRequest.self))
-        case .describe: return .describe(try body(DescribeRequest.self))
-        case .event: return .event(try body(EventMessage.self))
-        }
-    }
-
-    /// Checks the patterns and ranges JSON decoding does not.
-    private func validate(_ message: WireMessage, req: UInt64?) throws(WireError) {
-        let type = message.type
-        func name(_ value: String, _ what: String) throws(WireError) {
-            guard WireProtocol.isValidName(value) else {
-                throw WireError(.invalidName, "\(what) '\(value.prefix(80))' is not [A-Za-z0-9._-]{1,64}", req: req, type: type)
-            }
-        }
-        func step(_ value: Step, _ what: String = "step name") throws(WireError) {
-            guard WireProtocol.isValidStepName(value.name) else {
-                throw WireError(.invalidName, "\(what) '\(value.name.prefix(80))' is not [A-Za-z0-9._:-]{1,128}", req: req, type: type)
-            }
-        }
-        func presentable(_ value: String) throws(WireError) {
-            guard WireProtocol.isValidPresentableID(value) else {
-                throw WireError(.malformedBody, "presentable ID must be 1 to 256 bytes", req: req, type: type)
-            }
-        }
-        if let number = message.req, number > WireProtocol.maxRequestNumber {
-            // Out of range is unreadable: the reply carries no `req` a JSON reader could mistake for another.
-            throw WireError(.malformedBody, "req must be within 0...2^53", req: nil, type: type)
-        }
-        switch message {
-        case .hello(let hello):
-            try name(hello.name, "client name")
-            guard (1...WireProtocol.maxInstanceBytes).contains(hello.instance.utf8.count) else {
-                let limit = WireProtocol.maxInstanceBytes
-                throw WireError(.malformedBody, "instance must be 1 to \(limit) bytes", req: req, type: type)
-            }
-            guard (100...60_000).contains(hello.heartbeatMs) else {
-                throw WireError(.malformedBody, "heartbeat_ms must be 100...60000", req: req, type: type)
-            }
-            for kind in hello.serves where !WireProtocol.isValidKind(kind) {
-                throw WireError(.invalidName, "stepper kind '\(kind.prefix(80))' is not valid", req: req, type: type)
-            }
-        case .step(let body):
-            try name(body.session, "session")
-            try step(body.step)
-        case .sync(let body):
-            try name(body.session, "session")
-        case .ack(let body):
-            try name(body.session, "session")
-        case .report(let body):
-            try name(body.session, "session")
-            for report in body.reports { try presentable(report.presentable) }
-        case .userAction(let body):
-            try name(body.session, "session")
-            try presentable(body.presentable)
-            try step(body.action, "action name")
-        case .tree(let body), .createSession(let body), .endSession(let body):
-            try name(body.session, "session")
-        case .deepLink(let body):
-            try name(body.session, "session")
-            switch (body.step, body.uri) {
-            case (let given?, nil): try step(given)
-            case (nil, let uri?) where !uri.isEmpty && uri.utf8.count <= 2048: break
-            default:
-                throw WireError(
-                    .malformedBody, "DEEPLINK takes a step or a uri (1 to 2048 bytes), not both", req: req, type: type)
-            }
-        case .adapt(let body):
-            try name(body.session, "session")
-            try step(body.step)
-        case .adapted(let body):
-            try name(body.session, "session")
-            if case .replace(let replacement) = body.answer { try step(replacement) }
-        case .attach, .detach, .action, .command, .snapshot, .welcome, .heartbeat, .bye, .ok, .error, .sessions,
-            .health, .describe, .event:
-            break
-        }
-    }
-
-    /// Whether `body` nests objects and arrays deeper than `limit` (strings skipped; the JSON need not be valid).
-    /// Linear, where `JSONDecoder` takes quadratic time on deep values (and accepts one level more than
-    /// `JSONEncoder` can write back).
-    private static func nests(_ body: [UInt8], deeperThan limit: Int) -> Bool {
-        body.withUnsafeBufferPointer { bytes in
-            var depth = 0
-            var index = 0
-            while index < bytes.count {
-                switch bytes[index] {
-                case 0x22:  // a string: skip to its closing quote, over escapes
-                    index += 1
-                    while index < bytes.count, bytes[index] != 0x22 { index += bytes[index] == 0x5C ? 2 : 1 }
-                case 0x5B, 0x7B:
-                    depth += 1
-                    if depth > limit { return true }
-                case 0x5D, 0x7D: depth -= 1
-                default: break
-                }
-                index += 1
-            }
-            return false
-        }
-    }
-
-    /// Reads `req` from a body that may not decode as its type, for the error reply.
-    private static func peekReq(_ body: [UInt8]) -> UInt64? {
-        struct ReqOnly: Decodable { let req: UInt64? }
-        guard body.count <= 1 << 20 else { return nil }
-        guard let req = (try? JSONDecoder().decode(ReqOnly.self, from: Data(body)))?.req ?? nil,
-            req <= WireProtocol.maxRequestNumber
-        else { return nil }
-        return req
-    }
-
-    private static func describe(_ error: any Error, body: [UInt8]) -> String {
-        guard let decodingError = error as? DecodingError else { return "not valid JSON" }
-        switch decodingError {
-        case .keyNotFound(let key, let context):
-            return "missing field '\(path(context.codingPath + [key]))'"
-        case .typeMismatch(_, let context) where context.codingPath.isEmpty,
-            .valueNotFound(_, let context) where context.codingPath.isEmpty:
-            return "not a JSON object"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "field '\(path(context.codingPath))' has the wrong type"
-        case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            // Foundation says "not valid JSON", without a path, also of valid JSON with a number its field cannot hold.
-            guard (try? JSONDecoder().decode(JSONValue.self, from: Data(body))) != nil else { return "not valid JSON" }
-            return "a number does not fit its field (a negative, fractional or too large integer)"
-        case .dataCorrupted(let context):
-            if case .string(let value)? = Self.value(at: context.codingPath, in: body),
-                context.debugDescription.hasPrefix("Cannot initialize")
-            {
-                // Foundation's wording for a string no enum case takes names a Swift type, not the protocol's field.
-                return "field '\(path(context.codingPath))' has an unknown value \"\(value)\""
-            }
-            return "field '\(path(context.codingPath))': \(context.debugDescription)"
-        @unknown default:
-            return "cannot be decoded"
-        }
-    }
-
-    /// The JSON value at `keys` in `body`, when the body parses and the path leads somewhere.
-    private static func value(at keys: [any CodingKey], in body: [UInt8]) -> JSONValue? {
-        guard var value = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else { return nil }
-        for key in keys {
-            switch value {
-            case .object(let fields): guard let next = fields[key.stringValue] else { return nil }; value = next
-            case .array(let items):
-                guard let index = key.intValue, items.indices.contains(index) else { return nil }
-                value = items[index]
+extension WireMessage {
+    /// The body as `JSONEncoder` writes it, for the messages of a step's round trip; `nil` for the others, or for a
+    /// body the fast path leaves to `JSONEncoder` (a double somewhere).
+    var fastBody: [UInt8]? {
+        var writer = FastJSONWriter()
+        do throws(FastPathUnsupported) {
+            switch self {
+            case .step(let body): try body.write(to: &writer)
+            case .command(let body): try body.write(to: &writer)
+            case .ok(let body): try body.write(to: &writer)
+            case .ack(let body): body.write(to: &writer)
+            case .event(let body): try body.write(to: &writer)
+            case .adapt(let body): try body.write(to: &writer)
             default: return nil
             }
+        } catch {
+            return nil
         }
-        return value
+        return writer.bytes
     }
 
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    /// The message `body` holds for `type`, for the messages of a step's round trip (`STEP`, `ACK` and `ADAPTED` to the
+    /// daemon, `COMMAND` and `OK` to its clients); `nil` to use `JSONDecoder` (another type, or a body the fast path is
+    /// not sure to read as `JSONDecoder` does).
+    package static func fastMessage(_ type: MessageType, body: [UInt8]) -> WireMessage? {
+        switch type {
+        case .step: return FastJSONReader.read(body, StepMessage.init(reading:)).map(WireMessage.step)
+        case .ack: return FastJSONReader.read(body, Ack.init(reading:)).map(WireMessage.ack)
+        case .command: return FastJSONReader.read(body, CommandMessage.init(reading:)).map(WireMessage.command)
+        case .ok: return FastJSONReader.read(body, OKReply.init(reading:)).map(WireMessage.ok)
+        case .adapted: return FastJSONReader.read(body, AdaptedMessage.init(reading:)).map(WireMessage.adapted)
+        default: return nil
+        }
     }
 }
