@@ -131,10 +131,10 @@ public struct OKReply: Sendable, Hashable, Codable {
 
 /// `ERROR`: a request failed, or a message broke the protocol.
 public struct ErrorReply: Sendable, Hashable, Codable {
-    public var req: UInt64?
+    @Nullable public var req: UInt64?
     public var code: WireError.Code
     public var message: String
-    public var type: String?
+    @Nullable public var type: String?
 
     public init(req: UInt64?, code: WireError.Code, message: String, type: String?) {
         self.req = req
@@ -146,14 +146,6 @@ public struct ErrorReply: Sendable, Hashable, Codable {
     /// The reply for a wire error.
     public init(_ error: WireError) {
         self.init(req: error.req, code: error.code, message: error.message, type: error.type?.rawValue)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(req, forKey: .req)
-        try container.encode(code, forKey: .code)
-        try container.encode(message, forKey: .message)
-        try container.encode(type, forKey: .type)
     }
 }
 

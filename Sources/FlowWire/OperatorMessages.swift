@@ -79,9 +79,11 @@ public struct EventMessage: Sendable, Hashable, Codable {
     /// `will`, `did` or `drop`.
     public var event: String
     public var session: String
-    public var flow: String?
-    public var coordinator: Int?
+    /// The flow and coordinator, `null` when unknown (§9).
+    @Nullable public var flow: String?
+    @Nullable public var coordinator: Int?
     public var step: Step
+    /// Only for a drop.
     public var reason: String?
     public var text: String
 
@@ -96,18 +98,6 @@ public struct EventMessage: Sendable, Hashable, Codable {
         self.step = step
         self.reason = reason
         self.text = text
-    }
-
-    /// Writes `flow` and `coordinator` as `null` when unknown (§9); `reason` only for a drop.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(event, forKey: .event)
-        try container.encode(session, forKey: .session)
-        try container.encode(flow, forKey: .flow)
-        try container.encode(coordinator, forKey: .coordinator)
-        try container.encode(step, forKey: .step)
-        try container.encodeIfPresent(reason, forKey: .reason)
-        try container.encode(text, forKey: .text)
     }
 }
 

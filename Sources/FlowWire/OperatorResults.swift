@@ -8,8 +8,8 @@ public struct SessionSummary: Sendable, Hashable, Codable, CustomStringConvertib
     public var id: String
     /// How many flows (coordinators) its tree has.
     public var flows: Int
-    /// The name of the presenter hosting it, if one does.
-    public var presenter: String?
+    /// The name of the presenter hosting it; `null` when none does (§7).
+    @Nullable public var presenter: String?
     /// Its last command sequence number.
     public var seq: UInt64
     /// How many steppers are attached in its tree.
@@ -26,16 +26,6 @@ public struct SessionSummary: Sendable, Hashable, Codable, CustomStringConvertib
     /// `default flows=9 presenter=tui seq=57 steppers=4`.
     public var description: String {
         "\(id) flows=\(flows) presenter=\(presenter ?? "-") seq=\(seq) steppers=\(steppers)"
-    }
-
-    /// Writes `presenter` as `null` when no presenter hosts the session (§7).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(flows, forKey: .flows)
-        try container.encode(presenter, forKey: .presenter)
-        try container.encode(seq, forKey: .seq)
-        try container.encode(steppers, forKey: .steppers)
     }
 }
 
@@ -97,8 +87,8 @@ public struct CreateSessionResult: WireResult, Hashable {
 public struct EndSessionResult: WireResult, Hashable, CustomStringConvertible {
     /// Its last command sequence number.
     public var seq: UInt64
-    /// The name of the presenter that hosted it (and was told), if one did.
-    public var presenter: String?
+    /// The name of the presenter that hosted it (and was told); `null` when none did (§7).
+    @Nullable public var presenter: String?
     /// How many attachments (remote and in-daemon) ended with it.
     public var attachments: Int
 
@@ -110,14 +100,6 @@ public struct EndSessionResult: WireResult, Hashable, CustomStringConvertible {
 
     /// `seq=57 presenter=tui attachments=4`.
     public var description: String { "seq=\(seq) presenter=\(presenter ?? "-") attachments=\(attachments)" }
-
-    /// Writes `presenter` as `null` when no presenter hosted the session (§7).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(seq, forKey: .seq)
-        try container.encode(presenter, forKey: .presenter)
-        try container.encode(attachments, forKey: .attachments)
-    }
 }
 
 /// `HEALTH`'s result: the daemon's health.

@@ -51,9 +51,9 @@ public struct UISnapshot: Sendable, Hashable, Codable {
         public var placement: Placement
         public var children: [PresentableID]
         public var selected: Int
-        public var master: PresentableID?
-        public var detail: PresentableID?
-        public var presented: PresentableID?
+        @Nullable public var master: PresentableID?
+        @Nullable public var detail: PresentableID?
+        @Nullable public var presented: PresentableID?
 
         public init(
             screen: Screen, placement: Placement, children: [PresentableID] = [], selected: Int = 0,
@@ -67,21 +67,10 @@ public struct UISnapshot: Sendable, Hashable, Codable {
             self.detail = detail
             self.presented = presented
         }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(screen, forKey: .screen)
-            try container.encode(placement, forKey: .placement)
-            try container.encode(children, forKey: .children)
-            try container.encode(selected, forKey: .selected)
-            try container.encode(master, forKey: .master)
-            try container.encode(detail, forKey: .detail)
-            try container.encode(presented, forKey: .presented)
-        }
     }
 
-    /// The window's root.
-    public var root: PresentableID?
+    /// The window's root, `null` for an empty window (§6.2).
+    @Nullable public var root: PresentableID?
     /// Every screen, parents before children.
     public var screens: [Entry]
 
@@ -91,13 +80,6 @@ public struct UISnapshot: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey { case root, screens }
-
-    /// Writes `root` as `null` for an empty window (§6.2).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(root, forKey: .root)
-        try container.encode(screens, forKey: .screens)
-    }
 
     /// The snapshot of a presentation model.
     public init(_ model: PresentationModel) {

@@ -31,24 +31,13 @@ public struct WireTree: Sendable, Hashable, Codable {
         public var allowStepWhenNotPresented: Bool
         public var allowStepWhenDismissed: Bool
         /// An initial step waiting for the presentable's first visibility, else `null`.
-        public var pendingInitialStep: Step?
+        @Nullable public var pendingInitialStep: Step?
 
         enum CodingKeys: String, CodingKey {
             case attachment, stepper, role, presentable
             case allowStepWhenNotPresented = "allow_step_when_not_presented"
             case allowStepWhenDismissed = "allow_step_when_dismissed"
             case pendingInitialStep = "pending_initial_step"
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(attachment, forKey: .attachment)
-            try container.encode(stepper, forKey: .stepper)
-            try container.encode(role, forKey: .role)
-            try container.encode(presentable, forKey: .presentable)
-            try container.encode(allowStepWhenNotPresented, forKey: .allowStepWhenNotPresented)
-            try container.encode(allowStepWhenDismissed, forKey: .allowStepWhenDismissed)
-            try container.encode(pendingInitialStep, forKey: .pendingInitialStep)
         }
     }
 
@@ -70,7 +59,7 @@ public struct WireTree: Sendable, Hashable, Codable {
     }
 
     /// The root coordinator, `null` when the session has no flow.
-    public var root: Node?
+    @Nullable public var root: Node?
 
     public init(root: Node?) { self.root = root }
 
@@ -99,10 +88,5 @@ public struct WireTree: Sendable, Hashable, Codable {
     public var allNodes: [Node] {
         func walk(_ node: Node) -> [Node] { [node] + node.children.flatMap(walk) }
         return root.map(walk) ?? []
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(root, forKey: .root)
     }
 }
