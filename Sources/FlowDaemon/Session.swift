@@ -1,3 +1,4 @@
+import DequeModule
 internal import FlowCore
 internal import FlowWire
 
@@ -30,11 +31,7 @@ final class Session {
     /// The sequence number of the last command.
     private(set) var seq: UInt64 = 0
     /// The last commands, for replay to a presenter that reconnects (oldest first).
-    var outbox: ArraySlice<CommandMessage> { storedOutbox[outboxStart...] }
-    /// The outbox and the commands already dropped from its front, trimmed in chunks so that sequencing a command
-    /// stays O(1) (removing the oldest one each time moved the whole outbox: docs/PERFORMANCE.md).
-    private var storedOutbox: [CommandMessage] = []
-    private var outboxStart = 0
+    private(set) var outbox: Deque<CommandMessage> = []
     private let outboxLimit: Int
     /// The index of what each peer holds across the sessions, kept as the host and the attachments change.
     private let holdings: PeerHoldings
@@ -115,7 +112,7 @@ final class Session {
             now: now, machine: try FlowCoordinatorStateMachine(restoring: state.tree, with: restoration))
         ui = state.ui
         seq = state.seq
-        storedOutbox = state.outbox
+        outbox = Deque(state.outbox)
         for awaited in state.awaitedReports { awaitedDismissalReports[awaited.presentable] = awaited.count }
         let remote = Dictionary(uniqueKeysWithValues: state.remoteAttachments.map { (AttachmentID($0.attachment), $0) })
         for attachment in machine.liveAttachments {
@@ -172,31 +169,25 @@ final class Session {
             awaitedDismissalReports = awaitedDismissalReports.filter { ui.contains($0.key) }
         }
         let message = CommandMessage(session: id, seq: seq, command: command)
-        storedOutbox.append(message)
-        let excess = storedOutbox.count - outboxStart - outboxLimit
-        if excess > 0 { outboxStart += excess }
-        if outboxStart >= outboxLimit {
-            storedOutbox.removeFirst(outboxStart)
-            outboxStart = 0
-        }
+        outbox.append(message)
+        if outbox.count > outboxLimit { outbox.removeFirst(outbox.count - outboxLimit) }
         sequenced.append((message, rejection))
+        if sequenced.count > 1 { sequencedGrew = true }
         return removed
     }
 
-    /// The commands the tree output and the session sequenced, not yet carried out, oldest first from
-    /// ``sequencedHead``.
-    private var sequenced: [(message: CommandMessage, rejection: PresentationError?)] = []
-    private var sequencedHead = 0
+    /// The commands the tree output and the session sequenced, not yet carried out, oldest first.
+    private var sequenced: Deque<(message: CommandMessage, rejection: PresentationError?)> = []
+    /// Whether ``sequenced`` held more than one command since it was last empty.
+    private var sequencedGrew = false
 
     /// The oldest command sequenced and not yet carried out, with why the UI model refused it if it did.
     func takeSequenced() -> (message: CommandMessage, rejection: PresentationError?) {
-        let first = sequenced[sequencedHead]
-        sequencedHead += 1
-        if sequencedHead == sequenced.count {
-            // Emptied, it keeps a one-command buffer (no allocation per step) but lets a larger one go: an idle session
-            // would keep it (1.4 KB of an idle demo session's 18).
-            sequenced.removeAll(keepingCapacity: sequenced.capacity <= 1)
-            sequencedHead = 0
+        let first = sequenced.removeFirst()
+        if sequenced.isEmpty && sequencedGrew {
+            // A one-command buffer stays (no allocation per step); a larger one goes, or an idle session keeps it.
+            sequenced = []
+            sequencedGrew = false
         }
         return first
     }
