@@ -12,7 +12,8 @@ extension DaemonServer {
         clock: ContinuousClock
     ) throws -> (JournalStore, RecoveryReport, seconds: Double) {
         let started = clock.now
-        let store = try JournalStore(configuration: settings, logger: logger, syncer: JournalSyncer())
+        let store = try JournalStore(
+            configuration: settings, logger: logger, syncer: JournalSyncer(), writer: SnapshotWriter())
         var contents: JournalContents
         var damage: JournalDamage?
         var report: RecoveryReport
@@ -38,7 +39,7 @@ extension DaemonServer {
                         index >= snapshot.count
                     else { throw located }
                     damage = try store.cutDamagedJournal(
-                        at: contents.recordOffsets[index - snapshot.count], because: located.description)
+                        atRecord: index - snapshot.count, of: contents, because: located.description)
                     core = fresh()
                 }
             }
@@ -92,44 +93,9 @@ extension DaemonServer {
         }
         let offsets = contents.recordOffsets
         let position = index - snapshotRecords
-        return error.located(file: contents.journalPath, offset: position < offsets.count ? offsets[position] : nil)
-    }
-
-    /// Saves the sessions as data (``DaemonCore/compactJournal()``), writes a snapshot of everything the state needs
-    /// and starts an empty journal; returns when to compact next at
-    /// the earliest: now, or after a minute when the snapshot could not be written (the disk is full; the journal
-    /// goes on as it was).
-    ///
-    /// - Throws: ``JournalError`` `.unusable` when it failed after the new snapshot took effect.
-    func compact(_ journal: JournalStore, core: inout DaemonCore, clock: ContinuousClock, now: UInt64) throws -> UInt64 {
-        let started = clock.now
-        let before = journal.journalBytes
-        let compaction = core.compactJournal()
-        do throws(JournalError) {
-            try journal.writeSnapshot(core.journalSnapshotPayload)
-        } catch {
-            guard error.code == .io else { throw error }
-            logger.error(
-                "journal: a snapshot could not be written; the journal goes on, compaction is tried again in a minute",
-                metadata: ["error": "\(error)"])
-            return now + 60_000
-        }
-        if appFileSource != nil {
-            // The snapshot names only live sessions' versions now; the journal before it is gone.
-            AppVersionStore(stateDirectory: journal.configuration.directory)
-                .removeAll(except: core.liveAppVersions, logger: logger)
-        }
-        logger.info(
-            "journal compacted into a snapshot",
-            metadata: [
-                "records": "\(core.journalRecordCount)", "snapshot_bytes": "\(journal.snapshotBytes)",
-                "sessions_saved": "\(compaction.saved)", "sessions_unchanged": "\(compaction.unchanged)",
-                "sessions_kept_as_history": "\(compaction.keptAsHistory)",
-                "journal_bytes_before": "\(before)",
-                "duration": "\(started.duration(to: clock.now))",
-            ]
-        )
-        return now
+        guard position < offsets.count else { return error.located(file: contents.journalPath, offset: nil) }
+        return error.located(
+            file: contents.journalPaths[contents.journal(ofRecord: position)], offset: offsets[position])
     }
 }
 

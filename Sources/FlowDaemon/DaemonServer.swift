@@ -349,7 +349,7 @@ public final class DaemonServer: Service, Sendable {
         try readSubscriptions()
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
         var nextGauges: UInt64 = 0
-        var nextCompaction: UInt64 = 0
+        var compaction = CompactionSchedule()
 
         while true {
             let (queued, stopping) = takeQueuedInputs()
@@ -394,9 +394,7 @@ public final class DaemonServer: Service, Sendable {
             } else {
                 nextTick = min(nextTick, core.nextDeadline(now: time))
             }
-            if let journal, journal.needsCompaction, !journal.hasPendingRecords, time >= nextCompaction {
-                nextCompaction = try compact(journal, core: &core, clock: clock, now: time)
-            }
+            if let journal { try compactIfDue(journal, &compaction, core: &core, clock: clock, now: time) }
             // Counters after each turn, gauges (which walk the peers and sessions) at most every 100 ms.
             if metrics != nil {
                 metrics!.record(core.counters)

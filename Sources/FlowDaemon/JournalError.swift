@@ -42,6 +42,8 @@ extension ErrorCode<JournalError> {
     package static var incompatible: Self { Self("incompatible") }
     /// An appended record was larger than ``JournalStore/maxRecordBytes``.
     package static var recordTooLarge: Self { Self("recordTooLarge") }
+    /// A compaction was started while one runs (``JournalStore/isCompacting``): the caller's mistake.
+    package static var compacting: Self { Self("compacting") }
     /// The store is closed, or `load()` has not run yet.
     package static var notOpen: Self { Self("notOpen") }
     /// An earlier failure (a failed `fdatasync`, a compaction that failed half-way) left the store in a state
@@ -53,28 +55,39 @@ extension ErrorCode<JournalError> {
 package struct JournalContents: Sendable {
     /// The last snapshot's payload, `nil` if none.
     package var snapshot: [UInt8]?
-    /// Records appended after that snapshot, in order.
+    /// Records appended after that snapshot, in order: those of each journal from the snapshot's generation on.
     package var records: [[UInt8]]
-    /// The offset of each record's frame in the live journal (``journalPath``).
+    /// The offset of each record's frame in its journal (``journalPaths``).
     package var recordOffsets: [Int]
-    /// Bytes cut off the journal (and logged): a torn tail, or under ``JournalDamagePolicy/truncate`` the damage and
-    /// what follows it; 0 normally.
+    /// Bytes cut off the journals (and logged): a torn tail, a journal that followed an older one's lost tail, or
+    /// under ``JournalDamagePolicy/truncate`` the damage and what follows it; 0 normally.
     package var discardedBytes: Int
     /// Damage cut off under ``JournalDamagePolicy/truncate``; `nil` when there was none (a torn tail is not damage).
     package var damage: JournalDamage?
+    /// The journals read, in order (more than one when a compaction did not end); the last is the live one.
+    package var journalPaths: [String]
+    /// The index in ``records`` of each journal's first record.
+    package var journalFirstRecords: [Int]
+
     /// The live journal's path.
-    package var journalPath: String
+    package var journalPath: String { journalPaths.last ?? "" }
 
     package init(
         snapshot: [UInt8]?, records: [[UInt8]], recordOffsets: [Int] = [], discardedBytes: Int,
-        damage: JournalDamage? = nil, journalPath: String = ""
+        damage: JournalDamage? = nil, journalPaths: [String] = [], journalFirstRecords: [Int] = []
     ) {
         self.snapshot = snapshot
         self.records = records
         self.recordOffsets = recordOffsets
         self.discardedBytes = discardedBytes
         self.damage = damage
-        self.journalPath = journalPath
+        self.journalPaths = journalPaths
+        self.journalFirstRecords = journalFirstRecords.isEmpty ? journalPaths.map { _ in 0 } : journalFirstRecords
+    }
+
+    /// The journal (an index in ``journalPaths``) that record `position` of ``records`` comes from.
+    package func journal(ofRecord position: Int) -> Int {
+        (journalFirstRecords.lastIndex { $0 <= position }) ?? 0
     }
 }
 

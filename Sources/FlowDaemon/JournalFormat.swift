@@ -1,10 +1,17 @@
 /// The bytes of the journal's files: headers, frames and the snapshot (layout in docs/RELIABILITY.md, "On-disk
 /// format"). Pure functions; ``JournalStore`` does the I/O.
 enum JournalFormat {
-    static let version: UInt32 = 1
+    /// The snapshot's format version.
+    static let snapshotVersion: UInt32 = 1
+    /// The format version of the journals this flowd writes: 2 adds the length the journal before it had when this
+    /// one was started (docs/RELIABILITY.md, "Why no crash mixes generations"). Version 1 journals are still read.
+    static let journalVersion: UInt32 = 2
     static let journalMagic = Array("FLOWDJNL".utf8)
     static let snapshotMagic = Array("FLOWDSNP".utf8)
-    static let journalHeaderSize = 24
+    /// The size of a version 2 journal header, the one this flowd writes.
+    static let journalHeaderSize = 32
+    /// The size of a version 1 journal header (no previous length).
+    static let journalHeaderSizeV1 = 24
     static let snapshotHeaderSize = 36
     static let frameHeaderSize = 8
 
@@ -18,11 +25,25 @@ enum JournalFormat {
         return UInt64(digits)
     }
 
-    static func journalHeader(generation: UInt64) -> [UInt8] {
+    /// A version 2 journal header: `previousLength` is the length journal-(`generation` - 1) had when this journal
+    /// was started, 0 when none applies (the first journal, or one after a snapshot of its own generation).
+    static func journalHeader(generation: UInt64, previousLength: Int) -> [UInt8] {
         var header: [UInt8] = []
         header.reserveCapacity(journalHeaderSize)
         header.append(contentsOf: journalMagic)
-        header.appendLittleEndian(version)
+        header.appendLittleEndian(journalVersion)
+        header.appendLittleEndian(generation)
+        header.appendLittleEndian(UInt64(previousLength))
+        header.appendLittleEndian(CRC32C.checksum(header))
+        return header
+    }
+
+    /// A version 1 journal header (what flowd wrote before version 2): read, never written.
+    static func journalHeaderV1(generation: UInt64) -> [UInt8] {
+        var header: [UInt8] = []
+        header.reserveCapacity(journalHeaderSizeV1)
+        header.append(contentsOf: journalMagic)
+        header.appendLittleEndian(UInt32(1))
         header.appendLittleEndian(generation)
         header.appendLittleEndian(CRC32C.checksum(header))
         return header
@@ -32,7 +53,7 @@ enum JournalFormat {
         var header: [UInt8] = []
         header.reserveCapacity(snapshotHeaderSize)
         header.append(contentsOf: snapshotMagic)
-        header.appendLittleEndian(version)
+        header.appendLittleEndian(snapshotVersion)
         header.appendLittleEndian(generation)
         header.appendLittleEndian(UInt64(payload.count))
         var payloadCRC = CRC32C()
@@ -118,22 +139,33 @@ enum JournalFormat {
     }
 
     /// What a journal file's first bytes say.
-    enum HeaderCheck {
-        case valid
+    enum HeaderCheck: Equatable {
+        /// A valid header of `size` bytes; `previousLength` is what a version 2 header says (`nil`: version 1).
+        case valid(size: Int, previousLength: Int?)
         /// No more than a header's bytes and not a valid header: a creation that a crash interrupted before anything
         /// could be appended.
         case interruptedCreation
     }
 
     static func checkJournalHeader(_ bytes: [UInt8], generation: UInt64, path: String) throws(JournalError) -> HeaderCheck {
-        if bytes.count >= journalHeaderSize && Array(bytes[0..<journalHeaderSize]) == journalHeader(generation: generation) {
-            return .valid
+        if bytes.count >= journalHeaderSize {
+            let header = Array(bytes[0..<journalHeaderSize])
+            let previous = Int(truncatingIfNeeded: header.readLittleEndianUInt64(at: 20))
+            if previous >= 0, header == journalHeader(generation: generation, previousLength: previous) {
+                return .valid(size: journalHeaderSize, previousLength: previous)
+            }
+        }
+        if bytes.count >= journalHeaderSizeV1
+            && Array(bytes[0..<journalHeaderSizeV1]) == journalHeaderV1(generation: generation)
+        {
+            return .valid(size: journalHeaderSizeV1, previousLength: nil)
         }
         if bytes.count <= journalHeaderSize { return .interruptedCreation }
-        if Array(bytes[0..<8]) == journalMagic && bytes.readLittleEndianUInt32(at: 8) != version {
+        let fileVersion = bytes.readLittleEndianUInt32(at: 8)
+        if Array(bytes[0..<8]) == journalMagic && fileVersion != 1 && fileVersion != journalVersion {
             throw JournalError(
                 .incompatible,
-                "\(path) has format version \(bytes.readLittleEndianUInt32(at: 8)); this flowd reads version \(version)")
+                "\(path) has format version \(fileVersion); this flowd reads versions 1 and \(journalVersion)")
         }
         throw JournalError(.corrupt, "\(path) does not start with a valid journal header for generation \(generation)")
     }
@@ -147,9 +179,10 @@ enum JournalFormat {
             throw JournalError(.corrupt, "\(path) is not a flowd snapshot (\(bytes.count) bytes)")
         }
         let fileVersion = bytes.readLittleEndianUInt32(at: 8)
-        guard fileVersion == version else {
+        guard fileVersion == snapshotVersion else {
             throw JournalError(
-                .incompatible, "\(path) has format version \(fileVersion); this flowd reads version \(version)")
+                .incompatible,
+                "\(path) has format version \(fileVersion); this flowd reads version \(snapshotVersion)")
         }
         guard CRC32C.checksum(bytes[0..<(headerSize - 4)]) == bytes.readLittleEndianUInt32(at: headerSize - 4) else {
             throw JournalError(.corrupt, "\(path): the header's CRC does not match")

@@ -1,88 +1,126 @@
 import SystemPackage
 
 extension JournalStore {
-    /// Compaction: `payload` (the whole state, including what is buffered) replaces the snapshot and the journal.
-    /// Buffered records are written to the old journal first. Crash-safe at every step (docs/RELIABILITY.md, "Why no
-    /// crash mixes generations", numbers the steps named below).
+    /// A compaction, start to end, on the caller's thread: ``startSnapshot(_:)``, then waits for the writer and
+    /// ``finishSnapshot()``.
     ///
-    /// - Throws: ``JournalError`` `.io` when it failed before the new snapshot took effect (the store goes on with
-    ///   the old one); `.unusable` afterwards when it failed after (the next start loads the new snapshot).
+    /// - Throws: as ``startSnapshot(_:)`` and ``finishSnapshot()``.
     package func writeSnapshot(_ payload: [UInt8]) throws(JournalError) {
-        try requireUsable()
-        if !buffer.isEmpty { try writeBuffer() }
-        let newGeneration = generation + 1
-
-        // Steps 2-3: snapshot.tmp, synced, renamed over snapshot. A failure here leaves the old state in force.
-        do throws(JournalError) {
-            try writeTemporarySnapshot(payload, generation: newGeneration)
-            try crash(at: .temporaryWritten)
-            try directory.move("snapshot.tmp", to: "snapshot")
-        } catch {
-            // Not after a simulated crash: that leaves the files as they are.
-            if failure == nil { directory.remove("snapshot.tmp", logger: logger) }
-            throw error
-        }
-
-        // Steps 4-5: the new snapshot is in force; the open journal is of the old generation. A failure from here on
-        // leaves the store unusable, and the next load() finds the new snapshot.
-        let newJournal: FileDescriptor
-        do throws(JournalError) {
-            try crash(at: .renamed)
-            try directory.sync()
-            newJournal = try createJournal(newGeneration)
-        } catch {
-            if failure == nil {
-                failure = JournalError(
-                    .unusable, "a compaction failed after its snapshot took effect: \(error.message)")
-            }
-            throw failure!
-        }
-
-        // Step 6.
-        let oldGeneration = generation
-        closeJournal()
-        journal = newJournal
-        generation = newGeneration
-        journalBytes = JournalFormat.journalHeaderSize
-        snapshotBytes = JournalFormat.snapshotHeaderSize + payload.count
-        hasUnsyncedData = false
-        try crash(at: .journalCreated)
-        directory.remove(JournalFormat.journalFileName(oldGeneration), logger: logger)
-        logger.debug(
-            "journal: compacted",
-            metadata: ["generation": "\(newGeneration)", "snapshot_bytes": "\(snapshotBytes)"])
+        try startSnapshot(payload)
+        writer?.waitUntilIdle()
+        try finishSnapshot()
     }
 
-    /// Writes `snapshot.tmp` (header and payload) and `fsync`s it.
-    private func writeTemporarySnapshot(_ payload: [UInt8], generation: UInt64) throws(JournalError) {
-        let path = directory.filePath("snapshot.tmp")
-        let header = JournalFormat.snapshotHeader(generation: generation, payload: payload)
-        let file = try FileDescriptor.open(journalFile: path, .writeOnly, options: [.create, .truncate])
-        defer { try? file.close() }
-        if simulatedCrash == .temporaryTorn {
-            try file.write(header, at: 0, path: path)
-            try file.write(Array(payload.prefix(payload.count / 2)), at: header.count, path: path)
-            try crash(at: .temporaryTorn)
+    /// Starts a compaction: `payload` (the whole state, including what is buffered) is to replace the snapshot and
+    /// the journals. The caller's part: buffered records are written to the live journal, the next journal is created
+    /// with a header naming the live one's length, and appends go there from now on; the snapshot is written and
+    /// synced by the ``SnapshotWriter`` (inline without one), and ``finishSnapshot()`` collects the outcome.
+    /// Crash-safe at every step (docs/RELIABILITY.md, "Why no crash mixes generations", numbers the steps).
+    ///
+    /// - Throws: ``JournalError`` `.compacting` while a compaction runs; `.io` when the switch failed (the store
+    ///   goes on with the live journal); `.unusable` after a simulated crash.
+    package func startSnapshot(_ payload: [UInt8]) throws(JournalError) {
+        try requireUsable()
+        guard compaction == nil else {
+            throw JournalError(.compacting, "a compaction is running; the next one starts after it ended")
         }
-        try file.write(header, at: 0, path: path)
-        try file.write(payload, at: header.count, path: path)
-        try file.syncAll(path: path)
+        // Step 1: the payload covers what is buffered.
+        if !buffer.isEmpty { try writeBuffer() }
+        guard let previous = journal else { throw JournalError(.notOpen, "load() has not run") }
+        let previousGeneration = generation
+        let previousPath = journalPath(previousGeneration)
+        let descriptors: (directory: FileDescriptor, journal: FileDescriptor)
+        do {
+            let directoryCopy = try directory.duplicateDescriptor()
+            do {
+                descriptors = (directoryCopy, try previous.duplicate())
+            } catch {
+                try? directoryCopy.close()
+                throw error
+            }
+        } catch {
+            throw .io("cannot duplicate the descriptors a compaction needs", error)
+        }
+
+        // Step 2: the next journal, its header naming the live one's length; appends go there from now on. Under
+        // `.always` its name is made durable here, as the next commit's sync relies on it; otherwise the writer does.
+        let next: FileDescriptor
+        let nextCopy: FileDescriptor
+        do throws(JournalError) {
+            next = try createJournal(
+                previousGeneration + 1, previousLength: journalBytes, syncsFile: false,
+                syncsDirectory: configuration.fsync == .always)
+            do {
+                nextCopy = try next.duplicate()
+            } catch {
+                try? next.close()
+                throw JournalError.io("cannot duplicate the descriptor of \(journalPath(previousGeneration + 1))", error)
+            }
+        } catch {
+            try? descriptors.directory.close()
+            try? descriptors.journal.close()
+            // Not after a simulated crash: that leaves the files as they are.
+            if failure == nil { directory.remove(JournalFormat.journalFileName(previousGeneration + 1), logger: logger) }
+            throw error
+        }
+        earlierJournals.append(EarlierJournal(generation: previousGeneration, bytes: journalBytes))
+        closeJournal()
+        journal = next
+        generation = previousGeneration + 1
+        journalBytes = JournalFormat.journalHeaderSize
+        hasUnsyncedData = false  // the header alone protects nothing; what follows it is synced by the policy
+
+        let job = SnapshotJob(
+            directory: directory.path, directoryDescriptor: descriptors.directory, generation: generation,
+            payload: payload, previousJournal: descriptors.journal, previousJournalPath: previousPath,
+            nextJournal: nextCopy, nextJournalPath: journalPath(generation),
+            replacedJournals: earlierJournals.map(\.generation), syncsDirectoryFirst: configuration.fsync != .always,
+            logger: logger, simulatedCrash: simulatedCrash, pause: writer?.pause)
+        compaction = generation
+        if let writer {
+            writer.start(job)
+        } else {
+            inlineOutcome = job.run()
+        }
+    }
+
+    /// Whether a compaction started and its outcome has not been collected.
+    package var isCompacting: Bool { compaction != nil }
+
+    /// Collects the outcome of the compaction that ran, once it ended: `nil` while it runs or when none ran, the time
+    /// its writes and syncs took when it succeeded. The journals it replaced are deleted then.
+    ///
+    /// - Throws: ``JournalError`` `.io` when the snapshot could not be written (the store goes on with its journals,
+    ///   read in order by the next load; a later compaction tries again); `.unusable` when the store cannot go on (a
+    ///   sync failed, or the new snapshot took effect and the directory could not be synced: the next start loads it).
+    @discardableResult
+    package func finishSnapshot() throws(JournalError) -> Duration? {
+        guard compaction != nil, let outcome = writer?.takeOutcome() ?? inlineOutcome else { return nil }
+        compaction = nil
+        inlineOutcome = nil
+        if let error = outcome.error {
+            if error.code != .io || outcome.tookEffect {
+                if failure == nil { failure = JournalError(.unusable, error.message) }
+                throw failure!
+            }
+            throw error
+        }
+        earlierJournals.removeAll()
+        snapshotBytes = outcome.snapshotBytes
+        logger.debug(
+            "journal: compacted",
+            metadata: [
+                "generation": "\(outcome.generation)", "snapshot_bytes": "\(snapshotBytes)",
+                "duration": "\(outcome.duration)",
+            ])
+        return outcome.duration
     }
 }
 
-/// Points where a test makes ``JournalStore/writeSnapshot(_:)`` stop as a SIGKILL would, leaving the files as they
-/// are at that moment.
-enum SnapshotCrashPoint: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// `snapshot.tmp` half written, not synced.
-    case temporaryTorn
-    /// `snapshot.tmp` complete and synced, not renamed.
-    case temporaryWritten
-    /// Renamed over `snapshot`; the new journal not created.
-    case renamed
-    /// The new journal created with half its header.
-    case journalTorn
-    /// The new journal complete; the old one not deleted.
-    case journalCreated
-
-    var description: String { rawValue }
+/// A journal before the live one that the state still needs: a compaction switched appends away from it, and the
+/// snapshot that replaces it is not durable yet (or failed, or a crash came first).
+struct EarlierJournal: Sendable, Equatable {
+    let generation: UInt64
+    /// Its length when appends left it.
+    let bytes: Int
 }

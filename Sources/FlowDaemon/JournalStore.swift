@@ -7,11 +7,12 @@ import SystemPackage
 ///
 /// Use: `init` (locks the directory) → ``load()`` once → per request ``append(_:)``, and before answering
 /// ``commit(now:)`` (one write for everything appended since); ``syncIfDue(now:)`` when ``nextSyncDue`` comes;
-/// ``writeSnapshot(_:)`` when ``journalBytes`` passes the configuration's `compactBytes`; ``close()``.
+/// ``startSnapshot(_:)`` when ``needsCompaction``, and ``finishSnapshot()`` at each turn after; ``close()``.
 ///
 /// Not `Sendable`: it is owned by the daemon's I/O thread, which calls it without locks; its buffer and file offset
-/// are plain mutable state that a second thread would corrupt. Only the `.interval` syncs of a store opened with
-/// `syncsInBackground` run elsewhere (``JournalSyncer``).
+/// are plain mutable state that a second thread would corrupt. Only the `.interval` syncs and a compaction's writes
+/// run elsewhere, when the store has a ``JournalSyncer`` and a ``SnapshotWriter``, on values and duplicated
+/// descriptors handed to them.
 package final class JournalStore {
     /// The largest record ``append(_:)`` accepts (frames carry a 32-bit length; a record this large is a mistake).
     package static let maxRecordBytes = 1 << 30
@@ -29,12 +30,16 @@ package final class JournalStore {
     /// The live journal's generation (1 until the first snapshot).
     package internal(set) var generation: UInt64 = 1
 
-    /// Whether the live journal has grown past ``JournalConfiguration/compactBytes`` and past the last snapshot.
+    /// Whether no compaction runs and the journals after the snapshot have grown past
+    /// ``JournalConfiguration/compactBytes`` and past the snapshot.
     ///
     /// The second condition makes snapshots at least double in size from one to the next while they keep most of
     /// what they replace (a tree is rebuilt by replay: docs/RELIABILITY.md), so each record is rewritten a bounded
     /// number of times and the bytes written stay linear in the records, not quadratic.
-    package var needsCompaction: Bool { journalBytes > max(configuration.compactBytes, snapshotBytes) }
+    package var needsCompaction: Bool {
+        compaction == nil
+            && journalBytes + earlierJournals.reduce(0) { $0 + $1.bytes } > max(configuration.compactBytes, snapshotBytes)
+    }
 
     /// When ``syncIfDue(now:)`` should run next (in the clock of `now`), `nil` when nothing written is unsynced or
     /// the policy is not `.interval`.
@@ -51,7 +56,7 @@ package final class JournalStore {
     /// Frames appended and not yet written.
     var buffer: [UInt8] = []
     /// An oversized record was appended (and dropped): the next commit reports it.
-    private var droppedRecordBytes: Int?
+    var droppedRecordBytes: Int?
     var hasUnsyncedData = false
     private var lastSync: UInt64?
     /// Why the store cannot be used any more, if it cannot.
@@ -64,6 +69,15 @@ package final class JournalStore {
     var simulatedSyncError: Errno?
     /// Where `.interval` syncs run when the caller must not wait for them; `nil`: on the caller's thread.
     let syncer: JournalSyncer?
+    /// Where a compaction's writes and syncs run; `nil`: on the caller's thread, in ``startSnapshot(_:)``.
+    let writer: SnapshotWriter?
+    /// The generation of the snapshot a compaction is writing, until ``finishSnapshot()`` collects its outcome.
+    var compaction: UInt64?
+    /// The outcome of a compaction run inline, until ``finishSnapshot()`` collects it.
+    var inlineOutcome: SnapshotJob.Outcome?
+    /// The journals before the live one that the state still needs, oldest first (docs/RELIABILITY.md, "Why no
+    /// crash mixes generations"); empty but while a compaction runs or after one that failed or was interrupted.
+    var earlierJournals: [EarlierJournal] = []
     /// Writes of the live journal that failed (and were undone), since the store was opened.
     package private(set) var writeFailures = 0
 
@@ -73,16 +87,20 @@ package final class JournalStore {
     /// - Throws: ``JournalError`` `.locked` when another process holds the directory, `.io` when it cannot be
     ///   created or opened.
     package convenience init(configuration: JournalConfiguration, logger: Logger) throws(JournalError) {
-        try self.init(configuration: configuration, logger: logger, syncer: nil)
+        try self.init(configuration: configuration, logger: logger, syncer: nil, writer: nil)
     }
 
     /// ``init(configuration:logger:)`` with `syncer` running the `.interval` syncs on a thread of its own (the
     /// daemon's store): the caller goes on while the disk syncs, and a failed sync makes the store unusable at its
-    /// next call. `nil`: they run inline.
-    init(configuration: JournalConfiguration, logger: Logger, syncer: JournalSyncer?) throws(JournalError) {
+    /// next call; and `writer` running compactions' writes and syncs, whose outcome ``finishSnapshot()`` collects.
+    /// `nil`: they run inline.
+    init(
+        configuration: JournalConfiguration, logger: Logger, syncer: JournalSyncer?, writer: SnapshotWriter? = nil
+    ) throws(JournalError) {
         self.configuration = configuration
         self.logger = logger
         self.syncer = syncer
+        self.writer = writer
         var path = configuration.directory
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         guard !path.isEmpty else { throw JournalError(.io, "the state directory's path is empty") }
@@ -91,91 +109,7 @@ package final class JournalStore {
 
     deinit { close() }
 
-    // MARK: - Loading
-
-    /// Reads the snapshot and the live journal, validating every frame. A torn tail (after the first frame that does
-    /// not check, no frame that does) is cut off (logged, counted in ``JournalContents/discardedBytes``); damage before
-    /// it is refused, or cut under ``JournalDamagePolicy/truncate`` (``JournalContents/damage``). Deletes what an
-    /// interrupted compaction left (`snapshot.tmp`, journals older than the snapshot) and creates the live journal if
-    /// missing. Afterwards the store accepts appends. Calling it again reads afresh and drops what is buffered.
-    ///
-    /// - Throws: ``JournalError`` `.damaged` (with the file and offset), `.corrupt` or `.incompatible` when the files
-    ///   cannot be trusted (nothing is changed then), `.io` when they cannot be read.
-    package func load() throws(JournalError) -> JournalContents {
-        guard directory.isOpen else { throw JournalError(.notOpen, "the journal store is closed") }
-        closeJournal()
-        buffer.removeAll(keepingCapacity: true)
-        droppedRecordBytes = nil
-        hasUnsyncedData = false
-        failure = nil
-
-        let names = try directory.list()
-        var snapshot: [UInt8]?
-        var generation: UInt64 = 1
-        snapshotBytes = 0
-        if names.contains("snapshot") {
-            let path = directory.filePath("snapshot")
-            let file = try FileDescriptor.open(journalFile: path, .readOnly)
-            defer { try? file.close() }
-            let bytes = try file.readAll(path: path)
-            (snapshot, generation) = try JournalFormat.decodeSnapshot(bytes, path: path)
-            snapshotBytes = bytes.count
-        }
-        let journals = names.compactMap(JournalFormat.journalGeneration(fileName:))
-        if let newer = journals.filter({ $0 > generation }).min() {
-            throw JournalError(
-                .corrupt,
-                "\(directory.filePath(JournalFormat.journalFileName(newer))) is newer than the "
-                    + (snapshot == nil ? "missing snapshot" : "snapshot (generation \(generation))")
-                    + ": the snapshot it belongs to is gone; refusing to guess (move the files aside to start empty)")
-        }
-        if names.contains("snapshot.tmp") {
-            logger.notice(
-                "journal: deleting the snapshot.tmp of an interrupted compaction",
-                metadata: ["directory": "\(directory.path)"])
-            directory.remove("snapshot.tmp", logger: logger)
-        }
-        for stale in journals where stale < generation {
-            logger.notice(
-                "journal: deleting a journal the snapshot replaced",
-                metadata: ["file": "\(journalPath(stale))", "snapshot_generation": "\(generation)"])
-            directory.remove(JournalFormat.journalFileName(stale), logger: logger)
-        }
-
-        self.generation = generation
-        var scan = JournalFormat.FrameScan(validBytes: JournalFormat.journalHeaderSize)
-        var damage: JournalDamage?
-        var discarded = 0
-        if journals.contains(generation) {
-            (scan, discarded, damage) = try openExistingJournal(generation)
-        } else {
-            journal = try createJournal(generation)
-            journalBytes = JournalFormat.journalHeaderSize
-        }
-        logger.info(
-            "journal: loaded",
-            metadata: [
-                "directory": "\(directory.path)", "generation": "\(generation)", "snapshot_bytes": "\(snapshotBytes)",
-                "records": "\(scan.records.count)", "journal_bytes": "\(journalBytes)",
-                "discarded_bytes": "\(discarded)",
-            ])
-        return JournalContents(
-            snapshot: snapshot, records: scan.records, recordOffsets: scan.offsets, discardedBytes: discarded,
-            damage: damage, journalPath: journalPath(generation))
-    }
-
-    /// ``JournalDamagePolicy/truncate`` for damage the store cannot see (a record that contradicts the ones before
-    /// it): keeps the live journal aside and cuts it at `offset`. ``load()`` reads it afresh afterwards.
-    package func cutDamagedJournal(at offset: Int, because reason: String) throws(JournalError) -> JournalDamage {
-        try requireUsable()
-        guard let journal else { throw JournalError(.notOpen, "load() has not run") }
-        let path = journalPath(generation)
-        let bytes = try journal.readAll(path: path)
-        let error = JournalError(.damaged, reason, file: path, offset: offset)
-        let damage = try cut(journal, bytes: bytes, at: offset, path: path, because: error)
-        journalBytes = offset
-        return damage
-    }
+    // MARK: - Loading (JournalStore+Load.swift)
 
     /// The snapshot's path.
     package var snapshotPath: String { directory.filePath("snapshot") }
@@ -239,6 +173,14 @@ package final class JournalStore {
     /// Writes what is buffered, syncs unsynced data (except under `.never`), closes the files and releases the lock.
     /// Failures are logged. Idempotent; `deinit` calls it.
     package func close() {
+        writer?.waitUntilIdle()
+        if compaction != nil {
+            do throws(JournalError) {
+                try finishSnapshot()
+            } catch {
+                logger.error("journal: closing after a failed compaction", metadata: ["error": "\(error)"])
+            }
+        }
         syncer?.waitUntilIdle()
         if let error = syncer?.takeFailure(), failure == nil {
             failure = JournalError(.unusable, error.message)
@@ -263,106 +205,27 @@ package final class JournalStore {
         directory.filePath(JournalFormat.journalFileName(generation))
     }
 
-    /// Creates `journal-<generation>` (replacing a torn one) with its header, synced, and syncs the directory.
-    func createJournal(_ generation: UInt64) throws(JournalError) -> FileDescriptor {
+    /// Creates `journal-<generation>` (replacing a torn one) with its header naming `previousLength`; syncs the file
+    /// and the directory as asked (a compaction's switch leaves them to its writer, docs/RELIABILITY.md).
+    func createJournal(
+        _ generation: UInt64, previousLength: Int, syncsFile: Bool, syncsDirectory: Bool
+    ) throws(JournalError) -> FileDescriptor {
         let path = journalPath(generation)
         let file = try FileDescriptor.open(journalFile: path, .readWrite, options: [.create, .truncate])
         do throws(JournalError) {
-            let header = JournalFormat.journalHeader(generation: generation)
+            let header = JournalFormat.journalHeader(generation: generation, previousLength: previousLength)
             if simulatedCrash == .journalTorn {
                 try file.write(Array(header.prefix(header.count / 2)), at: 0, path: path)
                 try crash(at: .journalTorn)
             }
             try file.write(header, at: 0, path: path)
-            try file.syncAll(path: path)
-            try directory.sync()
+            if syncsFile { try file.syncAll(path: path) }
+            if syncsDirectory { try directory.sync() }
         } catch {
             try? file.close()
             throw error
         }
         return file
-    }
-
-    /// Opens the live journal and reads its frames: drops a torn tail; refuses damage before it, or under
-    /// ``JournalDamagePolicy/truncate`` keeps the file aside and cuts it there.
-    private func openExistingJournal(
-        _ generation: UInt64
-    ) throws(JournalError) -> (JournalFormat.FrameScan, discarded: Int, JournalDamage?) {
-        let path = journalPath(generation)
-        let file = try FileDescriptor.open(journalFile: path, .readWrite)
-        var keep = false
-        defer { if !keep { try? file.close() } }
-        let bytes = try file.readAll(path: path)
-
-        if try JournalFormat.checkJournalHeader(bytes, generation: generation, path: path) == .interruptedCreation {
-            logger.warning(
-                "journal: recreating a journal whose creation was interrupted",
-                metadata: ["file": "\(path)", "bytes": "\(bytes.count)"])
-            try? file.close()
-            keep = true  // closed here
-            journal = try createJournal(generation)
-            journalBytes = JournalFormat.journalHeaderSize
-            return (JournalFormat.FrameScan(validBytes: JournalFormat.journalHeaderSize), 0, nil)
-        }
-
-        let scan = JournalFormat.scanFrames(
-            bytes, from: JournalFormat.journalHeaderSize, maxRecordBytes: Self.maxRecordBytes)
-        var damage: JournalDamage?
-        if scan.validBytes < bytes.count {
-            if scan.isTornTail {
-                logger.notice(
-                    "journal: dropping a torn tail (an append a crash interrupted; never acknowledged)",
-                    metadata: [
-                        "file": "\(path)", "offset": "\(scan.validBytes)",
-                        "discarded_bytes": "\(bytes.count - scan.validBytes)", "reason": "\(scan.reason)",
-                    ])
-                try file.truncate(to: scan.validBytes, path: path)
-                try file.syncData(path: path)
-            } else {
-                let found = JournalError(
-                    .damaged,
-                    "\(path) is damaged at offset \(scan.validBytes) (\(scan.reason)), and frames that check follow at "
-                        + "offset \(scan.validFrameAfter ?? 0): not a torn tail; nothing was changed (docs/RELIABILITY.md, "
-                        + "\"Torn tail or damage\")",
-                    file: path, offset: scan.validBytes)
-                guard configuration.damage == .truncate else { throw found }
-                damage = try cut(file, bytes: bytes, at: scan.validBytes, path: path, because: found)
-            }
-        }
-        keep = true
-        journal = file
-        journalBytes = scan.validBytes
-        return (scan, bytes.count - scan.validBytes, damage)
-    }
-
-    /// ``JournalDamagePolicy/truncate``: keeps a copy of the whole journal aside (`journal-<generation>.damaged-at-
-    /// <offset>`, synced), then cuts the journal at `offset`.
-    func cut(
-        _ file: FileDescriptor, bytes: [UInt8], at offset: Int, path: String, because error: JournalError
-    ) throws(JournalError) -> JournalDamage {
-        let name = "\(JournalFormat.journalFileName(generation)).damaged-at-\(offset)"
-        let copyPath = directory.filePath(name)
-        let copy = try FileDescriptor.open(journalFile: copyPath, .writeOnly, options: [.create, .truncate])
-        do throws(JournalError) {
-            try copy.write(bytes, at: 0, path: copyPath)
-            try copy.syncAll(path: copyPath)
-            try? copy.close()
-        } catch {
-            try? copy.close()
-            throw error
-        }
-        try directory.sync()
-        try file.truncate(to: offset, path: path)
-        try file.syncData(path: path)
-        let damage = JournalDamage(
-            file: path, offset: offset, discardedBytes: bytes.count - offset, keptAs: copyPath, reason: error.message)
-        logger.error(
-            "journal: damaged; starting from the records before the damage as asked (--journal-damage truncate)",
-            metadata: [
-                "file": "\(path)", "offset": "\(offset)", "discarded_bytes": "\(damage.discardedBytes)",
-                "kept_as": "\(copyPath)", "error": "\(error)",
-            ])
-        return damage
     }
 
     /// Writes the buffer at the end of the journal with one write; on failure cuts the file back and keeps the buffer.

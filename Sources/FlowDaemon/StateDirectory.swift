@@ -104,6 +104,12 @@ final class StateDirectory {
         }
     }
 
+    /// A duplicate of the directory's descriptor (for its `fsync`s on another thread), which the caller closes.
+    func duplicateDescriptor() throws -> FileDescriptor {
+        guard let directory else { throw Errno.badFileDescriptor }
+        return try directory.duplicate()
+    }
+
     /// Closes the directory and releases the lock. Idempotent.
     func close() {
         try? directory?.close()

@@ -361,7 +361,8 @@ struct JournalStoreTests {
 
     /// Every point of `writeSnapshot` where a SIGKILL can land, with and without an earlier snapshot: the next load
     /// sees the old state (old snapshot + old records) or the new one (new snapshot, no records), never a mix; and
-    /// appends after that load survive the next one.
+    /// appends after that load survive the next one. From the switch on, appends go to the next journal, which the
+    /// load keeps after the old one until the new snapshot took effect.
     @Test(arguments: SnapshotCrashPoint.allCases, [false, true])
     func crashDuringSnapshotLoadsOneConsistentState(point: SnapshotCrashPoint, earlierSnapshot: Bool) throws {
         try withStateDirectory { directory in
@@ -379,28 +380,29 @@ struct JournalStoreTests {
             #expect((#expect(throws: JournalError.self) { try store.commit(now: 0) })?.code == .unusable)
             store.close()
 
-            let tookEffect = point != .temporaryTorn && point != .temporaryWritten
+            let tookEffect = point == .renamed || point == .replacedJournalsLeft
+            let switched = point != .journalTorn
             let leftOver = try files(directory)
-            if !tookEffect { #expect(leftOver.contains("snapshot.tmp")) }
-            if point == .journalCreated {
-                #expect(leftOver.contains("journal-\(oldGeneration)"))
-                #expect(leftOver.contains("journal-\(oldGeneration + 1)"))
-            }
+            if point == .temporaryTorn || point == .temporaryWritten { #expect(leftOver.contains("snapshot.tmp")) }
+            #expect(leftOver.contains("journal-\(oldGeneration)"), "deleted only once the new snapshot is durable")
+            #expect(leftOver.contains("journal-\(oldGeneration + 1)"))
 
             let reopened = try open(directory)
             let contents = try reopened.load()
             if tookEffect {
                 #expect(contents.snapshot == record("new-state"))
                 #expect(contents.records.isEmpty)
-                #expect(reopened.generation == oldGeneration + 1)
             } else {
                 #expect(contents.snapshot == (earlierSnapshot ? record("old-state") : nil))
                 #expect(contents.records == [record("r1"), record("r2")])
-                #expect(reopened.generation == oldGeneration)
             }
+            #expect(reopened.generation == (switched ? oldGeneration + 1 : oldGeneration))
             #expect(contents.discardedBytes == 0)
             let generation = reopened.generation
-            #expect(try files(directory) == ["journal-\(generation)"] + (generation > 1 ? ["snapshot"] : []))
+            let journals = tookEffect || !switched ? [generation] : [oldGeneration, generation]
+            #expect(
+                try files(directory)
+                    == journals.map { "journal-\($0)" } + (tookEffect || earlierSnapshot ? ["snapshot"] : []))
 
             reopened.append(record("r3"))
             try reopened.commit(now: 0)

@@ -1,0 +1,302 @@
+import SystemPackage
+
+extension JournalStore {
+    /// Reads the snapshot and the journals from its generation on (more than one when a compaction did not end),
+    /// validating every frame. A torn tail (after the first frame that does not check, no frame that does) is cut
+    /// off (logged, counted in ``JournalContents/discardedBytes``), and so are the journals after one shorter than
+    /// the next one's header says (a power loss took its unsynced tail); damage before a tail is refused, or cut
+    /// under ``JournalDamagePolicy/truncate`` (``JournalContents/damage``). Deletes what an interrupted compaction
+    /// left (`snapshot.tmp`, journals older than the snapshot) and creates the live journal if missing. Afterwards
+    /// the store accepts appends. Calling it again reads afresh and drops what is buffered.
+    ///
+    /// - Throws: ``JournalError`` `.damaged` (with the file and offset), `.corrupt` or `.incompatible` when the files
+    ///   cannot be trusted (nothing is changed then), `.io` when they cannot be read.
+    package func load() throws(JournalError) -> JournalContents {
+        guard directory.isOpen else { throw JournalError(.notOpen, "the journal store is closed") }
+        writer?.waitUntilIdle()
+        _ = writer?.takeOutcome()
+        compaction = nil
+        inlineOutcome = nil
+        closeJournal()
+        buffer.removeAll(keepingCapacity: true)
+        droppedRecordBytes = nil
+        hasUnsyncedData = false
+        failure = nil
+        earlierJournals = []
+
+        let names = try directory.list()
+        var snapshot: [UInt8]?
+        var snapshotGeneration: UInt64 = 1
+        snapshotBytes = 0
+        if names.contains("snapshot") {
+            let path = directory.filePath("snapshot")
+            let file = try FileDescriptor.open(journalFile: path, .readOnly)
+            defer { try? file.close() }
+            let bytes = try file.readAll(path: path)
+            (snapshot, snapshotGeneration) = try JournalFormat.decodeSnapshot(bytes, path: path)
+            snapshotBytes = bytes.count
+        }
+        let journals = names.compactMap(JournalFormat.journalGeneration(fileName:)).sorted()
+        let chain = journals.filter { $0 >= snapshotGeneration }
+        for (index, found) in chain.enumerated() where found != snapshotGeneration + UInt64(index) {
+            let missing = snapshotGeneration + UInt64(index)
+            throw JournalError(
+                .corrupt,
+                "\(directory.filePath(JournalFormat.journalFileName(found))) is newer than the "
+                    + (index > 0
+                        ? "journals before it: \(JournalFormat.journalFileName(missing)) is missing"
+                        : (snapshot == nil ? "missing snapshot" : "snapshot (generation \(snapshotGeneration))")
+                            + ": the snapshot it belongs to is gone")
+                    + "; refusing to guess (move the files aside to start empty)")
+        }
+
+        // Read and check everything before changing anything.
+        let reads = try chain.map { generation throws(JournalError) in try readJournal(generation) }
+        let plan = try plan(reads)
+
+        if names.contains("snapshot.tmp") {
+            logger.notice(
+                "journal: deleting the snapshot.tmp of an interrupted compaction",
+                metadata: ["directory": "\(directory.path)"])
+            directory.remove("snapshot.tmp", logger: logger)
+        }
+        for stale in journals where stale < snapshotGeneration {
+            logger.notice(
+                "journal: deleting a journal the snapshot replaced",
+                metadata: ["file": "\(journalPath(stale))", "snapshot_generation": "\(snapshotGeneration)"])
+            directory.remove(JournalFormat.journalFileName(stale), logger: logger)
+        }
+        return try apply(plan, reads: reads, snapshot: snapshot, snapshotGeneration: snapshotGeneration)
+    }
+
+    /// A journal file as read, with what its header and frames say.
+    struct JournalRead {
+        let generation: UInt64
+        let path: String
+        let bytes: [UInt8]
+        let header: JournalFormat.HeaderCheck
+        /// The frames after a valid header; `nil` for an interrupted creation.
+        let scan: JournalFormat.FrameScan?
+    }
+
+    /// What ``load()`` makes of the journals it read.
+    struct LoadPlan {
+        /// How many of the journals are replayed; the last of them is the live one.
+        var kept: Int
+        /// Why the journals after those are dropped, if some are: a power loss took the tail they follow (or one
+        /// is an interrupted creation); or damage in the last kept one, which the truncate policy cuts.
+        var droppedBecause: String?
+        /// The last kept journal is damaged (not a torn tail): cut it under the truncate policy.
+        var damage: JournalError?
+    }
+
+    private func readJournal(_ generation: UInt64) throws(JournalError) -> JournalRead {
+        let path = journalPath(generation)
+        let file = try FileDescriptor.open(journalFile: path, .readOnly)
+        defer { try? file.close() }
+        let bytes = try file.readAll(path: path)
+        let header = try JournalFormat.checkJournalHeader(bytes, generation: generation, path: path)
+        guard case .valid(let size, _) = header else {
+            return JournalRead(generation: generation, path: path, bytes: bytes, header: header, scan: nil)
+        }
+        let scan = JournalFormat.scanFrames(bytes, from: size, maxRecordBytes: Self.maxRecordBytes)
+        return JournalRead(generation: generation, path: path, bytes: bytes, header: header, scan: scan)
+    }
+
+    /// Decides which journals are replayed: each one after the first must follow the whole of the one before it (its
+    /// header names that one's length at the switch). Throws what refuses the start; changes nothing.
+    private func plan(_ reads: [JournalRead]) throws(JournalError) -> LoadPlan {
+        for (index, read) in reads.enumerated() {
+            let isLast = index == reads.count - 1
+            guard let scan = read.scan else {
+                guard isLast else {
+                    throw JournalError(
+                        .corrupt, "\(read.path) has no valid header, and journals follow it: refusing to guess")
+                }
+                return index == 0
+                    ? LoadPlan(kept: 1)
+                    : LoadPlan(kept: index, droppedBecause: "its creation was interrupted (a header at most)")
+            }
+            if !scan.isTornTail {
+                let found = JournalError(
+                    .damaged,
+                    "\(read.path) is damaged at offset \(scan.validBytes) (\(scan.reason)), and frames that check follow "
+                        + "at offset \(scan.validFrameAfter ?? 0): not a torn tail; nothing was changed "
+                        + "(docs/RELIABILITY.md, \"Torn tail or damage\")",
+                    file: read.path, offset: scan.validBytes)
+                guard configuration.damage == .truncate else { throw found }
+                return LoadPlan(
+                    kept: index + 1, droppedBecause: isLast ? nil : "they follow damage in \(read.path)",
+                    damage: found)
+            }
+            if isLast { return LoadPlan(kept: index + 1) }
+            let next = reads[index + 1]
+            guard case .valid(_, let recorded) = next.header else {
+                return LoadPlan(kept: index + 1, droppedBecause: "its creation was interrupted (a header at most)")
+            }
+            guard let recorded else {
+                throw JournalError(
+                    .corrupt, "\(next.path) is a version 1 journal after \(read.path): refusing to guess")
+            }
+            if scan.validBytes > recorded {
+                throw JournalError(
+                    .corrupt,
+                    "\(read.path) holds \(scan.validBytes) bytes of frames, more than the \(recorded) that \(next.path) "
+                        + "says it had: refusing to guess", file: read.path, offset: recorded)
+            }
+            if scan.validBytes < recorded {
+                return LoadPlan(
+                    kept: index + 1,
+                    droppedBecause: "\(read.path) ends at \(scan.validBytes) bytes, before the \(recorded) they follow "
+                        + "(a power loss took its unsynced tail)")
+            }
+        }
+        return LoadPlan(kept: reads.count)
+    }
+
+    /// Carries `plan` out: drops the journals after the kept ones, cuts torn tails and damage, opens the live journal.
+    private func apply(
+        _ plan: LoadPlan, reads: [JournalRead], snapshot: [UInt8]?, snapshotGeneration: UInt64
+    ) throws(JournalError) -> JournalContents {
+        var discarded = 0
+        var damage: JournalDamage?
+        for dropped in reads.dropFirst(plan.kept) {
+            if dropped.scan != nil { discarded += dropped.bytes.count }  // an interrupted creation held no record
+            if plan.damage != nil {
+                let aside = JournalFormat.journalFileName(dropped.generation) + ".discarded"
+                try directory.move(JournalFormat.journalFileName(dropped.generation), to: aside)
+                logger.error(
+                    "journal: kept aside a journal that follows damage (--journal-damage truncate)",
+                    metadata: ["file": "\(dropped.path)", "kept_as": "\(directory.filePath(aside))"])
+            } else {
+                logger.warning(
+                    "journal: dropping a journal that follows a lost tail (never acknowledged under fsync always)",
+                    metadata: [
+                        "file": "\(dropped.path)", "discarded_bytes": "\(dropped.bytes.count)",
+                        "reason": "\(plan.droppedBecause ?? "")",
+                    ])
+                directory.remove(JournalFormat.journalFileName(dropped.generation), logger: logger)
+            }
+        }
+        if plan.kept < reads.count { try directory.sync() }
+
+        var contents = JournalContents(snapshot: snapshot, records: [], discardedBytes: 0)
+        for (index, read) in reads.prefix(plan.kept).enumerated() {
+            let isLive = index == plan.kept - 1
+            guard let scan = read.scan else {
+                // The only journal, its creation interrupted: nothing was appended to it.
+                logger.warning(
+                    "journal: recreating a journal whose creation was interrupted",
+                    metadata: ["file": "\(read.path)", "bytes": "\(read.bytes.count)"])
+                journal = try createJournal(read.generation, previousLength: 0, syncsFile: true, syncsDirectory: true)
+                generation = read.generation
+                journalBytes = JournalFormat.journalHeaderSize
+                contents.journalPaths.append(read.path)
+                contents.journalFirstRecords.append(contents.records.count)
+                continue
+            }
+            let file = try FileDescriptor.open(journalFile: read.path, .readWrite)
+            var keep = false
+            defer { if !keep { try? file.close() } }
+            if scan.validBytes < read.bytes.count {
+                if isLive, let found = plan.damage {
+                    damage = try cut(file, generation: read.generation, bytes: read.bytes, at: scan.validBytes,
+                        path: read.path, because: found)
+                } else {
+                    logger.notice(
+                        "journal: dropping a torn tail (an append a crash interrupted; never acknowledged)",
+                        metadata: [
+                            "file": "\(read.path)", "offset": "\(scan.validBytes)",
+                            "discarded_bytes": "\(read.bytes.count - scan.validBytes)", "reason": "\(scan.reason)",
+                        ])
+                    try file.truncate(to: scan.validBytes, path: read.path)
+                    try file.syncData(path: read.path)
+                }
+                discarded += read.bytes.count - scan.validBytes
+            }
+            contents.journalPaths.append(read.path)
+            contents.journalFirstRecords.append(contents.records.count)
+            contents.records += scan.records
+            contents.recordOffsets += scan.offsets
+            if isLive {
+                keep = true
+                journal = file
+                generation = read.generation
+                journalBytes = scan.validBytes
+            } else {
+                earlierJournals.append(EarlierJournal(generation: read.generation, bytes: scan.validBytes))
+            }
+        }
+        if journal == nil {
+            generation = snapshotGeneration
+            journal = try createJournal(generation, previousLength: 0, syncsFile: true, syncsDirectory: true)
+            journalBytes = JournalFormat.journalHeaderSize
+            contents.journalPaths = [journalPath(generation)]
+            contents.journalFirstRecords = [0]
+        }
+        contents.discardedBytes = discarded
+        contents.damage = damage
+        logger.info(
+            "journal: loaded",
+            metadata: [
+                "directory": "\(directory.path)", "generation": "\(generation)", "snapshot_bytes": "\(snapshotBytes)",
+                "journals": "\(contents.journalPaths.count)", "records": "\(contents.records.count)",
+                "journal_bytes": "\(journalBytes)", "discarded_bytes": "\(discarded)",
+            ])
+        return contents
+    }
+
+    /// ``JournalDamagePolicy/truncate`` for damage the store cannot see (a record that contradicts the ones before
+    /// it): keeps the journal of record `position` of `contents` aside and cuts it there; the journals after it are
+    /// kept aside too. ``load()`` reads it afresh afterwards.
+    package func cutDamagedJournal(
+        atRecord position: Int, of contents: JournalContents, because reason: String
+    ) throws(JournalError) -> JournalDamage {
+        try requireUsable()
+        let index = contents.journal(ofRecord: position)
+        let path = contents.journalPaths[index]
+        let offset = contents.recordOffsets[position]
+        guard let generation = JournalFormat.journalGeneration(fileName: String(path.split(separator: "/").last ?? ""))
+        else { throw JournalError(.notOpen, "load() has not run") }
+        for later in contents.journalPaths.dropFirst(index + 1) {
+            let name = String(later.split(separator: "/").last ?? "")
+            try directory.move(name, to: name + ".discarded")
+        }
+        let file = try FileDescriptor.open(journalFile: path, .readWrite)
+        defer { try? file.close() }
+        let bytes = try file.readAll(path: path)
+        let error = JournalError(.damaged, reason, file: path, offset: offset)
+        return try cut(file, generation: generation, bytes: bytes, at: offset, path: path, because: error)
+    }
+
+    /// ``JournalDamagePolicy/truncate``: keeps a copy of the whole journal aside (`journal-<generation>.damaged-at-
+    /// <offset>`, synced), then cuts the journal at `offset`.
+    private func cut(
+        _ file: FileDescriptor, generation: UInt64, bytes: [UInt8], at offset: Int, path: String,
+        because error: JournalError
+    ) throws(JournalError) -> JournalDamage {
+        let name = "\(JournalFormat.journalFileName(generation)).damaged-at-\(offset)"
+        let copyPath = directory.filePath(name)
+        let copy = try FileDescriptor.open(journalFile: copyPath, .writeOnly, options: [.create, .truncate])
+        do throws(JournalError) {
+            try copy.write(bytes, at: 0, path: copyPath)
+            try copy.syncAll(path: copyPath)
+            try? copy.close()
+        } catch {
+            try? copy.close()
+            throw error
+        }
+        try directory.sync()
+        try file.truncate(to: offset, path: path)
+        try file.syncData(path: path)
+        let damage = JournalDamage(
+            file: path, offset: offset, discardedBytes: bytes.count - offset, keptAs: copyPath, reason: error.message)
+        logger.error(
+            "journal: damaged; starting from the records before the damage as asked (--journal-damage truncate)",
+            metadata: [
+                "file": "\(path)", "offset": "\(offset)", "discarded_bytes": "\(damage.discardedBytes)",
+                "kept_as": "\(copyPath)", "error": "\(error)",
+            ])
+        return damage
+    }
+}
