@@ -178,6 +178,56 @@ struct JournalCompactionTests {
         }
     }
 
+    // MARK: - The daemon's requests during a compaction
+
+    /// With the writer held before it writes the snapshot, the daemon's state changes are still answered and
+    /// journaled (in the next journal); the outcome lands afterwards, and a restart from the files has them all.
+    @Test func requestsAreAnsweredAndJournaledWhileTheWriterIsHeld() throws {
+        try Self.withDirectory { root in
+            let ops = PeerAddress([3])
+            let hold = Hold(at: .temporaryTorn)
+            let writer = SnapshotWriter(pause: { hold.pass($0) })
+            let store = try Self.store(root + "/state", writer: writer)
+            _ = try store.load()
+            var core = DaemonCore(
+                application: TestApplication(), daemonID: "d", logger: Self.quiet, now: 0, journaling: true)
+            var committer = JournalCommitter(store: store, logger: Self.quiet)
+            _ = try committer.commit(core.takeJournal(), outputs: core.start(now: 0), core: &core, now: 0)
+            func send(_ message: WireMessage) throws -> [DaemonMessage] {
+                let outputs = core.handle(.message(from: ops, frames: WireCodec().encode(message)), now: 0)
+                return try committer.commit(core.takeJournal(), outputs: outputs, core: &core, now: 0).compactMap {
+                    if case .send(_, let message) = $0 { message } else { nil }
+                }
+            }
+            _ = try send(.hello(Hello(req: 1, role: .operator, name: "ops", instance: "i", heartbeatMs: 1000)))
+            _ = try send(.createSession(SessionRequest(req: 2, session: "before")))
+
+            core.compactJournal()
+            try store.startSnapshot(core.journalSnapshotPayload)
+            hold.waitUntilHeld()
+            let journalBytes = store.journalBytes
+            #expect(
+                try send(.createSession(SessionRequest(req: 3, session: "during")))
+                    == [.ok(OKReply(req: 3, result: ["created": true]))])
+            #expect(store.journalBytes > journalBytes, "journaled in the next journal")
+            #expect(try store.finishSnapshot() == nil, "the snapshot is not written yet")
+            hold.release()
+            writer.waitUntilIdle()
+            #expect(try store.finishSnapshot() != nil)
+            _ = try send(.createSession(SessionRequest(req: 4, session: "after")))
+            store.close()
+
+            let reopened = try Self.store(root + "/state")
+            defer { reopened.close() }
+            let contents = try reopened.load()
+            let snapshot = try JournalSnapshot.records(in: try #require(contents.snapshot))
+            var recovered = DaemonCore(
+                application: TestApplication(), daemonID: "d2", logger: Self.quiet, now: 0, journaling: true)
+            _ = try recovered.recover(from: snapshot + contents.records)
+            #expect(recovered.sessionIDs == ["after", "before", "default", "during"])
+        }
+    }
+
     // MARK: - Power loss
 
     /// A power loss took the old journal's unsynced tail while pages of the next one reached the disk: the next

@@ -145,20 +145,21 @@ struct DamagedJournalStartTests {
         let first = try await run(server(directory), directory)
         let path = "\(directory)/state/journal-1"
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        // The journal holds the daemon record, then the default session's: damage the first record's text.
-        bytes[24 + 8 + 2] ^= 0x20
+        // The journal holds its 32-byte header, the daemon record, then the default session's: damage the first
+        // record's text.
+        bytes[32 + 8 + 2] ^= 0x20
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
         let refused = server(directory)
         let error = await #expect(throws: JournalError.self) { try await refused.run() }
         #expect(error?.code == .damaged)
         #expect(error?.file == path)
-        #expect(error?.offset == 24)
+        #expect(error?.offset == 32)
         #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == bytes, "the journal is left as it was")
 
         let recovered = try await run(server(directory, damage: .truncate), directory)
         #expect(recovered != first, "clients see a new daemon ID and resync")
-        #expect(FileManager.default.fileExists(atPath: "\(path).damaged-at-24"))
+        #expect(FileManager.default.fileExists(atPath: "\(path).damaged-at-32"))
         let again = try await run(server(directory), directory)
         #expect(again == recovered, "the new ID is the state's from now on")
     }
