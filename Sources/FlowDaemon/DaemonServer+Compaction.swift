@@ -59,10 +59,11 @@ extension DaemonServer {
             schedule.next = now + 60_000
             return
         }
+        let stall = started.duration(to: clock.now)
+        journal.longestCompactionStall = max(journal.longestCompactionStall, stall)
         schedule.running = CompactionSchedule.Running(
             records: core.journalRecordCount, journalBytesBefore: before, compaction: compaction,
-            ioThreadDuration: started.duration(to: clock.now), liveAppVersions: core.liveAppVersions,
-            appReloads: core.counters.appReloads)
+            ioThreadDuration: stall, liveAppVersions: core.liveAppVersions, appReloads: core.counters.appReloads)
     }
 
     /// Once the writer ended: logs the compaction, and deletes the application versions no record needs any more.

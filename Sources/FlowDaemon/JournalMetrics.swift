@@ -1,6 +1,7 @@
 package import CoreMetrics
 
-/// The journal's metrics: its size on disk, its syncs, and what the last start recovered and how long it took.
+/// The journal's metrics: its size on disk, its syncs, its compactions and the longest time one held the I/O thread,
+/// and what the last start recovered and how long it took.
 ///
 /// The names are ``MetricName``'s; README's Metrics table says what each counts.
 ///
@@ -11,11 +12,14 @@ package struct JournalMetrics: Sendable {
     private let syncs: Counter
     private let writeFailures: Counter
     private let available: Gauge
+    private let compactions: Counter
+    private let compactionStallMax: Gauge
     private let recoverySeconds: Gauge
     private let recoveredRecords: Gauge
     /// The store's sync count when last recorded (the counter takes increases).
     private var lastSyncs = 0
     private var lastWriteFailures = 0
+    private var lastCompactions = 0
 
     package init(factory: any MetricsFactory) {
         journalBytes = Gauge(label: MetricName.journalBytes, factory: factory)
@@ -23,6 +27,8 @@ package struct JournalMetrics: Sendable {
         syncs = Counter(label: MetricName.journalSyncs, factory: factory)
         writeFailures = Counter(label: MetricName.journalWriteFailures, factory: factory)
         available = Gauge(label: MetricName.journalAvailable, factory: factory)
+        compactions = Counter(label: MetricName.compactions, factory: factory)
+        compactionStallMax = Gauge(label: MetricName.compactionStallMax, factory: factory)
         recoverySeconds = Gauge(label: MetricName.recoverySeconds, factory: factory)
         recoveredRecords = Gauge(label: MetricName.recoveredRecords, factory: factory)
     }
@@ -44,5 +50,11 @@ package struct JournalMetrics: Sendable {
         let increase = journal.syncCount - lastSyncs
         if increase > 0 { syncs.increment(by: increase) }
         lastSyncs = journal.syncCount
+        if journal.compactions > lastCompactions {
+            compactions.increment(by: journal.compactions - lastCompactions)
+            lastCompactions = journal.compactions
+            let stall = journal.longestCompactionStall.components
+            compactionStallMax.record(Double(stall.seconds) + Double(stall.attoseconds) / 1e18)
+        }
     }
 }

@@ -107,6 +107,7 @@ extension JournalStore {
         }
         earlierJournals.removeAll()
         snapshotBytes = outcome.snapshotBytes
+        compactions += 1
         logger.debug(
             "journal: compacted",
             metadata: [

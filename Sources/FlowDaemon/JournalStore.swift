@@ -27,6 +27,11 @@ package final class JournalStore {
     /// `fdatasync`s of the journal done (or, in the background, started) by commits, ``syncIfDue(now:)`` and
     /// ``close()`` (for tests and metrics; the syncs a snapshot needs are not counted).
     package private(set) var syncCount: Int = 0
+    /// Compactions that ended with their snapshot durable, since the store was opened.
+    package internal(set) var compactions = 0
+    /// The longest time a compaction's part on the caller's thread took (the caller measures it: it includes saving
+    /// the sessions and taking the payload), for metrics.
+    package var longestCompactionStall: Duration = .zero
     /// The live journal's generation (1 until the first snapshot).
     package internal(set) var generation: UInt64 = 1
 

@@ -25,6 +25,8 @@ package enum MetricName: Sendable {
     package static let journalSyncs = "flowd_journal_syncs_total"
     package static let journalWriteFailures = "flowd_journal_write_failures_total"
     package static let journalAvailable = "flowd_journal_available"
+    package static let compactions = "flowd_journal_compactions_total"
+    package static let compactionStallMax = "flowd_journal_compaction_stall_max_seconds"
     package static let recoverySeconds = "flowd_recovery_seconds"
     package static let recoveredRecords = "flowd_recovered_records"
 }

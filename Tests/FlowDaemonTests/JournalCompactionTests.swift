@@ -8,6 +8,7 @@ import FlowCore
 import FlowWire
 import Foundation
 import Logging
+import Prometheus
 import TestFlows
 import Testing
 
@@ -225,6 +226,24 @@ struct JournalCompactionTests {
                 application: TestApplication(), daemonID: "d2", logger: Self.quiet, now: 0, journaling: true)
             _ = try recovered.recover(from: snapshot + contents.records)
             #expect(recovered.sessionIDs == ["after", "before", "default", "during"])
+        }
+    }
+
+    @Test func metricsCountCompactionsAndTheLongestStall() throws {
+        try Self.withDirectory { root in
+            let registry = PrometheusCollectorRegistry()
+            var metrics = JournalMetrics(factory: PrometheusMetricsFactory(registry: registry))
+            let store = try Self.store(root + "/state", writer: SnapshotWriter())
+            defer { store.close() }
+            _ = try store.load()
+            metrics.record(store)
+            try store.writeSnapshot(Self.record("one"))
+            store.longestCompactionStall = .milliseconds(250)
+            try store.writeSnapshot(Self.record("two"))
+            metrics.record(store)
+            let text = registry.emitToString()
+            #expect(text.contains("\(MetricName.compactions) 2\n"), "\(text)")
+            #expect(text.contains("\(MetricName.compactionStallMax) 0.25\n"), "\(text)")
         }
     }
 
