@@ -12,11 +12,14 @@ stage of their own. A stage's share times the server's CPU per step (`--cpu-us`,
 it costs a step. The rules are names, not a trace: read the shares as a map of where the time goes.
 """
 import argparse
+import bisect
 import re
+import subprocess
 import sys
 
 STAGES = [
     ("fsync batching", r"fdatasync|fsync|jbd2|ext4_sync"),
+    ("journal sync hand-off (to the syncer's queue)", r"JournalSyncer|_dispatch|dispatch_"),
     ("journal append (record, CRC, write)", r"Journal|CRC32C"),
     ("thread hops and wake-ups", r"try_to_wake_up|ttwu|eventfd|futex|schedule|finish_task_switch|__switch_to|"
                                  r"ZMQPoller|ZMQReactor|ZMQMailbox|\bpoll\b|__poll|do_sys_poll|ep_poll|"
@@ -49,7 +52,30 @@ def classify(comm, frames):
     return OTHER
 
 
-def samples(lines):
+class Symbols:
+    """The functions of a binary whose frames perf left as `[unknown]` (perf 6.1 reads no symbols from the large
+    Swift executables here: "cannot get elf header"), from `nm`, demangled."""
+
+    def __init__(self, path):
+        self.path = path
+        listing = subprocess.run(["nm", "-n", "--defined-only", path], capture_output=True, text=True).stdout
+        entries = [line.split(" ", 2) for line in listing.splitlines()]
+        entries = [(int(address, 16), name) for address, kind, name in entries if kind in "tTwW"]
+        names = subprocess.run(["swift-demangle", "--simplified"], input="\n".join(n for _, n in entries),
+                               capture_output=True, text=True).stdout.splitlines()
+        self.addresses = [address for address, _ in entries]
+        self.names = names if len(names) == len(entries) else [name for _, name in entries]
+
+    def resolve(self, frame):
+        # "[unknown] (/path/to/binary)" after "<address> ", which the caller passes along
+        address, _, rest = frame.partition(" ")
+        if not rest.startswith("[unknown] (") or not rest.endswith(self.path + ")"):
+            return rest or frame
+        index = bisect.bisect_right(self.addresses, int(address, 16)) - 1
+        return self.names[index] if index >= 0 else rest
+
+
+def samples(lines, symbols=None):
     comm, frames = None, []
     for line in lines:
         if not line.strip():
@@ -61,6 +87,9 @@ def samples(lines):
             comm, frames = (match.group(1) if match else line.split()[0]), []
         else:
             # "<address> <symbol>+<offset> (<library>)"
+            if symbols is not None:
+                frames.append(symbols.resolve(line.strip()))
+                continue
             parts = line.strip().split(" ", 1)
             frames.append(parts[1] if len(parts) > 1 else parts[0])
     if comm is not None:
@@ -71,11 +100,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cpu-us", type=float, help="the server's CPU per step, µs (adds a µs column)")
     parser.add_argument("--svg", help="write the stacked bar here")
+    parser.add_argument("--symbols", help="the daemon's executable: name its frames perf could not (with nm)")
     parser.add_argument("--title", default="Where flowd's CPU per step goes (perf, throughput phase, journal on)")
     arguments = parser.parse_args()
     order = [name for name, _ in STAGES] + [ZMQ_THREAD, OTHER]
     counts = {name: 0 for name in order}
-    for comm, frames in samples(sys.stdin):
+    symbols = Symbols(arguments.symbols) if arguments.symbols else None
+    for comm, frames in samples(sys.stdin, symbols):
         counts[classify(comm, frames)] += 1
     total = sum(counts.values())
     if total == 0:
