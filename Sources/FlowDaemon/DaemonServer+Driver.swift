@@ -17,6 +17,8 @@ extension DaemonServer {
         var droppedSends = 0
         /// Whether events were published since the I/O loop last read the events socket's subscriptions.
         var publishedEvents = false
+        /// Whether anything was sent on the control socket since the I/O loop last asked it for messages.
+        var sentControl = false
         var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
@@ -49,6 +51,7 @@ extension DaemonServer {
                 switch output {
                 case .send(let address, let message):
                     let frames = [address.routingID] + codec.encode(message.wire)
+                    sentControl = true
                     do {
                         if try !router.trySend(ZMQMessage(frames)) {
                             core.sendDropped(message, to: address)

@@ -333,9 +333,12 @@ public final class DaemonServer: Service, Sendable {
         clock: ContinuousClock, now: () -> UInt64, metrics: inout DaemonMetrics?, journalMetrics: inout JournalMetrics?
     ) throws {
         let reactor = sockets.reactor
-        let control = reactor.watch(sockets.router, for: .pollIn)
-        // The events socket is rarely ready: its descriptor is watched, not the socket, so a wait costs no libzmq
-        // check of it (see `readSubscriptions` below).
+        // Both sockets' descriptors are watched, not the sockets, so a wait costs no libzmq check of them (two
+        // system calls each, twice per `zmq_poll`); the control socket is asked before sleeping when needed (below).
+        let control = try reactor.watchNotifications(of: sockets.router)
+        /// Whether the control socket was last read until it would block, and nothing was sent on it since: then its
+        /// descriptor signals the next message.
+        var controlDrained = false
         let events = try reactor.watchNotifications(of: sockets.publisher)
         var zap = sockets.zap.map {
             (responder: ZAPResponder(socket: $0, logger: logger), watch: reactor.watch($0, for: .pollIn))
@@ -372,8 +375,14 @@ public final class DaemonServer: Service, Sendable {
             if driver.publishedEvents {
                 try readSubscriptions()
             }
+            // A send may process the command that announced a message, which takes the descriptor's signal: the
+            // socket itself says whether a message waits (`ZMQ_EVENTS`), and then the wait only looks.
+            if driver.sentControl || !controlDrained {
+                driver.sentControl = false
+                controlDrained = !(try sockets.router.option(.events).contains(.pollIn))
+            }
             let wait = nextTick > current ? nextTick - current : 0
-            try reactor.wait(timeout: .milliseconds(Int64(min(wait, 1000))))
+            try reactor.wait(timeout: controlDrained ? .milliseconds(Int64(min(wait, 1000))) : .zero)
             if reactor.events(of: events).contains(.pollIn) {
                 try readSubscriptions()
             }
@@ -382,8 +391,9 @@ public final class DaemonServer: Service, Sendable {
             if let watch = zap?.watch, let policy = core.accessPolicy, reactor.events(of: watch).contains(.pollIn) {
                 try zap!.responder.answerPending(policy: policy, core: &core)
             }
-            if reactor.events(of: control).contains(.pollIn) {
-                let batch = try receiveControl(from: sockets.router, into: &core, now: now)
+            if !controlDrained || reactor.events(of: control).contains(.pollIn) {
+                let batch: [DaemonOutput]
+                (batch, controlDrained) = try receiveControl(from: sockets.router, into: &core, now: now)
                 try driver.perform(batch, on: &core, now: now())
             }
             let time = now()
@@ -407,20 +417,21 @@ public final class DaemonServer: Service, Sendable {
         }
     }
 
-    /// Hands the core up to 256 messages waiting on the control socket; returns their outputs.
+    /// Hands the core up to 256 messages waiting on the control socket; returns their outputs, and whether the
+    /// socket was read until it would block.
     private func receiveControl(
         from router: ZMQSocket, into core: inout DaemonCore, now: () -> UInt64
-    ) throws -> [DaemonOutput] {
+    ) throws -> (outputs: [DaemonOutput], drained: Bool) {
         let authenticated = configuration.security != nil
         var batch: [DaemonOutput] = []
         for _ in 0..<256 {
             let message: ZMQMessage
             var userID: String?
             if authenticated {
-                guard let received = try router.tryReceive(withProperty: "User-Id") else { break }
+                guard let received = try router.tryReceive(withProperty: "User-Id") else { return (batch, true) }
                 (message, userID) = received
             } else {
-                guard let received = try router.tryReceive() else { break }
+                guard let received = try router.tryReceive() else { return (batch, true) }
                 message = received
             }
             guard message.count >= 2 else { continue }
@@ -432,7 +443,7 @@ public final class DaemonServer: Service, Sendable {
                 : .message(from: address, frames: frames)
             batch += core.handle(input, now: now())
         }
-        return batch
+        return (batch, false)
     }
 
     /// Whether `count` is 1, 10, 100…: which repetitions of a warning are logged.

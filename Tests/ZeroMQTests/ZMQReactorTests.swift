@@ -142,4 +142,47 @@ struct ZMQReactorTests {
         try reactor.wait(timeout: .zero)
         #expect(reactor.events(of: watch) == [], "an unwatched descriptor is not reported")
     }
+
+    /// The pattern flowd's I/O loop follows on its control ROUTER: read until it would block when the descriptor is
+    /// signalled, and after sending on the socket ask `ZMQ_EVENTS` before sleeping (a send may process the command
+    /// that announced a message, and the descriptor is not signalled again for it).
+    @Test func aNotificationWatchOfARouterWithAnEventsCheckAfterSendsMissesNoMessage() throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let reactor = try ZMQReactor()
+        defer { reactor.close() }
+        let options = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
+        let router = try ZMQSocket(.router, context: context, options: options)
+        try router.bind("inproc://reactor-test.router")
+        let dealer = try ZMQSocket(.dealer, context: context, options: options)
+        defer { for socket in [dealer, router] { socket.close() } }
+        try dealer.connect("inproc://reactor-test.router")
+        let watch = try reactor.watchNotifications(of: router)
+        /// Reads what the ROUTER holds, until it would block.
+        func drain() throws -> [ZMQMessage] {
+            var messages: [ZMQMessage] = []
+            while let message = try router.tryReceive() { messages.append(message) }
+            return messages
+        }
+
+        var sentOnRouter = false
+        for round in 0..<50 {
+            try dealer.send([[UInt8(round)]])
+            var messages: [ZMQMessage] = []
+            while messages.isEmpty {
+                let ready = try sentOnRouter && router.option(.events).contains(.pollIn)
+                sentOnRouter = false
+                // No deadline of its own: the suite's time limit ends a wait that never comes.
+                try reactor.wait(timeout: ready ? .zero : nil)
+                if ready || reactor.events(of: watch).contains(.pollIn) { messages = try drain() }
+            }
+            #expect(messages.map { $0.droppingFirst() } == [[[UInt8(round)]]])
+            try reactor.wait(timeout: .zero)
+            #expect(reactor.events(of: watch) == [], "read until it would block, the socket is not signalled again")
+            // An answer on the ROUTER, which the dealer waits for: its next message arrives after this send.
+            try router.send(messages[0])
+            sentOnRouter = true
+            #expect(try dealer.receive() == [[UInt8(round)]])
+        }
+    }
 }
