@@ -139,6 +139,8 @@ def main():
     lines.append(f"all | {cpu_us:.2f} | {total['raw_syscalls:sys_enter'] / steps:.2f} | "
                  f"{total['context-switches'] / steps:.2f}")
     if arguments.no_record:
+        with open(out("summary.txt"), "w") as text:
+            text.write("\n".join(lines) + "\n")
         print("\n".join(lines))
         return
     script = subprocess.Popen(["perf", "script", "-i", out("perf.data")], stdout=subprocess.PIPE,

@@ -30,7 +30,7 @@ STAGES = [
     ("send", r"ZMQSocket\.(try)?[sS]end|zmq_msg_send|zmq_send"),
     ("core (coordinator, UI model, session, de-dup)", r"FlowCoordinator|PresentationModel|Navigator|Session|"
                                                       r"DaemonCore|StepResultWindows|Outbox|Flow"),
-    ("metrics and logging", r"Metrics|Counter|Logger|Prometheus"),
+    ("metrics and logging", r"\b(Daemon|Journal)Metrics|Counter|Logger|Prometheus"),
     ("I/O loop (batching, timers)", r"DaemonServer"),
 ]
 ZMQ_THREAD = "libzmq I/O thread (socket reads and writes)"
