@@ -50,10 +50,9 @@ extension DaemonServer {
             for output in outputs {
                 switch output {
                 case .send(let address, let message):
-                    let frames = [address.routingID] + codec.encode(message.wire)
                     sentControl = true
                     do {
-                        if try !router.trySend(ZMQMessage(frames)) {
+                        if try !router.trySend(routingID: address.routingID, codec.encode(message.wire)) {
                             core.sendDropped(message, to: address)
                             // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.
                             droppedSends += 1

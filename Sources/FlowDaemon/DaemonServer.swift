@@ -425,18 +425,11 @@ public final class DaemonServer: Service, Sendable {
         let authenticated = configuration.security != nil
         var batch: [DaemonOutput] = []
         for _ in 0..<256 {
-            let message: ZMQMessage
-            var userID: String?
-            if authenticated {
-                guard let received = try router.tryReceive(withProperty: "User-Id") else { return (batch, true) }
-                (message, userID) = received
-            } else {
-                guard let received = try router.tryReceive() else { return (batch, true) }
-                message = received
-            }
-            guard message.count >= 2 else { continue }
-            let address = PeerAddress(message.frames[0])
-            let frames = Array(message.frames.dropFirst())
+            guard let (routingID, frames, userID) = try router.tryReceiveRouted(
+                withProperty: authenticated ? "User-Id" : nil)
+            else { return (batch, true) }
+            guard !frames.isEmpty else { continue }
+            let address = PeerAddress(routingID)
             let input: DaemonInput =
                 authenticated
                 ? .authenticatedMessage(from: address, userID: userID, frames: frames)

@@ -63,14 +63,14 @@ package struct FastJSONWriter {
             bytes.append(0x30 + UInt8(value))
             return
         }
-        var digits: [UInt8] = []
-        digits.reserveCapacity(20)
+        // Least significant digit first, then turned around in place: no array of digits per number.
+        let start = bytes.count
         var rest = value
         while rest > 0 {
-            digits.append(0x30 + UInt8(rest % 10))
+            bytes.append(0x30 + UInt8(rest % 10))
             rest /= 10
         }
-        bytes.append(contentsOf: digits.reversed())
+        bytes[start...].reverse()
     }
 
     mutating func optionalString(_ text: String?) {

@@ -32,3 +32,10 @@ public enum MessageType: String, Sendable, Hashable, Codable, CaseIterable {
     // Events (§9)
     case event = "EVENT"
 }
+
+extension MessageType {
+    /// The type's frame on the wire (its name in UTF-8), made once per type rather than once per message.
+    var frame: [UInt8] { Self.frames[self] ?? Array(rawValue.utf8) }
+
+    private static let frames = Dictionary(uniqueKeysWithValues: allCases.map { ($0, Array($0.rawValue.utf8)) })
+}

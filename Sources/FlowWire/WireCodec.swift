@@ -20,7 +20,7 @@ public struct WireCodec: Sendable {
 
     /// The three frames of a control message.
     public func encode(_ message: WireMessage) -> [[UInt8]] {
-        [WireProtocol.signature, Array(message.type.rawValue.utf8), encodeBody(message)]
+        [WireProtocol.signature, message.type.frame, encodeBody(message)]
     }
 
     /// The four frames of an event on the events socket.

@@ -123,24 +123,44 @@ package final class ZMQSocket {
     ///   ``ZMQError/Code/hostUnreachable`` from a ROUTER with ``ZMQSocketOption/routerMandatory`` for an unknown
     ///   routing id.
     package func send(_ message: ZMQMessage, nonBlocking: Bool = false) throws(ZMQError) {
+        try send(first: nil, message.frames, nonBlocking: nonBlocking)
+    }
+
+    /// Sends `first`, when given, then `frames`, as one multipart message.
+    private func send(first: [UInt8]?, _ frames: [[UInt8]], nonBlocking: Bool) throws(ZMQError) {
         let handle = try open("zmq_send")
-        guard !message.isEmpty else { throw ZMQError(.invalidArgument, call: "zmq_send(message without frames)") }
-        let last = message.frames.count - 1
-        for (index, frame) in message.frames.enumerated() {
+        let count = frames.count + (first == nil ? 0 : 1)
+        guard count > 0 else { throw ZMQError(.invalidArgument, call: "zmq_send(message without frames)") }
+        func sendFrame(_ frame: [UInt8], at index: Int) throws(ZMQError) {
             var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
-            if index < last { flags |= ZMQ_SNDMORE }
-            try retryingOnInterrupt("zmq_send(frame \(index + 1) of \(last + 1))") {
+            if index < count - 1 { flags |= ZMQ_SNDMORE }
+            try retryingOnInterrupt("zmq_send(frame \(index + 1) of \(count))") {
                 frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
             }
         }
+        if let first { try sendFrame(first, at: 0) }
+        let offset = first == nil ? 0 : 1
+        for (index, frame) in frames.enumerated() { try sendFrame(frame, at: index + offset) }
     }
 
     /// Sends `message` if it can be queued now.
     ///
     /// - Returns: `false` when it would block (nothing was sent).
     package func trySend(_ message: ZMQMessage) throws(ZMQError) -> Bool {
+        try trySend(first: nil, message.frames)
+    }
+
+    /// Sends `frames` after a ROUTER's `routingID` frame if the message can be queued now, without building a message
+    /// of them all.
+    ///
+    /// - Returns: `false` when it would block (nothing was sent).
+    package func trySend(routingID: [UInt8], _ frames: [[UInt8]]) throws(ZMQError) -> Bool {
+        try trySend(first: routingID, frames)
+    }
+
+    private func trySend(first: [UInt8]?, _ frames: [[UInt8]]) throws(ZMQError) -> Bool {
         do throws(ZMQError) {
-            try send(message, nonBlocking: true)
+            try send(first: first, frames, nonBlocking: true)
             return true
         } catch where error.code == .wouldBlock {
             return false
@@ -152,7 +172,7 @@ package final class ZMQSocket {
     /// - Parameter nonBlocking: fail with ``ZMQError/Code/wouldBlock`` instead of waiting when no message is queued.
     ///   A blocking receive also fails that way when ``ZMQSocketOption/receiveTimeout`` runs out.
     package func receive(nonBlocking: Bool = false) throws(ZMQError) -> ZMQMessage {
-        try receive(nonBlocking: nonBlocking, property: nil).message
+        ZMQMessage(try receive(nonBlocking: nonBlocking, property: nil, routed: false).frames)
     }
 
     /// Receives a message if one is queued, with a metadata property of its connection (`zmq_msg_gets`): `User-Id`
@@ -162,18 +182,37 @@ package final class ZMQSocket {
     ///   not have it.
     package func tryReceive(withProperty property: String) throws(ZMQError) -> (message: ZMQMessage, value: String?)? {
         do throws(ZMQError) {
-            let received = try receive(nonBlocking: true, property: property)
-            return (received.message, received.value)
+            let received = try receive(nonBlocking: true, property: property, routed: false)
+            return (ZMQMessage(received.frames), received.value)
         } catch where error.code == .wouldBlock {
             return nil
         }
     }
 
+    /// Receives a message if one is queued, its first frame apart (a ROUTER's sender's routing id), and optionally a
+    /// metadata property of its connection as ``tryReceive(withProperty:)`` does.
+    ///
+    /// - Returns: `nil` when no message is queued (it would block).
+    package func tryReceiveRouted(
+        withProperty property: String? = nil
+    ) throws(ZMQError) -> (routingID: [UInt8], frames: [[UInt8]], value: String?)? {
+        do throws(ZMQError) {
+            let received = try receive(nonBlocking: true, property: property, routed: true)
+            return (received.first ?? [], received.frames, received.value)
+        } catch where error.code == .wouldBlock {
+            return nil
+        }
+    }
+
+    /// Receives one multipart message; with `routed`, its first frame is returned apart from the others.
     private func receive(
-        nonBlocking: Bool, property: String?
-    ) throws(ZMQError) -> (message: ZMQMessage, value: String?) {
+        nonBlocking: Bool, property: String?, routed: Bool
+    ) throws(ZMQError) -> (first: [UInt8]?, frames: [[UInt8]], value: String?) {
         let handle = try open("zmq_msg_recv")
+        var first: [UInt8]?
         var frames: [[UInt8]] = []
+        // Room for the frames of a flowd message (routing id, signature, type, body): no regrowth on the way.
+        frames.reserveCapacity(4)
         var value: String?
         var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
         zmq_msg_init(message)
@@ -181,18 +220,18 @@ package final class ZMQSocket {
         repeat {
             try retryingOnInterrupt("zmq_msg_recv") { zmq_msg_recv(message, handle, flags) }
             let size = zmq_msg_size(message)
-            if size == 0 {
-                frames.append([])
-            } else {
+            var frame: [UInt8] = []
+            if size > 0 {
                 let data = zmq_msg_data(message)!.assumingMemoryBound(to: UInt8.self)
-                frames.append(Array(UnsafeBufferPointer(start: data, count: size)))
+                frame = Array(UnsafeBufferPointer(start: data, count: size))
             }
+            if routed, first == nil { first = frame } else { frames.append(frame) }
             // Every frame of a message carries its connection's metadata (a ROUTER's routing id frame too).
             if let property, value == nil, let text = zmq_msg_gets(message, property) { value = String(cString: text) }
             // The remaining frames of a multipart message are delivered together with the first.
             flags = 0
         } while zmq_msg_more(message) != 0
-        return (ZMQMessage(frames), value)
+        return (first, frames, value)
     }
 
     /// Receives a message if one is queued.

@@ -190,6 +190,13 @@ struct FastPathTests {
 
     /// The fast reader takes the COMMANDs and OKs the daemon writes when they hold no escape and no double (the
     /// benchmark's commands and every verdict among them), so a client reads a step's round trip without `JSONDecoder`.
+    @Test(arguments: [0, 7, 10, 99, 100, 12_345, 4_294_967_296, UInt64.max])
+    func theFastWriterWritesAnUnsignedNumbersDigits(_ value: UInt64) {
+        var writer = FastJSONWriter()
+        writer.unsigned(value)
+        #expect(writer.bytes == Array(String(value).utf8))
+    }
+
     @Test func theFastReaderTakesPlainCommandsAndVerdicts() {
         let codec = WireCodec()
         var read = 0

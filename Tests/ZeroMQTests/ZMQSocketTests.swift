@@ -18,6 +18,29 @@ struct ZMQSocketTests {
         #expect(try left.tryReceive() == nil)
     }
 
+    @Test func aRouterReceivesTheRoutingIDApartAndSendsBeforeTheFrames() throws {
+        let context = try ZMQContext()
+        let endpoint = uniqueInprocEndpoint()
+        let router = try boundedSocket(.router, context: context)
+        try router.bind(endpoint)
+        let dealer = try boundedSocket(.dealer, context: context)
+        try dealer.setOption(.routingID, to: [7, 7])
+        try dealer.connect(endpoint)
+
+        try dealer.send(ZMQMessage([[], [1, 2, 3], Array("body".utf8)]))
+        let poller = ZMQPoller()
+        poller.register(router, for: .pollIn)
+        _ = try poller.poll(timeout: nil)
+        let received = try router.tryReceiveRouted()
+        #expect(received?.routingID == [7, 7])
+        #expect(received?.frames == [[], [1, 2, 3], Array("body".utf8)])
+        #expect(received?.value == nil)
+        #expect(try router.tryReceiveRouted() == nil)
+
+        #expect(try router.trySend(routingID: [7, 7], [Array("answer".utf8), []]))
+        #expect(try dealer.receive() == ZMQMessage([Array("answer".utf8), []]))
+    }
+
     @Test func socketsGetTheDocumentedDefaults() throws {
         let context = try ZMQContext()
         let router = try ZMQSocket(.router, context: context)
