@@ -79,6 +79,8 @@ def main():
     parser.add_argument("--seconds", type=float, default=6, help="seconds flat out (throughput)")
     parser.add_argument("--frequency", type=int, default=1999)
     parser.add_argument("--no-record", action="store_true", help="perf stat only (no perf record, no stages)")
+    parser.add_argument("--mallocs", action="store_true",
+                        help="count malloc calls too: needs `perf probe -x <libc.so.6> --add malloc` first")
     arguments = parser.parse_args()
     os.makedirs(arguments.out, exist_ok=True)
     out = lambda name: os.path.join(arguments.out, name)
@@ -105,7 +107,7 @@ def main():
     # perf attaches to the threads that exist (a thread made later counts for its parent): wait for the I/O threads.
     while bench.poll() is None and not {"flowd-io", "ZMQbg/IO/0"} <= thread_names(daemon):
         time.sleep(0.005)
-    events = "task-clock,context-switches,raw_syscalls:sys_enter"
+    events = "task-clock,context-switches,raw_syscalls:sys_enter" + (",probe_libc:malloc" if arguments.mallocs else "")
     perfs.append(subprocess.Popen(["perf", "stat", "-x,", "--per-thread", "-e", events, "-p", str(daemon),
                                    "-o", out("stat.txt")], stderr=subprocess.DEVNULL))
     if not arguments.no_record:
@@ -125,8 +127,8 @@ def main():
     lines = [f"{arguments.phase}, {arguments.transport}, journal {arguments.journal}: {steps} steps "
              f"({run['stepper']['latency_steps']} lock-step, {run['stepper']['throughput_steps']} flat out, "
              f"{run['presenter']['throughput_per_second'] / 1000:.1f} k/s), load {os.getloadavg()[0]:.1f}",
-             "thread | CPU µs/step | system calls/step | context switches/step"]
-    total = {"task-clock": 0.0, "raw_syscalls:sys_enter": 0.0, "context-switches": 0.0}
+             "thread | CPU µs/step | system calls/step | context switches/step | mallocs/step"]
+    total = {"task-clock": 0.0, "raw_syscalls:sys_enter": 0.0, "context-switches": 0.0, "probe_libc:malloc": 0.0}
     for thread, counts in sorted(threads.items(), key=lambda item: -item[1].get("task-clock", 0)):
         if counts.get("task-clock", 0) < 1:
             continue
@@ -134,10 +136,11 @@ def main():
             total[key] += counts.get(key, 0)
         lines.append(f"{thread} | {counts.get('task-clock', 0) * 1000 / steps:.2f} | "
                      f"{counts.get('raw_syscalls:sys_enter', 0) / steps:.2f} | "
-                     f"{counts.get('context-switches', 0) / steps:.2f}")
+                     f"{counts.get('context-switches', 0) / steps:.2f} | "
+                     f"{counts.get('probe_libc:malloc', 0) / steps:.2f}")
     cpu_us = total["task-clock"] * 1000 / steps
     lines.append(f"all | {cpu_us:.2f} | {total['raw_syscalls:sys_enter'] / steps:.2f} | "
-                 f"{total['context-switches'] / steps:.2f}")
+                 f"{total['context-switches'] / steps:.2f} | {total['probe_libc:malloc'] / steps:.2f}")
     if arguments.no_record:
         with open(out("summary.txt"), "w") as text:
             text.write("\n".join(lines) + "\n")
