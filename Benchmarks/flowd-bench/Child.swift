@@ -25,6 +25,7 @@ final class Child {
         if quiet { process.standardError = FileHandle.nullDevice }
         reader = LineReader(fd: output.fileHandleForReading.fileDescriptor)
         try process.run()
+        Leftovers.shared.hold(pid: process.processIdentifier)
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -55,6 +56,7 @@ final class Child {
             if process.isRunning { kill(pid, SIGKILL) }
         }
         process.waitUntilExit()
+        Leftovers.shared.release(pid: pid)
     }
 
     private static func executablePath() throws -> String {

@@ -165,6 +165,7 @@ struct Run: AsyncParsableCommand {
         settings.uiScreens = uiScreens
         settings.pacedSeconds = max(0, pacedSeconds)
         settings.loseStep = loseStep
+        Leftovers.shared.removeOnSignals()
         var orchestrator = Orchestrator(settings: settings)
         let report = try orchestrator.run(json: json, jsonOut: jsonOut)
         if check {

@@ -14,7 +14,8 @@ struct Orchestrator {
     mutating func run(json: Bool, jsonOut: String? = nil) throws -> BenchReport {
         var machine = machine()
         let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        Leftovers.shared.hold(path: folder)
+        defer { Leftovers.shared.release(path: folder) }
         if settings.systems.contains(.dbus) {
             switch DBusRelay.build(in: folder) {
             case .success(let program): dbusProgram = program
@@ -138,7 +139,7 @@ struct Orchestrator {
                 if settings.journal?.keep == true {
                     note("run \(number): state kept in \(stateDirectory)")
                 } else {
-                    try? FileManager.default.removeItem(atPath: stateDirectory)
+                    Leftovers.shared.release(path: stateDirectory)
                 }
             }
         }

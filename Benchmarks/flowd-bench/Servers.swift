@@ -25,6 +25,7 @@ extension Orchestrator {
             ]
             if let policy = variant.journal, let journal = settings.journal {
                 let directory = try makeStateDirectory(parent: journal.parent)
+                if !journal.keep { Leftovers.shared.hold(path: directory) }
                 stateDirectory = directory
                 arguments += [
                     "--state-dir", directory, "--fsync", policy, "--fsync-interval-ms", "\(journal.intervalMilliseconds)",
