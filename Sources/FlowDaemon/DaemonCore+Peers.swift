@@ -190,7 +190,8 @@ extension DaemonCore {
 
     mutating func tick(now: UInt64) {
         let ordered = peers.inJoinOrder
-        for peer in ordered where now > expiry(of: peer) {
+        let heardUntil = min(now, inboxReadAt ?? now)
+        for peer in ordered where heardUntil > expiry(of: peer) {
             logger.notice("peer silent, counted dead", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
             counters.peersLost += 1
             peerLost(peer.address)

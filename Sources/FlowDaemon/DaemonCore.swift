@@ -39,6 +39,10 @@ package struct DaemonCore {
     var idleDeadlines: IdleDeadlines
     /// The daemon's clock at the input being handled, in milliseconds.
     var currentTime: UInt64
+    /// When the transport last found its inbox empty, if it has one: a peer is silent only up to then, so a daemon
+    /// busy for longer than a liveness window (a large `SNAPSHOT` on a loaded machine) does not count dead the peers
+    /// whose heartbeats wait unread in its own queue. `nil`: every input is handled as it comes (tests' transport).
+    package var inboxReadAt: UInt64?
     /// When to offer stepper processes the next batch of waiting attachments, if more wait (``AttachOffers``).
     var attachOffersDue: UInt64?
     /// URI deep links whose chains wait for the flows their next step needs.

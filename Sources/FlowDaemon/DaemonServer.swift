@@ -382,6 +382,7 @@ public final class DaemonServer: Service, Sendable {
                 controlDrained = !(try sockets.router.option(.events).contains(.pollIn))
             }
             let wait = nextTick > current ? nextTick - current : 0
+            let waitStarted = now()
             try reactor.wait(timeout: controlDrained ? .milliseconds(Int64(min(wait, 1000))) : .zero)
             if reactor.events(of: events).contains(.pollIn) {
                 try readSubscriptions()
@@ -395,6 +396,8 @@ public final class DaemonServer: Service, Sendable {
                 let batch: [DaemonOutput]
                 (batch, controlDrained) = try receiveControl(from: sockets.router, into: &core, now: now)
                 try driver.perform(batch, on: &core, now: now())
+            } else {
+                core.inboxReadAt = waitStarted  // nothing came since the wait began: every message before it was read
             }
             let time = now()
             if time >= nextTick {
@@ -418,7 +421,8 @@ public final class DaemonServer: Service, Sendable {
     }
 
     /// Hands the core up to 256 messages waiting on the control socket; returns their outputs, and whether the
-    /// socket was read until it would block.
+    /// socket was read until it would block. Finding it empty is noted as the time up to which the core has heard its
+    /// peers (``DaemonCore/inboxReadAt``).
     private func receiveControl(
         from router: ZMQSocket, into core: inout DaemonCore, now: () -> UInt64
     ) throws -> (outputs: [DaemonOutput], drained: Bool) {
@@ -427,7 +431,10 @@ public final class DaemonServer: Service, Sendable {
         for _ in 0..<256 {
             guard let (routingID, frames, userID) = try router.tryReceiveRouted(
                 withProperty: authenticated ? "User-Id" : nil)
-            else { return (batch, true) }
+            else {
+                core.inboxReadAt = now()
+                return (batch, true)
+            }
             guard !frames.isEmpty else { continue }
             let address = PeerAddress(routingID)
             let input: DaemonInput =

@@ -152,6 +152,28 @@ struct HandshakeTests {
         )
     }
 
+    @Test func aDaemonBusyLongerThanTheWindowJudgesSilenceOnlyUpToWhatItHasRead() {
+        let h = DaemonHarness()
+        h.hello(Peers.tui, .presenter, name: "tui", heartbeatMs: 1000, at: 0)
+        h.hello(Peers.flowctl, .operator, name: "flowctl", heartbeatMs: 1000, at: 0)
+        // The transport last found its inbox empty at 1000, then spent until 5000 on one turn (a large SNAPSHOT on a
+        // loaded machine): what the peers sent meanwhile waits unread, so neither counts as silent yet.
+        h.core.inboxReadAt = 1000
+        h.tick(at: 5000)
+        #expect(h.core.peerCounts == [.presenter: 1, .operator: 1])
+        #expect(h.core.counters.peersLost == 0)
+        // The inbox read: the presenter's heartbeats were waiting, the operator had sent nothing since 0.
+        h.receive(.heartbeat(Heartbeat()), from: Peers.tui, at: 5000)
+        h.core.inboxReadAt = 5000
+        h.tick(at: 5000)
+        #expect(h.core.peerCounts == [.presenter: 1])
+        #expect(h.core.counters.peersLost == 1)
+        // Silence is still judged by the clock once the inbox keeps being read.
+        h.core.inboxReadAt = 8001
+        h.tick(at: 8001)
+        #expect(h.core.peerCounts == [:])
+    }
+
     @Test func livenessUsesThePeersOwnInterval() {
         let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl", heartbeatMs: 100, at: 0)
