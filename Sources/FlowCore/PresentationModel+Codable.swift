@@ -164,35 +164,41 @@ extension PresentationModel: Codable {
 
     /// The model the saved nodes describe, as ``init(from:)`` makes it (a later node with the same ID replaces an
     /// earlier one); `nil` when they contradict themselves (a node missing, placed twice or hanging from nothing).
+    ///
+    /// One hash table insertion per node and one lookup per reference to it: a restart reads thousands of screens
+    /// this way (docs/PERFORMANCE.md). Every node goes in as the window's, then each reference places it once.
     package init?(saved: [SavedScreen], root: PresentableID?) {
-        var index: [PresentableID: Int] = [:]
-        index.reserveCapacity(saved.count)
-        for (position, node) in saved.enumerated() { index[node.id] = position }
-        guard index.count == saved.count else { return nil }  // a repeated ID: left to init(from:), which keeps the last
-        var placements = [Placement?](repeating: nil, count: saved.count)
+        nodes.reserveCapacity(saved.count)
+        for node in saved {
+            var made = Node(
+                screen: Screen(id: node.id, kind: node.kind, type: node.type, data: node.data), placement: .window)
+            made.children = node.children
+            made.selectedTab = node.tab
+            made.master = node.master
+            made.detail = node.detail
+            made.presented = node.presented
+            guard nodes.updateValue(made, forKey: node.id) == nil else { return nil }  // left to init(from:)
+        }
+        var placed = 0
         func place(_ id: PresentableID, _ placement: Placement) -> Bool {
-            guard let position = index[id], placements[position] == nil else { return false }
-            placements[position] = placement
+            guard id != root, let index = nodes.index(forKey: id), nodes.values[index].placement == .window else {
+                return false
+            }
+            nodes.values[index].placement = placement
+            placed += 1
             return true
         }
-        if let root, !place(root, .window) { return nil }
         for node in saved {
             for child in node.children where !place(child, .child(of: node.id)) { return nil }
             if let master = node.master, !place(master, .child(of: node.id)) { return nil }
             if let detail = node.detail, !place(detail, .child(of: node.id)) { return nil }
             if let presented = node.presented, !place(presented, .presented(over: node.id)) { return nil }
         }
-        nodes.reserveCapacity(saved.count)
-        for (position, node) in saved.enumerated() {
-            guard let placement = placements[position] else { return nil }
-            var made = Node(
-                screen: Screen(id: node.id, kind: node.kind, type: node.type, data: node.data), placement: placement)
-            made.children = node.children
-            made.selectedTab = node.tab
-            made.master = node.master
-            made.detail = node.detail
-            made.presented = node.presented
-            nodes[node.id] = made
+        // Every node placed once, the root by being the root: none is left hanging from nothing.
+        if let root {
+            guard nodes[root] != nil, placed == nodes.count - 1 else { return nil }
+        } else {
+            guard nodes.isEmpty else { return nil }
         }
         rootID = root
     }

@@ -179,4 +179,37 @@ struct StateRecordTests {
         guard case .state(let again, _) = try JournalRecord(decoding: repeated).kind else { throw StateMissing() }
         #expect(again.ui == expected)
     }
+
+    @Test(
+        "A saved UI that contradicts itself is refused by the state record reader and by JSONDecoder alike",
+        arguments: [
+            #"{"nodes":[{"id":"nav","kind":"stack"},{"id":"lost","type":"Movie"}],"root":"nav"}"#,
+            #"{"nodes":[{"children":["a","a"],"id":"nav","kind":"stack"},{"id":"a"}],"root":"nav"}"#,
+            #"{"nodes":[{"children":["gone"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
+            #"{"nodes":[{"children":["nav"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
+            #"{"nodes":[{"children":["a"],"id":"nav","kind":"stack"},{"id":"a","presented":"nav"}],"root":"nav"}"#,
+            #"{"nodes":[{"id":"nav","kind":"stack"}],"root":"other"}"#,
+            #"{"nodes":[{"id":"nav","kind":"stack"}]}"#,
+        ])
+    func aContradictorySavedUIIsRefused(ui: String) throws {
+        let bytes = try golden(ui: ui)
+        #expect(StateRecordReader.read(bytes) == nil)
+        #expect(throws: JournalRecord.DecodingFailure.self) { try JournalRecord(decoding: bytes) }
+    }
+
+    @Test("Saved screens in any order, children before parents, make the same model by both readers")
+    func savedScreensInAnyOrderMakeTheSameModel() throws {
+        let ui = #"{"nodes":[{"id":"movie.7","type":"Movie"},{"id":"alert","kind":"alert"},"#
+            + #"{"children":["home","movie.7"],"id":"nav","kind":"stack","presented":"alert"},{"id":"home"}],"root":"nav"}"#
+        let bytes = try golden(ui: ui)
+        let direct = try #require(StateRecordReader.read(bytes))
+        let slow = try JournalRecord.decodeJSON(JournalRecord.StateBody.self, bytes).state
+        #expect(direct.state.ui == slow.ui)
+        var expected = PresentationModel()
+        _ = try expected.apply(.setRoot(.stack("nav")))
+        _ = try expected.apply(.push(Screen(id: "home"), onto: "nav"))
+        _ = try expected.apply(.push(.view("movie.7", type: "Movie"), onto: "nav"))
+        _ = try expected.apply(.present(Screen(id: "alert", kind: .alert), over: "nav"))
+        #expect(direct.state.ui == expected)
+    }
 }
