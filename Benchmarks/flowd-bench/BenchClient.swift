@@ -33,6 +33,8 @@ enum BenchWire {
     static let heartbeatType = Array(MessageType.heartbeat.rawValue.utf8)
     static let welcomeType = Array(MessageType.welcome.rawValue.utf8)
     static let helloType = Array(MessageType.hello.rawValue.utf8)
+    static let snapshotType = Array(MessageType.snapshot.rawValue.utf8)
+    static let sessionField = Array("\"session\":\"\(session)\"".utf8)
     static let seqKey = Array("\"seq\":".utf8)
     static let reqKey = Array("\"req\":".utf8)
     static let dataKey = Array("\"data\":".utf8)
