@@ -54,11 +54,13 @@ final class Leftovers: Sendable {
     private func interrupted(by number: Int32) -> Never {
         let (paths, pids) = held.withLock { ($0.paths, $0.pids) }
         for pid in pids { kill(pid, SIGTERM) }
-        // A daemon child may still be writing its state directory: its files go once it has ended (2 s at most).
-        let deadline = monotonicNanoseconds() + 2_000_000_000
-        while pids.contains(where: { kill($0, 0) == 0 && !Self.isZombie($0) }), monotonicNanoseconds() < deadline {
-            usleep(10_000)
-        }
+        // A daemon child still shutting down would make its state directory again: the folders go once every child
+        // has ended (SIGKILL after 10 s, as ``Child/finish(grace:)`` does).
+        func running() -> [Int32] { pids.filter { kill($0, 0) == 0 && !Self.isZombie($0) } }
+        let deadline = monotonicNanoseconds() + 10_000_000_000
+        while !running().isEmpty, monotonicNanoseconds() < deadline { usleep(10_000) }
+        for pid in running() { kill(pid, SIGKILL) }
+        while !running().isEmpty { usleep(10_000) }
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
         note("flowd-bench: interrupted (signal \(number)); \(pids.count) children ended, \(paths.count) folders removed")
         exit(128 + number)
