@@ -15,7 +15,7 @@ extension JournalStore {
         guard directory.isOpen else { throw JournalError(.notOpen, "the journal store is closed") }
         writer?.waitUntilIdle()
         _ = writer?.takeOutcome()
-        compaction = nil
+        compactingGeneration = nil
         inlineOutcome = nil
         closeJournal()
         buffer.removeAll(keepingCapacity: true)

@@ -21,7 +21,7 @@ extension JournalStore {
     ///   goes on with the live journal); `.unusable` after a simulated crash.
     package func startSnapshot(_ payload: [UInt8]) throws(JournalError) {
         try requireUsable()
-        guard compaction == nil else {
+        guard compactingGeneration == nil else {
             throw JournalError(.compacting, "a compaction is running; the next one starts after it ended")
         }
         // Step 1: the payload covers what is buffered.
@@ -76,7 +76,7 @@ extension JournalStore {
             nextJournal: nextCopy, nextJournalPath: journalPath(generation),
             replacedJournals: earlierJournals.map(\.generation), syncsDirectoryFirst: configuration.fsync != .always,
             logger: logger, simulatedCrash: simulatedCrash, pause: writer?.pause)
-        compaction = generation
+        compactingGeneration = generation
         if let writer {
             writer.start(job)
         } else {
@@ -85,7 +85,7 @@ extension JournalStore {
     }
 
     /// Whether a compaction started and its outcome has not been collected.
-    package var isCompacting: Bool { compaction != nil }
+    package var isCompacting: Bool { compactingGeneration != nil }
 
     /// Collects the outcome of the compaction that ran, once it ended: `nil` while it runs or when none ran, the time
     /// its writes and syncs took when it succeeded. The journals it replaced are deleted then.
@@ -95,8 +95,8 @@ extension JournalStore {
     ///   sync failed, or the new snapshot took effect and the directory could not be synced: the next start loads it).
     @discardableResult
     package func finishSnapshot() throws(JournalError) -> Duration? {
-        guard compaction != nil, let outcome = writer?.takeOutcome() ?? inlineOutcome else { return nil }
-        compaction = nil
+        guard compactingGeneration != nil, let outcome = writer?.takeOutcome() ?? inlineOutcome else { return nil }
+        compactingGeneration = nil
         inlineOutcome = nil
         if let error = outcome.error {
             if error.code != .io || outcome.tookEffect {

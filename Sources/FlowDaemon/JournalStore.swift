@@ -42,7 +42,7 @@ package final class JournalStore {
     /// what they replace (a tree is rebuilt by replay: docs/RELIABILITY.md), so each record is rewritten a bounded
     /// number of times and the bytes written stay linear in the records, not quadratic.
     package var needsCompaction: Bool {
-        compaction == nil
+        compactingGeneration == nil
             && journalBytes + earlierJournals.reduce(0) { $0 + $1.bytes } > max(configuration.compactBytes, snapshotBytes)
     }
 
@@ -77,7 +77,7 @@ package final class JournalStore {
     /// Where a compaction's writes and syncs run; `nil`: on the caller's thread, in ``startSnapshot(_:)``.
     let writer: SnapshotWriter?
     /// The generation of the snapshot a compaction is writing, until ``finishSnapshot()`` collects its outcome.
-    var compaction: UInt64?
+    var compactingGeneration: UInt64?
     /// The outcome of a compaction run inline, until ``finishSnapshot()`` collects it.
     var inlineOutcome: SnapshotJob.Outcome?
     /// The journals before the live one that the state still needs, oldest first (docs/RELIABILITY.md, "Why no
@@ -179,7 +179,7 @@ package final class JournalStore {
     /// Failures are logged. Idempotent; `deinit` calls it.
     package func close() {
         writer?.waitUntilIdle()
-        if compaction != nil {
+        if compactingGeneration != nil {
             do throws(JournalError) {
                 try finishSnapshot()
             } catch {

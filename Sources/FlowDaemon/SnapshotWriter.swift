@@ -11,7 +11,6 @@ import Synchronization
 /// `Sendable`: its state is behind a `Mutex`, and the queue runs one job at a time.
 final class SnapshotWriter: Sendable {
     private struct State {
-        var writing = false
         var outcome: SnapshotJob.Outcome?
     }
 
@@ -25,18 +24,11 @@ final class SnapshotWriter: Sendable {
         self.pause = pause
     }
 
-    /// Whether a job has started and its outcome has not been taken.
-    var isWriting: Bool { state.withLock { $0.writing || $0.outcome != nil } }
-
     /// Starts `job` on the writer's thread.
     func start(_ job: SnapshotJob) {
-        state.withLock { $0.writing = true }
         queue.async {
             let outcome = job.run()
-            self.state.withLock { state in
-                state.writing = false
-                state.outcome = outcome
-            }
+            self.state.withLock { $0.outcome = outcome }
         }
     }
 
