@@ -396,7 +396,7 @@ public final class DaemonServer: Service, Sendable {
             if !controlDrained || reactor.events(of: control).contains(.pollIn) {
                 let batch: [DaemonOutput]
                 (batch, controlDrained) = try receiveControl(
-                    from: sockets.router, into: &core, budget: batchBudget, clock: clock, now: now)
+                    from: sockets.router, into: &core, budget: batchBudget, instant: { clock.now }, now: now)
                 try driver.perform(batch, on: &core, now: now())
             } else {
                 core.inboxReadAt = waitStarted  // nothing came since the wait began: every message before it was read
@@ -431,17 +431,18 @@ public final class DaemonServer: Service, Sendable {
     }
 
     /// Hands the core up to 256 messages waiting on the control socket, and no more once `budget` has passed since
-    /// the first; returns their outputs, and whether the socket was read until it would block. Finding it empty is
-    /// noted as the time up to which the core has heard its peers (``DaemonCore/inboxReadAt``).
-    private func receiveControl(
-        from router: ZMQSocket, into core: inout DaemonCore, budget: Duration?, clock: ContinuousClock,
-        now: () -> UInt64
+    /// the first (by `instant`, read once per message); returns their outputs, and whether the socket was read until
+    /// it would block. Finding it empty is noted as the time up to which the core has heard its peers
+    /// (``DaemonCore/inboxReadAt``).
+    func receiveControl(
+        from router: ZMQSocket, into core: inout DaemonCore, budget: Duration?,
+        instant: () -> ContinuousClock.Instant, now: () -> UInt64
     ) throws -> (outputs: [DaemonOutput], drained: Bool) {
         let authenticated = configuration.security != nil
         var batch: [DaemonOutput] = []
-        let deadline = budget.map { clock.now + $0 }
+        let deadline = budget.map { instant() + $0 }
         for index in 0..<256 {
-            if index > 0, let deadline, clock.now >= deadline { return (batch, false) }
+            if index > 0, let deadline, instant() >= deadline { return (batch, false) }
             guard let (routingID, frames, userID) = try router.tryReceiveRouted(
                 withProperty: authenticated ? "User-Id" : nil)
             else {
