@@ -353,7 +353,6 @@ public final class DaemonServer: Service, Sendable {
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
         var nextGauges: UInt64 = 0
         var compaction = CompactionSchedule()
-        let batchBudget = controlBatchBudget
 
         while true {
             let (queued, stopping) = takeQueuedInputs()
@@ -395,8 +394,7 @@ public final class DaemonServer: Service, Sendable {
             }
             if !controlDrained || reactor.events(of: control).contains(.pollIn) {
                 let batch: [DaemonOutput]
-                (batch, controlDrained) = try receiveControl(
-                    from: sockets.router, into: &core, budget: batchBudget, instant: { clock.now }, now: now)
+                (batch, controlDrained) = try receiveControl(from: sockets.router, into: &core, now: now)
                 try driver.perform(batch, on: &core, now: now())
             } else {
                 core.inboxReadAt = waitStarted  // nothing came since the wait began: every message before it was read
@@ -422,27 +420,15 @@ public final class DaemonServer: Service, Sendable {
         }
     }
 
-    /// How long the I/O thread hands the core control messages before their outputs go out (with their journal
-    /// records): a backlog (the thread waited for a CPU, say) then leaves in slices instead of all after the last
-    /// message of a batch. Unbounded under fsync `always`, where each batch costs an `fdatasync` (docs/PERFORMANCE.md).
-    package var controlBatchBudget: Duration? {
-        if case .always = configuration.journal?.fsync { return nil }
-        return .microseconds(250)
-    }
-
-    /// Hands the core up to 256 messages waiting on the control socket, and no more once `budget` has passed since
-    /// the first (by `instant`, read once per message); returns their outputs, and whether the socket was read until
-    /// it would block. Finding it empty is noted as the time up to which the core has heard its peers
-    /// (``DaemonCore/inboxReadAt``).
-    func receiveControl(
-        from router: ZMQSocket, into core: inout DaemonCore, budget: Duration?,
-        instant: () -> ContinuousClock.Instant, now: () -> UInt64
+    /// Hands the core up to 256 messages waiting on the control socket; returns their outputs, and whether the
+    /// socket was read until it would block. Finding it empty is noted as the time up to which the core has heard its
+    /// peers (``DaemonCore/inboxReadAt``).
+    private func receiveControl(
+        from router: ZMQSocket, into core: inout DaemonCore, now: () -> UInt64
     ) throws -> (outputs: [DaemonOutput], drained: Bool) {
         let authenticated = configuration.security != nil
         var batch: [DaemonOutput] = []
-        let deadline = budget.map { instant() + $0 }
-        for index in 0..<256 {
-            if index > 0, let deadline, instant() >= deadline { return (batch, false) }
+        for _ in 0..<256 {
             guard let (routingID, frames, userID) = try router.tryReceiveRouted(
                 withProperty: authenticated ? "User-Id" : nil)
             else {
