@@ -21,6 +21,8 @@ struct Settings: Codable, Sendable {
     var uiScreens = 0
     /// Seconds of the paced phase (half the throughput phase's rate); 0: none.
     var pacedSeconds = 0.0
+    /// Where the presenter writes each paced step's arrival and latency (`<prefix>-<run>.txt`); `nil`: nowhere.
+    var pacedTrace: String?
     /// Fault injection for the smoke check: the C relay does not forward this stepper message (1-based); 0: none.
     var loseStep = 0
 }

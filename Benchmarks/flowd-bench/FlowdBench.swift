@@ -55,6 +55,13 @@ struct Run: AsyncParsableCommand {
         )
     )
     var pacedSeconds = 0.0
+    @Option(
+        help: ArgumentHelp(
+            "Write each paced step's arrival (ns, CLOCK_MONOTONIC) and latency (ns) to <prefix>-<run>.txt, one a line: "
+                + "the shape of the late steps, to lay beside `perf sched` (docs/PERFORMANCE.md)."
+        )
+    )
+    var pacedTrace: String?
     @Option(help: "Repetitions; the figures are medians over them.") var `repeat` = 3
     @Option(help: "Unanswered steps the stepper may have in flight in the throughput phase.") var window = 256
     @Option(
@@ -164,6 +171,7 @@ struct Run: AsyncParsableCommand {
         settings.clients = modes.isEmpty ? [.wire] : modes
         settings.uiScreens = uiScreens
         settings.pacedSeconds = max(0, pacedSeconds)
+        settings.pacedTrace = pacedTrace
         settings.loseStep = loseStep
         Leftovers.shared.removeOnSignals()
         var orchestrator = Orchestrator(settings: settings)
@@ -243,12 +251,13 @@ struct ClientOptions: ParsableArguments {
     @Option var window: Int
     @Option var uiScreens = 0
     @Option var pacedSeconds = 0.0
+    @Option var pacedTrace: String?
     @Flag(help: "Use FlowClient's StepperClient or PresenterClient (flowd only).") var library = false
 
     var plan: PhasePlan {
         PhasePlan(
             system: system, control: control, warmup: warmup, samples: samples, seconds: seconds, window: window,
-            uiScreens: uiScreens, pacedSeconds: pacedSeconds
+            uiScreens: uiScreens, pacedSeconds: pacedSeconds, pacedTrace: pacedTrace
         )
     }
 }

@@ -162,6 +162,7 @@ struct Orchestrator {
             "--samples", "\(settings.samples)", "--seconds", "\(settings.seconds)", "--window", "\(settings.window)",
             "--ui-screens", "\(settings.uiScreens)", "--paced-seconds", "\(settings.pacedSeconds)",
         ] + (variant.clients == .library ? ["--library"] : [])
+            + (settings.pacedTrace.map { ["--paced-trace", "\($0)-\(number).txt"] } ?? [])
         let clientExecutable = system == .dbus ? dbusProgram : nil
         let presenter = try Child(
             "presenter", executable: clientExecutable, arguments: ["presenter", "--side", endpoint("side")] + common

@@ -34,6 +34,8 @@ struct PhasePlan: Sendable {
     var uiScreens = 0
     /// Seconds of the paced phase (steps at half the throughput phase's rate); 0: none. Hand-written clients only.
     var pacedSeconds = 0.0
+    /// The file the presenter writes each paced step's arrival and latency to (nanoseconds); `nil`: none.
+    var pacedTrace: String?
 }
 
 // MARK: - Stepper
@@ -354,6 +356,7 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
     )
     if plan.pacedSeconds > 0 {
         var paced: [UInt64] = []
+        var arrivals: [UInt64] = []
         finished = false
         while !finished {
             _ = try poller.poll(timeout: .milliseconds(200))
@@ -365,12 +368,14 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
                     break
                 }
                 paced.append(time &- stamp)
+                if plan.pacedTrace != nil { arrivals.append(time) }
                 if paced.count % 16 == 0 { try side.send(ZMQMessage([SideMessage.progress(paced.count)])) }
             }
             try client.heartbeatIfDue(now: monotonicNanoseconds())
         }
         try side.send(ZMQMessage([SideMessage.done]))
         result.pacedCommands = paced.count
+        if let path = plan.pacedTrace { try writeTrace(arrivals: arrivals, latencies: paced, to: path) }
         result.pacedLatency = LatencyStats(nanoseconds: paced)
         result.gaps = gaps
     }

@@ -161,3 +161,10 @@ struct LineReader {
         }
     }
 }
+
+/// Writes `<arrival> <latency>` (nanoseconds) a line, for the paced phase's trace (`--paced-trace`).
+func writeTrace(arrivals: [UInt64], latencies: [UInt64], to path: String) throws {
+    guard let file = fopen(path, "w") else { throw BenchError("cannot write the paced trace to \(path)") }
+    defer { fclose(file) }
+    for (arrival, latency) in zip(arrivals, latencies) { fputs("\(arrival) \(latency)\n", file) }
+}
