@@ -125,21 +125,13 @@ extension AdaptedMessage {
         var request: Int?
         var answer: String?
         var step: Step?
-        try reader.object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "session") {
-                guard session == nil else { throw FastPathUnsupported() }
-                session = try reader.string()
-            } else if reader.key(key, is: "request") {
-                guard request == nil else { throw FastPathUnsupported() }
-                request = try reader.integer()
-            } else if reader.key(key, is: "answer") {
-                guard answer == nil else { throw FastPathUnsupported() }
-                answer = try reader.string()
-            } else if reader.key(key, is: "step") {
-                guard step == nil else { throw FastPathUnsupported() }
-                step = try reader.step()
-            } else {
-                _ = try reader.value(depth: 1)
+        try reader.fields(["session", "request", "answer", "step"], depth: 1) {
+            reader, field throws(FastPathUnsupported) in
+            switch field {
+            case 0: session = try reader.string()
+            case 1: request = try reader.integer()
+            case 2: answer = try reader.string()
+            default: step = try reader.step()
             }
         }
         guard let session, let request, let answer else { throw FastPathUnsupported() }

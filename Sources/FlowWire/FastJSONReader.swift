@@ -35,56 +35,71 @@ package struct FastJSONReader {
     mutating func step() throws(FastPathUnsupported) -> Step {
         var name: String?
         var payload: JSONValue?
-        try object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "name") {
-                guard name == nil else { throw FastPathUnsupported() }
-                name = try reader.string()
-            } else if reader.key(key, is: "payload") {
-                guard payload == nil else { throw FastPathUnsupported() }
-                payload = try reader.value(depth: 2)
-            } else {
-                _ = try reader.value(depth: 2)
-            }
+        try fields(["name", "payload"], depth: 2) { reader, field throws(FastPathUnsupported) in
+            if field == 0 { name = try reader.string() } else { payload = try reader.value(depth: 2) }
         }
         guard let name else { throw FastPathUnsupported() }
         return Step(name, payload: payload ?? .null)
+    }
+
+    /// Reads an object of known fields: a member whose key is `keys[i]` goes to `field` with `i`, once (a key seen
+    /// twice gives up); any other member is read at `depth` and ignored. At most 64 keys.
+    package mutating func fields(
+        _ keys: [StaticString], depth: Int,
+        _ field: (inout FastJSONReader, Int) throws(FastPathUnsupported) -> Void
+    ) throws(FastPathUnsupported) {
+        var seen: UInt64 = 0
+        try object { reader, key throws(FastPathUnsupported) in
+            guard let index = keys.firstIndex(where: { reader.key(key, is: $0) }) else {
+                _ = try reader.value(depth: depth)
+                return
+            }
+            guard seen & (1 << index) == 0 else { throw FastPathUnsupported() }
+            seen |= 1 << index
+            try field(&reader, index)
+        }
     }
 
     /// Reads an object, calling `member` with the reader on each member's value and the key's bytes.
     package mutating func object(
         _ member: (inout FastJSONReader, Range<Int>) throws(FastPathUnsupported) -> Void
     ) throws(FastPathUnsupported) {
-        skipWhitespace()
-        try expect(0x7B)
-        if closesAtOnce(0x7D) { return }
-        repeat {
-            skipWhitespace()
-            try expect(0x22)
-            let start = index
-            while index < bytes.count, bytes[index] != 0x22 {
-                guard bytes[index] >= 0x20, bytes[index] != 0x5C else { throw FastPathUnsupported() }
-                index += 1
+        try elements(open: 0x7B, close: 0x7D) { reader throws(FastPathUnsupported) in
+            try reader.expect(0x22)
+            let start = reader.index
+            while reader.index < reader.bytes.count, reader.bytes[reader.index] != 0x22 {
+                guard reader.bytes[reader.index] >= 0x20, reader.bytes[reader.index] != 0x5C else {
+                    throw FastPathUnsupported()
+                }
+                reader.index += 1
             }
-            let key = start..<index
-            try expect(0x22)
-            skipWhitespace()
-            try expect(0x3A)
-            skipWhitespace()
-            try member(&self, key)
-        } while try another(closedBy: 0x7D)
+            let key = start..<reader.index
+            try reader.expect(0x22)
+            reader.skipWhitespace()
+            try reader.expect(0x3A)
+            reader.skipWhitespace()
+            try member(&reader, key)
+        }
     }
 
     /// Reads an array, calling `element` with the reader on each element.
     package mutating func array(
         _ element: (inout FastJSONReader) throws(FastPathUnsupported) -> Void
     ) throws(FastPathUnsupported) {
+        try elements(open: 0x5B, close: 0x5D, element)
+    }
+
+    /// `open`, then `element` read after the whitespace before each, separated by commas, up to `close`.
+    private mutating func elements(
+        open: UInt8, close: UInt8, _ element: (inout FastJSONReader) throws(FastPathUnsupported) -> Void
+    ) throws(FastPathUnsupported) {
         skipWhitespace()
-        try expect(0x5B)
-        if closesAtOnce(0x5D) { return }
+        try expect(open)
+        if closesAtOnce(close) { return }
         repeat {
             skipWhitespace()
             try element(&self)
-        } while try another(closedBy: 0x5D)
+        } while try another(closedBy: close)
     }
 
     /// Whether the object or array just opened closes at once (`{}`, `[]`); the closing byte is read if so.

@@ -165,16 +165,8 @@ extension OKReply {
     init(reading reader: inout FastJSONReader) throws(FastPathUnsupported) {
         var req: UInt64?
         var result: JSONValue?
-        try reader.object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "req") {
-                guard req == nil else { throw FastPathUnsupported() }
-                req = try reader.unsigned()
-            } else if reader.key(key, is: "result") {
-                guard result == nil else { throw FastPathUnsupported() }
-                result = try reader.value(depth: 1)
-            } else {
-                _ = try reader.value(depth: 1)
-            }
+        try reader.fields(["req", "result"], depth: 1) { reader, field throws(FastPathUnsupported) in
+            if field == 0 { req = try reader.unsigned() } else { result = try reader.value(depth: 1) }
         }
         guard let req else { throw FastPathUnsupported() }
         self.init(req: req, result: result == nil || result == .null ? [:] : result!)

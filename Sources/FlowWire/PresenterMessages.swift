@@ -164,18 +164,11 @@ extension CommandMessage {
         var session: String?
         var seq: UInt64?
         var command: NavigationCommand?
-        try reader.object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "session") {
-                guard session == nil else { throw FastPathUnsupported() }
-                session = try reader.string()
-            } else if reader.key(key, is: "seq") {
-                guard seq == nil else { throw FastPathUnsupported() }
-                seq = try reader.unsigned()
-            } else if reader.key(key, is: "command") {
-                guard command == nil else { throw FastPathUnsupported() }
-                command = try reader.command()
-            } else {
-                _ = try reader.value(depth: 1)
+        try reader.fields(["session", "seq", "command"], depth: 1) { reader, field throws(FastPathUnsupported) in
+            switch field {
+            case 0: session = try reader.string()
+            case 1: seq = try reader.unsigned()
+            default: command = try reader.command()
             }
         }
         guard let session, let seq, let command else { throw FastPathUnsupported() }
@@ -196,16 +189,8 @@ extension Ack {
     init(reading reader: inout FastJSONReader) throws(FastPathUnsupported) {
         var session: String?
         var seq: UInt64?
-        try reader.object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "session") {
-                guard session == nil else { throw FastPathUnsupported() }
-                session = try reader.string()
-            } else if reader.key(key, is: "seq") {
-                guard seq == nil else { throw FastPathUnsupported() }
-                seq = try reader.unsigned()
-            } else {
-                _ = try reader.value(depth: 1)
-            }
+        try reader.fields(["session", "seq"], depth: 1) { reader, field throws(FastPathUnsupported) in
+            if field == 0 { session = try reader.string() } else { seq = try reader.unsigned() }
         }
         guard let session, let seq else { throw FastPathUnsupported() }
         self.init(session: session, seq: seq)

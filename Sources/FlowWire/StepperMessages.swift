@@ -101,21 +101,13 @@ extension StepMessage {
         var session: String?
         var attachment: Int?
         var step: Step?
-        try reader.object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "req") {
-                guard req == nil else { throw FastPathUnsupported() }
-                req = try reader.unsigned()
-            } else if reader.key(key, is: "session") {
-                guard session == nil else { throw FastPathUnsupported() }
-                session = try reader.string()
-            } else if reader.key(key, is: "attachment") {
-                guard attachment == nil else { throw FastPathUnsupported() }
-                attachment = try reader.integer()
-            } else if reader.key(key, is: "step") {
-                guard step == nil else { throw FastPathUnsupported() }
-                step = try reader.step()
-            } else {
-                _ = try reader.value(depth: 1)
+        try reader.fields(["req", "session", "attachment", "step"], depth: 1) {
+            reader, field throws(FastPathUnsupported) in
+            switch field {
+            case 0: req = try reader.unsigned()
+            case 1: session = try reader.string()
+            case 2: attachment = try reader.integer()
+            default: step = try reader.step()
             }
         }
         guard let req, let session, let attachment, let step else { throw FastPathUnsupported() }

@@ -129,27 +129,15 @@ extension FastJSONReader {
         var target: String?
         var selected: Int?
         var index: Int?
-        try object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "op") {
-                guard op == nil else { throw FastPathUnsupported() }
-                op = try reader.string()
-            } else if reader.key(key, is: "screen") {
-                guard screen == nil else { throw FastPathUnsupported() }
-                screen = try reader.screen(depth: 3)
-            } else if reader.key(key, is: "screens") {
-                guard screens == nil else { throw FastPathUnsupported() }
-                screens = try reader.screens()
-            } else if reader.key(key, is: "target") {
-                guard target == nil else { throw FastPathUnsupported() }
-                target = try reader.string()
-            } else if reader.key(key, is: "selected") {
-                guard selected == nil else { throw FastPathUnsupported() }
-                selected = try reader.integer()
-            } else if reader.key(key, is: "index") {
-                guard index == nil else { throw FastPathUnsupported() }
-                index = try reader.integer()
-            } else {
-                _ = try reader.value(depth: 2)
+        let keys: [StaticString] = ["op", "screen", "screens", "target", "selected", "index"]
+        try fields(keys, depth: 2) { reader, field throws(FastPathUnsupported) in
+            switch field {
+            case 0: op = try reader.string()
+            case 1: screen = try reader.screen(depth: 3)
+            case 2: screens = try reader.screens()
+            case 3: target = try reader.string()
+            case 4: selected = try reader.integer()
+            default: index = try reader.integer()
             }
         }
         func need<Value>(_ value: Value?) throws(FastPathUnsupported) -> Value {
@@ -187,21 +175,12 @@ extension FastJSONReader {
         var kind: String?
         var type: String?
         var data: JSONValue?
-        try object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "id") {
-                guard id == nil else { throw FastPathUnsupported() }
-                id = try reader.string()
-            } else if reader.key(key, is: "kind") {
-                guard kind == nil else { throw FastPathUnsupported() }
-                kind = try reader.string()
-            } else if reader.key(key, is: "type") {
-                guard type == nil else { throw FastPathUnsupported() }
-                type = try reader.string()
-            } else if reader.key(key, is: "data") {
-                guard data == nil else { throw FastPathUnsupported() }
-                data = try reader.value(depth: depth)
-            } else {
-                _ = try reader.value(depth: depth)
+        try fields(["id", "kind", "type", "data"], depth: depth) { reader, field throws(FastPathUnsupported) in
+            switch field {
+            case 0: id = try reader.string()
+            case 1: kind = try reader.string()
+            case 2: type = try reader.string()
+            default: data = try reader.value(depth: depth)
             }
         }
         guard let id else { throw FastPathUnsupported() }
