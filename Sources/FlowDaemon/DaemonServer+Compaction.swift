@@ -52,11 +52,7 @@ extension DaemonServer {
         do throws(JournalError) {
             try journal.startSnapshot(core.journalSnapshotPayload)
         } catch {
-            guard error.code == .io else { throw error }
-            logger.error(
-                "journal: a compaction could not start; the journal goes on, compaction is tried again in a minute",
-                metadata: ["error": "\(error)"])
-            schedule.next = now + 60_000
+            try putOff(&schedule, after: error, "a compaction could not start", now: now)
             return
         }
         let stall = started.duration(to: clock.now)
@@ -77,11 +73,7 @@ extension DaemonServer {
             writerDuration = duration
         } catch {
             schedule.running = nil
-            guard error.code == .io else { throw error }
-            logger.error(
-                "journal: a snapshot could not be written; the journal goes on, compaction is tried again in a minute",
-                metadata: ["error": "\(error)"])
-            schedule.next = now + 60_000
+            try putOff(&schedule, after: error, "a snapshot could not be written", now: now)
             return
         }
         guard let running = schedule.running else { return }
@@ -104,5 +96,17 @@ extension DaemonServer {
                 "io_thread_duration": "\(running.ioThreadDuration)", "writer_duration": "\(writerDuration)",
             ]
         )
+    }
+
+    /// After a compaction's step failed: an I/O error (a full disk) is logged and the next try put off by a minute,
+    /// the journal going on as it is; any other error is thrown.
+    private func putOff(
+        _ schedule: inout CompactionSchedule, after error: JournalError, _ failure: String, now: UInt64
+    ) throws(JournalError) {
+        guard error.code == .io else { throw error }
+        logger.error(
+            "journal: \(failure); the journal goes on, compaction is tried again in a minute",
+            metadata: ["error": "\(error)"])
+        schedule.next = now + 60_000
     }
 }
