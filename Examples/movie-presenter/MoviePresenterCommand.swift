@@ -3,8 +3,9 @@
 // dismissed. Two modes on the same client:
 // - the terminal UI (TerminalPresenter.swift), for a person: when standard input and output are both terminals, or
 //   with --tui; it draws the UI and takes keys (see --help);
-// - headless (below), for tests, docker compose and systemd: when either is not a terminal, or with --headless;
-//   standard input carries commands, standard output one line per event.
+// - headless (PresenterService.swift: ChangePrinter, CommandReader), for tests, docker compose and systemd: when
+//   either is not a terminal, or with --headless; standard input carries commands, standard output one line per
+//   event.
 //
 // Usage: movie-presenter [--tui | --headless] [--session <id>] [--create] [--control <endpoint>] [--name <name>]
 //                        [--log-level <level>] [--log-file <path>]
@@ -40,7 +41,6 @@ import FlowWire
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 @main
@@ -138,149 +138,5 @@ struct MoviePresenterCommand: AsyncParsableCommand {
         )
         try await group.run()
         logger.info("presenter stopped")
-    }
-}
-
-/// Writes whole lines to standard output, unbuffered, from any task. `Sendable`: behind a mutex.
-final class LineOutput: Sendable {
-    private let lock = Mutex(())
-
-    func write(_ lines: [String]) {
-        let text = lines.map { $0 + "\n" }.joined()
-        lock.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
-    }
-
-    func write(_ line: String) { write([line]) }
-}
-
-/// The presenter: the client, the printer of its changes and the reader of standard input, until `quit`, the end
-/// of the client (a refused `SYNC`), or a graceful shutdown (SIGTERM, SIGINT); the client then says BYE.
-struct PresenterService: Service {
-    let client: PresenterClient
-    let printer: ChangePrinter
-    let reader: CommandReader
-
-    func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await client.run() }
-                group.addTask { await printer.run() }
-                group.addTask { await reader.run() }
-                // The first to end (`quit`, or the client) ends the others.
-                _ = try await group.next()
-                group.cancelAll()
-                try await group.waitForAll()
-            }
-        }
-    }
-}
-
-/// Prints every change of the UI: its cause (commands, snapshot, user operation), then its reports.
-struct ChangePrinter: Sendable {
-    let changes: AsyncStream<PresenterChange>
-    let output: LineOutput
-
-    /// Prints until the client ends.
-    func run() async {
-        for await change in changes {
-            var lines: [String] = []
-            switch change.cause {
-            case .commands(let commands):
-                lines += commands.map { "command \($0.seq) \($0.command)" }
-            case .snapshot(let seq):
-                lines.append("snapshot \(seq)")
-            case .userOperation(let operation):
-                lines.append("user \(operation)")
-            }
-            lines += change.rejected.map { "rejected \($0)" }
-            lines += change.reports.map { "report \($0.presentable) \($0.state.rawValue)" }
-            output.write(lines)
-        }
-        // Wait to be cancelled with the others.
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-    }
-}
-
-/// Carries out the commands read on standard input, one at a time.
-struct CommandReader: Sendable {
-    let client: PresenterClient
-    let output: LineOutput
-    let lines: AsyncStream<String>
-
-    /// Returns at `quit`; at the end of the input, waits to be cancelled (the session stays hosted).
-    func run() async {
-        if await readCommands() { return }
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-    }
-
-    /// Returns whether `quit` was read.
-    private func readCommands() async -> Bool {
-        for await line in lines {
-            let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true).map(String.init)
-            guard let verb = words.first, !verb.hasPrefix("#") else { continue }
-            if verb == "quit" { return true }
-            do {
-                let detail = try await execute(verb, Array(words.dropFirst()))
-                output.write("ok \(line)" + (detail.map { " \($0)" } ?? ""))
-            } catch {
-                output.write("error \(line): \(error)")
-            }
-        }
-        return false
-    }
-
-    private func execute(_ verb: String, _ arguments: [String]) async throws -> String? {
-        switch (verb, arguments.count) {
-        case ("action", 2), ("action", 3):
-            var payload = JSONValue.null
-            if arguments.count == 3 {
-                do {
-                    payload = try JSONDecoder().decode(JSONValue.self, from: Data(arguments[2].utf8))
-                } catch {
-                    throw InputError("the payload is not JSON: \(arguments[2])")
-                }
-            }
-            let delivered = try await client.userAction(Step(arguments[1], payload: payload), on: PresentableID(arguments[0]))
-            return "delivered=\(delivered)"
-        case ("back", 1):
-            try await client.tapBack(in: PresentableID(arguments[0]))
-        case ("tab", 2):
-            guard let index = Int(arguments[1]) else { throw InputError("the tab index is not a number") }
-            try await client.selectTab(index, in: PresentableID(arguments[0]))
-        case ("dismiss", 1):
-            try await client.dismiss(PresentableID(arguments[0]))
-        case ("screens", 0):
-            let rendering = client.model.description.split(separator: "\n").map(String.init)
-            output.write(["--- screens"] + rendering + ["--- end"])
-        default:
-            throw InputError(
-                "unknown command (action <presentable> <name> [json] | back <stack> | tab <tabs> <index> | "
-                    + "dismiss <modal> | screens | quit)"
-            )
-        }
-        return nil
-    }
-}
-
-/// A line of standard input that cannot be carried out.
-struct InputError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Standard input's lines, read on a thread of their own (reading blocks), as an async stream that ends at the end
-/// of the input.
-enum StandardInputLines {
-    static func stream() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
-        let reader = Thread {
-            while let line = readLine(strippingNewline: true) {
-                continuation.yield(line.trimmingCharacters(in: .whitespaces))
-            }
-            continuation.finish()
-        }
-        reader.name = "stdin"
-        reader.start()
-        return stream
     }
 }
