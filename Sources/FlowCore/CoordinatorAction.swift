@@ -7,12 +7,6 @@ public struct NavigationEvent: Hashable, Sendable, Codable, CustomStringConverti
     /// The step given to `navigate(to:with:)`, after adaptation.
     public var step: Step
 
-    public init(coordinator: FlowCoordinatorID, flow: String, step: Step) {
-        self.coordinator = coordinator
-        self.flow = flow
-        self.step = step
-    }
-
     /// `flow=WishlistFlow step=movieIsPicked(23452)`.
     public var description: String { "flow=\(flow) step=\(step)" }
 }
