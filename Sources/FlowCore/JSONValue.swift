@@ -70,21 +70,6 @@ extension JSONValue: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .bool(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .int(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .double(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .string(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
         case .array(let values):
             var container = encoder.unkeyedContainer()
             for value in values { try container.encode(value) }
@@ -92,6 +77,15 @@ extension JSONValue: Codable {
             var container = encoder.container(keyedBy: MemberKey.self)
             for key in members.keys.sorted() {
                 try container.encode(members[key]!, forKey: MemberKey(stringValue: key))
+            }
+        case .null, .bool, .int, .double, .string:
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .bool(let value): try container.encode(value)
+            case .int(let value): try container.encode(value)
+            case .double(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            default: try container.encodeNil()
             }
         }
     }
