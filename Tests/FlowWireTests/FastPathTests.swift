@@ -230,4 +230,23 @@ struct FastPathTests {
         #expect(throws: WireError.self) { try WireCodec().decode(frames) }
         #expect((try? JSONDecoder().decode(StepMessage.self, from: Data(body.utf8))) == nil)
     }
+
+    /// `fields` hands each listed key's value to the reader with the key's index, once: a listed key seen twice gives
+    /// up (`JSONDecoder` would keep the last), and any other member, nested or a longer key, is read and skipped.
+    @Test func fieldsReadEachListedKeyOnceAndSkipTheOthers() {
+        func read(_ text: String) -> [Int: JSONValue]? {
+            FastJSONReader.read(Array(text.utf8)) { reader throws(FastPathUnsupported) in
+                var read: [Int: JSONValue] = [:]
+                try reader.fields(["a", "b"], depth: 1) { reader, field throws(FastPathUnsupported) in
+                    read[field] = try reader.value(depth: 1)
+                }
+                return read
+            }
+        }
+        #expect(read(#"{"b":2,"x":{"a":[1]},"a":1}"#) == [0: 1, 1: 2])
+        #expect(read(#" { } "#) == [:])
+        #expect(read(#"{"ab":1,"":2}"#) == [:])
+        #expect(read(#"{"a":1,"b":2,"a":3}"#) == nil)
+        #expect(read(#"{"a":1,"b":2,"b":2}"#) == nil)
+    }
 }
