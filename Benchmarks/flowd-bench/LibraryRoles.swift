@@ -138,10 +138,11 @@ func runLibraryStepper(plan: PhasePlan, side sideEndpoint: String) async throws 
         let verdicts = Verdicts()
         var sent = 0
 
-        func step(_ stamp: UInt64) {
+        /// Emits a step; its verdict wakes the stepper when `wakes` says the stepper waits for nothing else.
+        func step(_ stamp: UInt64, wakes: @escaping @Sendable () -> Bool = { true }) {
             client.emit(Step(BenchWire.stepName, payload: .int(Int(stamp))), for: attachment) { verdict in
                 verdicts.take(verdict)
-                side.poke()
+                if wakes() { side.poke() }
             }
             sent += 1
         }
@@ -153,7 +154,9 @@ func runLibraryStepper(plan: PhasePlan, side sideEndpoint: String) async throws 
         // Latency: one step at a time; the next once the presenter saw this one's command and its verdict came.
         for _ in 0..<(plan.warmup + plan.samples) {
             let seen = side.now.go
-            step(monotonicNanoseconds())
+            // The side channel wakes the stepper when the presenter saw the command, the verdict only when that came
+            // first (each is counted before the other is looked at: no wake-up is lost), so the task wakes once a step.
+            step(monotonicNanoseconds()) { side.now.go > seen }
             while try side.now.go <= seen || verdicts.answered() < sent { try await wait() }
             result.latencySteps += 1
         }
