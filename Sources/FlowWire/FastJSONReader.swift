@@ -31,6 +31,29 @@ package struct FastJSONReader {
         }
     }
 
+    /// `body` (a part of a larger text, such as a value kept as its bytes) read whole by `read`, or `nil`.
+    package static func read<Value>(
+        _ body: ArraySlice<UInt8>, _ read: (inout FastJSONReader) throws(FastPathUnsupported) -> Value
+    ) -> Value? {
+        body.withUnsafeBufferPointer { buffer in
+            var reader = FastJSONReader(buffer)
+            do throws(FastPathUnsupported) {
+                let value = try read(&reader)
+                reader.skipWhitespace()
+                return reader.index == buffer.count ? value : nil
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// Where the reader is in its bytes: a reader that keeps a value as its bytes takes the range it read, and one
+    /// that tried a value one way sets it back to read it another.
+    package var offset: Int {
+        get { index }
+        set { index = newValue }
+    }
+
     /// `{"name": …, "payload": …}`; a missing payload is `null`.
     mutating func step() throws(FastPathUnsupported) -> Step {
         var name: String?
@@ -206,6 +229,83 @@ package struct FastJSONReader {
             return .int(try integer())
         }
     }
+
+    /// Reads past a value as ``value(depth:)`` reads it, refusing what it refuses, without making it.
+    package mutating func skipValue(depth: Int) throws(FastPathUnsupported) {
+        guard depth < 64 else { throw FastPathUnsupported() }
+        skipWhitespace()
+        guard index < bytes.count else { throw FastPathUnsupported() }
+        switch bytes[index] {
+        case 0x7B:  // {
+            index += 1
+            if closesAtOnce(0x7D) { return }
+            var keys: [Range<Int>] = []
+            var texts: Set<String>?
+            repeat {
+                skipWhitespace()
+                try insert(try stringBytes(), into: &keys, &texts)
+                skipWhitespace()
+                try expect(0x3A)
+                try skipValue(depth: depth + 1)
+            } while try another(closedBy: 0x7D)
+        case 0x5B:  // [
+            index += 1
+            if closesAtOnce(0x5D) { return }
+            repeat {
+                try skipValue(depth: depth + 1)
+            } while try another(closedBy: 0x5D)
+        case 0x22:
+            _ = try stringBytes()
+        case 0x74:
+            try literal("true")
+        case 0x66:
+            try literal("false")
+        case 0x6E:
+            try literal("null")
+        default:
+            _ = try integer()
+        }
+    }
+
+    /// A string as ``string()`` reads it, as the range of its text (without the quotes).
+    package mutating func stringBytes() throws(FastPathUnsupported) -> Range<Int> {
+        try expect(0x22)
+        let start = index
+        var ascii = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x22 {
+                let range = start..<index
+                index += 1
+                if !ascii { _ = try text(range) }
+                return range
+            }
+            guard byte >= 0x20, byte != 0x5C else { throw FastPathUnsupported() }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+        }
+        throw FastPathUnsupported()
+    }
+
+    /// Adds an object's key to the ones before it, refusing a repeated one as ``value(depth:)`` does (keys equal as
+    /// `String`s: canonically equivalent texts are the same key).
+    /// A few ASCII keys are compared byte by byte; past those, or with other text, they go into `texts`.
+    private func insert(
+        _ key: Range<Int>, into keys: inout [Range<Int>], _ texts: inout Set<String>?
+    ) throws(FastPathUnsupported) {
+        if texts == nil, keys.count < 16, isASCII(key) {
+            guard !keys.contains(where: { bytes[$0].elementsEqual(bytes[key]) }) else { throw FastPathUnsupported() }
+            keys.append(key)
+            return
+        }
+        if texts == nil {
+            texts = []
+            for earlier in keys { texts!.insert(try text(earlier)) }
+        }
+        guard texts!.insert(try text(key)).inserted else { throw FastPathUnsupported() }
+    }
+
+    private func isASCII(_ range: Range<Int>) -> Bool { !bytes[range].contains { $0 >= 0x80 } }
 
     private mutating func expect(_ byte: UInt8) throws(FastPathUnsupported) {
         guard index < bytes.count, bytes[index] == byte else { throw FastPathUnsupported() }
