@@ -27,7 +27,24 @@ final class Session {
     var appVersionUnrecorded = false
     var machine: FlowCoordinatorStateMachine
     /// The UI as the session's commands (and the presenter's own user navigation) built it: what a snapshot sends.
-    var ui = PresentationModel()
+    /// A restored session's is read from its saved bytes when first used (``SessionUI``).
+    var ui: PresentationModel {
+        get {
+            readUnreadUI()
+            return uiModel
+        }
+        _modify {
+            readUnreadUI()
+            yield &uiModel
+        }
+        set {
+            unreadUI = nil
+            uiModel = newValue
+        }
+    }
+    private var uiModel = PresentationModel()
+    /// A restored session's saved UI, until first used.
+    private var unreadUI: ArraySlice<UInt8>?
     /// The sequence number of the last command.
     private(set) var seq: UInt64 = 0
     /// The last commands, for replay to a presenter that reconnects (oldest first).
@@ -110,7 +127,10 @@ final class Session {
         self.init(
             id: id, application: application, appVersion: appVersion, outboxLimit: outboxLimit, holdings: holdings,
             now: now, machine: try FlowCoordinatorStateMachine(restoring: state.tree, with: restoration))
-        ui = state.ui
+        switch state.savedUI {
+        case .model(let model): uiModel = model
+        case .unread(let saved): unreadUI = saved
+        }
         seq = state.seq
         outbox = Deque(state.outbox)
         for awaited in state.awaitedReports { awaitedDismissalReports[awaited.presentable] = awaited.count }
@@ -128,6 +148,15 @@ final class Session {
         }
     }
 
+    /// Whether the UI is still its saved bytes (restored, not used since).
+    var uiIsUnread: Bool { unreadUI != nil }
+
+    private func readUnreadUI() {
+        guard let saved = unreadUI else { return }
+        unreadUI = nil
+        uiModel = SessionUI.unread(saved).model
+    }
+
     /// The tree hears at once what a command took out of the UI (docs/SEMANTICS.md D18).
     private func observeCommands() {
         machine.commandObserver = { [unowned self] command in self.sequence(command) }
@@ -139,7 +168,8 @@ final class Session {
     ///   save.
     func save(with restoration: FlowRestoration) throws(RestorationError) -> SessionState {
         SessionState(
-            tree: try machine.save(with: restoration), ui: ui, seq: seq, outbox: Array(outbox),
+            tree: try machine.save(with: restoration), savedUI: unreadUI.map(SessionUI.unread) ?? .model(uiModel),
+            seq: seq, outbox: Array(outbox),
             awaitedReports: awaitedDismissalReports.keys.sorted().map {
                 SessionState.AwaitedReports(presentable: $0, count: awaitedDismissalReports[$0]!)
             },

@@ -21,7 +21,8 @@ struct SessionState: Codable, Hashable, Sendable {
     }
 
     var tree: SavedFlowTree
-    var ui: PresentationModel
+    /// The UI model, or a restored state's saved bytes of it not read yet.
+    var savedUI: SessionUI
     var seq: UInt64
     /// The outbox, oldest first.
     var outbox: [CommandMessage]
@@ -29,4 +30,14 @@ struct SessionState: Codable, Hashable, Sendable {
     var awaitedReports: [AwaitedReports]
     /// In attachment order.
     var remoteAttachments: [RemoteAttachment]
+
+    /// The UI model (read from its saved bytes if it was not yet).
+    var ui: PresentationModel {
+        get { savedUI.model }
+        set { savedUI = .model(newValue) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case tree, savedUI = "ui", seq, outbox, awaitedReports, remoteAttachments
+    }
 }

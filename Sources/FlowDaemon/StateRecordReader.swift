@@ -1,10 +1,11 @@
 internal import FlowCore
 internal import FlowWire
 
-/// Reads a `state` record as flowd writes it, straight from its bytes: the saved UI model's screens go into the model
-/// without becoming JSON values first (thousands of them in a deep UI: docs/PERFORMANCE.md), the other parts are
-/// typed by ``JSONValueDecoder``. `nil` for anything else (an escape, a double, the UI model's first format, a
-/// repeated key, a part missing): the caller reads the record the general way, which reads what this refuses.
+/// Reads a `state` record as flowd writes it, straight from its bytes: the saved UI model is checked and kept as its
+/// bytes, to be read when the session first needs it (``SessionUI``; thousands of screens in a deep UI:
+/// docs/PERFORMANCE.md), the other parts are typed by ``JSONValueDecoder``. `nil` for anything else (an escape, a
+/// double, the UI model's first format, a repeated key, a part missing): the caller reads the record the general
+/// way, which reads what this refuses.
 enum StateRecordReader {
     /// What a `state` record holds near its start as ``JournalRecord/encoded`` writes it (keys sorted: after `app`,
     /// if any); other records are not tried.
@@ -19,7 +20,7 @@ enum StateRecordReader {
             try reader.object { reader, key throws(FastPathUnsupported) in
                 if reader.key(key, is: "state") {
                     guard state == nil else { throw FastPathUnsupported() }
-                    state = try readState(&reader)
+                    state = try readState(&reader, bytes)
                 } else {
                     let name = try reader.text(key)
                     guard fields.updateValue(try reader.value(depth: 1), forKey: name) == nil else {
@@ -41,13 +42,30 @@ enum StateRecordReader {
         return false
     }
 
-    private static func readState(_ reader: inout FastJSONReader) throws(FastPathUnsupported) -> SessionState {
+    private static func readState(
+        _ reader: inout FastJSONReader, _ bytes: [UInt8]
+    ) throws(FastPathUnsupported) -> SessionState {
         var parts: [String: JSONValue] = [:]
-        var ui: PresentationModel?
+        var ui: SessionUI?
+        var outbox: [CommandMessage]?
         try reader.object { reader, key throws(FastPathUnsupported) in
-            if reader.key(key, is: "ui") {
+            if reader.key(key, is: "outbox") {
+                // Up to `outbox_limit` commands: read as the wire's COMMAND bodies are, without JSON values between.
+                guard outbox == nil else { throw FastPathUnsupported() }
+                var commands: [CommandMessage] = []
+                try reader.array { reader throws(FastPathUnsupported) in
+                    commands.append(try CommandMessage(reading: &reader))
+                }
+                outbox = commands
+            } else if reader.key(key, is: "ui") {
                 guard ui == nil else { throw FastPathUnsupported() }
-                ui = try readUI(&reader)
+                let start = reader.offset
+                if (try? checkUI(&reader, in: bytes)) != nil {
+                    ui = .unread(bytes[start..<reader.offset])
+                } else {
+                    reader.offset = start
+                    ui = .model(try readUI(&reader))
+                }
             } else {
                 let name = try reader.text(key)
                 guard parts.updateValue(try reader.value(depth: 2), forKey: name) == nil else {
@@ -55,7 +73,7 @@ enum StateRecordReader {
                 }
             }
         }
-        guard let ui, parts["ui"] == nil else { throw FastPathUnsupported() }
+        guard let ui, let outbox, parts["ui"] == nil, parts["outbox"] == nil else { throw FastPathUnsupported() }
         func typed<T: Decodable>(_ name: String, _ type: T.Type) throws(FastPathUnsupported) -> T {
             guard let value = parts[name], let typed = try? JSONValueDecoder.decode(T.self, from: value) else {
                 throw FastPathUnsupported()
@@ -63,10 +81,15 @@ enum StateRecordReader {
             return typed
         }
         return SessionState(
-            tree: try typed("tree", SavedFlowTree.self), ui: ui, seq: try typed("seq", UInt64.self),
-            outbox: try typed("outbox", [CommandMessage].self),
+            tree: try typed("tree", SavedFlowTree.self), savedUI: ui, seq: try typed("seq", UInt64.self),
+            outbox: outbox,
             awaitedReports: try typed("awaitedReports", [SessionState.AwaitedReports].self),
             remoteAttachments: try typed("remoteAttachments", [SessionState.RemoteAttachment].self))
+    }
+
+    /// A saved UI model's bytes as ``checkUI(_:in:)`` accepted them, read; `nil` if they do not read.
+    static func readUI(_ bytes: ArraySlice<UInt8>) -> PresentationModel? {
+        FastJSONReader.read(bytes) { reader throws(FastPathUnsupported) in try readUI(&reader) }
     }
 
     /// `{"nodes": [...], "root": ...}` in the second format (``PresentationModel/SavedScreen``).
@@ -127,7 +150,7 @@ enum StateRecordReader {
     }
 
     /// A saved screen's fields, in the order ``readScreen(_:)`` numbers them.
-    private static let screenFields: [StaticString] = [
+    static let screenFields: [StaticString] = [
         "id", "kind", "type", "data", "children", "tab", "master", "detail", "presented",
     ]
 

@@ -52,7 +52,14 @@ enum StateRecordWriter {
             bytes.append(contentsOf: tree)
             writer = FastJSONWriter()
             writer.raw(",\"ui\":")
-            try write(state.ui, to: &writer)
+            switch state.savedUI {
+            case .model(let ui):
+                try write(ui, to: &writer)
+            case .unread(let saved):  // as it was read, untouched since
+                bytes.append(contentsOf: writer.bytes)
+                bytes.append(contentsOf: saved)
+                writer = FastJSONWriter()
+            }
             writer.raw("},\"v\":")
             writer.int(app == nil ? 3 : 4)
             writer.raw("}")

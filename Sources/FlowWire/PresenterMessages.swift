@@ -160,7 +160,7 @@ extension CommandMessage {
     }
 
     /// Unknown fields are read and ignored; a known field seen twice gives up.
-    init(reading reader: inout FastJSONReader) throws(FastPathUnsupported) {
+    package init(reading reader: inout FastJSONReader) throws(FastPathUnsupported) {
         var session: String?
         var seq: UInt64?
         var command: NavigationCommand?
