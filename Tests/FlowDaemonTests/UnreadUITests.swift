@@ -11,10 +11,11 @@ struct UnreadUITests {
     let tui = Peers.tui
     let movies = Peers.movies
 
-    /// ``StateRecordTests/goldenSession()`` with more screens: tabs, a modal, screens with data, a detail pushed.
+    /// ``StateRecordTests/goldenSession()`` (tabs, a modal, screens with data) with one more screen in the modal and
+    /// its in-daemon stepper; attachment 4 is the settings flow's stepper, which may step while nothing is visible.
     func savedSession() throws -> DaemonHarness {
         let harness = StateRecordTests().goldenSession()
-        harness.step(movies, Step("openDetail", payload: 8), attachment: 2, req: 11)
+        harness.step(movies, Step("settingsButtons"), attachment: 4, req: 11)
         harness.core.compactJournal()
         return harness
     }
@@ -59,7 +60,7 @@ struct UnreadUITests {
             harness.hello(Peers.moviesRestarted, .stepper, name: "movies", serves: ["home", "detail", "settings", "tab"])
         }
         let steps = [unread, read].map {
-            $0.step(Peers.moviesRestarted, Step("openDetail", payload: 9), attachment: 2, req: 20).sent
+            $0.step(Peers.moviesRestarted, Step("settingsOpenDetail", payload: 9), attachment: 4, req: 20).sent
         }
         #expect(steps[0] == steps[1], "the same COMMAND and replies")
         #expect(steps[0].contains { if case .command = $0.message { true } else { false } })
@@ -98,7 +99,6 @@ struct UnreadUITests {
         "A saved UI that contradicts itself, its screens in flowd's order, is refused by the reader and the general way",
         arguments: [
             #"{"nodes":[{"id":"a"},{"children":["a"],"id":"nav","kind":"stack"},{"id":"z"}],"root":"nav"}"#,
-            #"{"nodes":[{"id":"a"},{"id":"a"},{"children":["a"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
             #"{"nodes":[{"id":"a"},{"children":["a"],"id":"nav","kind":"stack","presented":"a"}],"root":"nav"}"#,
             #"{"nodes":[{"id":"a","presented":"nav"},{"children":["a"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
             #"{"nodes":[{"children":["a","b"],"id":"nav","kind":"stack"},{"id":"a"}],"root":"nav"}"#,
@@ -111,10 +111,9 @@ struct UnreadUITests {
     }
 
     @Test(
-        "A screen the reader does not cover (a repeated field or data key, a double, an escape, deep data) is read the general way",
+        "A UI the reader does not cover (a repeated ID, a double, an escape, deep data) is read the general way",
         arguments: [
-            #"{"nodes":[{"id":"a","type":"A","type":"B"},{"children":["a"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
-            #"{"nodes":[{"data":{"k":1,"k":2},"id":"a"},{"children":["a"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
+            #"{"nodes":[{"id":"a"},{"id":"a"},{"children":["a"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
             #"{"nodes":[{"data":{"k":1.5},"id":"a"},{"children":["a"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
             #"{"nodes":[{"data":"a\"b","id":"a"},{"children":["a"],"id":"nav","kind":"stack"}],"root":"nav"}"#,
             #"{"nodes":[{"data":"# + String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
