@@ -17,8 +17,6 @@ final class LoopThread {
         var paused = false
         /// Takes what the socket receives on this thread, instead of its inbox.
         let receiver: (@Sendable (ZMQMessage) -> Void)?
-        /// A socket with a receiver: every thread sends on it, its sends queue there, and `watch` is its descriptor's.
-        var shared: SharedSocket? { handle.shared }
 
         init(
             socket: ZMQSocket, handle: ZMQSocketHandle, watch: ZMQReactor.Watch,
@@ -47,28 +45,19 @@ final class LoopThread {
 
     /// Polls and runs commands until shutdown, then tears down.
     func run() {
-        core.markLoopThread()
         var polled: [Entry] = []
         while true {
-            guard runCommands() else { break }
+            let (commands, stopping) = core.mailbox.take()
+            for command in commands { command(self) }
+            if stopping { break }
 
             polled.removeAll(keepingCapacity: true)
             var nearestDeadline: ContinuousClock.Instant?
-            var serviceNow = false
             for id in order {
                 guard let entry = entries[id] else { continue }
                 if entry.socket.isClosed {
                     // Closed behind the loop's back (in a `withSocket` body): forget it rather than fail every poll.
                     closeSocket(id)
-                    continue
-                }
-                if let shared = entry.shared {
-                    // Its descriptor is always watched; a send since the last look may have taken its signal.
-                    if shared.needsService { serviceNow = true }
-                    if let deadline = shared.nearestDeadline {
-                        nearestDeadline = nearestDeadline.map { min($0, deadline) } ?? deadline
-                    }
-                    polled.append(entry)
                     continue
                 }
                 var events: ZMQEvents = []
@@ -85,8 +74,7 @@ final class LoopThread {
             }
 
             do {
-                let timeout = serviceNow ? .zero : nearestDeadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) }
-                try reactor.wait(timeout: timeout)
+                try reactor.wait(timeout: nearestDeadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) })
             } catch {
                 if error.code != .terminated {
                     logger.error("zmq_poll failed, shutting the event loop down", metadata: ["zmq.error": "\(error)"])
@@ -96,10 +84,6 @@ final class LoopThread {
             }
             for entry in polled where entries[entry.handle.id] === entry {
                 let events = reactor.events(of: entry.watch)
-                if let shared = entry.shared {
-                    if events.contains(.pollIn) || shared.needsService { service(shared, of: entry) }
-                    continue
-                }
                 if events.contains(.pollIn) { receive(from: entry) }
                 if events.contains(.pollOut) { flush(entry) }
             }
@@ -108,27 +92,7 @@ final class LoopThread {
         tearDown()
     }
 
-    /// Runs the queued commands, and those they queued, until none is left: what this thread queues wakes nobody
-    /// (``LoopCore/enqueue(_:)``).
-    ///
-    /// - Returns: `false` once shutdown has begun.
-    private func runCommands() -> Bool {
-        while true {
-            let (commands, stopping) = core.mailbox.take()
-            for command in commands { command(self) }
-            if stopping { return false }
-            if commands.isEmpty { return true }
-        }
-    }
-
-    /// Sends and reads what a shared socket can now, and hands what it read to its receiver.
-    private func service(_ shared: SharedSocket, of entry: Entry) {
-        let received = shared.service(batch: max(1, core.configuration.receiveBatch), logger: logger)
-        guard let receiver = entry.receiver else { return }
-        for message in received { receiver(message) }
-    }
-
-    /// Reads up to a batch of messages from `entry` into its inbox.
+    /// Reads up to a batch of messages from `entry` into its inbox (or hands them to its receiver).
     private func receive(from entry: Entry) {
         for _ in 0..<max(1, core.configuration.receiveBatch) {
             let message: ZMQMessage?
@@ -139,7 +103,9 @@ final class LoopThread {
                 return
             }
             guard let message else { return }
-            if !entry.handle.messages.push(message) {
+            if let receiver = entry.receiver {
+                receiver(message)
+            } else if !entry.handle.messages.push(message) {
                 entry.paused = true
                 return
             }
@@ -157,36 +123,20 @@ final class LoopThread {
         let inbox = ZMQInbox(capacity: core.configuration.inboxCapacity) {
             _ = core.enqueue { loop in loop.resumeReading(id) }
         }
-        guard receiver != nil else {
-            let handle = ZMQSocketHandle(id: id, type: type, messages: inbox, shared: nil)
-            entries[id] = Entry(socket: socket, handle: handle, watch: reactor.watch(socket, for: []), receiver: nil)
-            order.append(id)
-            logger.trace("socket made", metadata: ["zmq.socket": "\(handle)"])
-            return handle
-        }
-        inbox.finish()
-        let watch: ZMQReactor.Watch
-        do throws(ZMQError) {
-            watch = try reactor.watchNotifications(of: socket)
-        } catch {
-            socket.close()
-            throw error
-        }
-        let handle = ZMQSocketHandle(
-            id: id, type: type, messages: inbox, shared: SharedSocket(socket, wakeUp: reactor.wakeSignal))
-        entries[id] = Entry(socket: socket, handle: handle, watch: watch, receiver: receiver)
+        let handle = ZMQSocketHandle(id: id, type: type, messages: inbox)
+        if receiver != nil { inbox.finish() }
+        entries[id] = Entry(
+            socket: socket, handle: handle, watch: reactor.watch(socket, for: []), receiver: receiver)
         order.append(id)
         logger.trace("socket made", metadata: ["zmq.socket": "\(handle)"])
         return handle
     }
 
-    /// Runs `body` with socket `id` (under a shared socket's lock).
-    func withSocket<Value>(_ id: UInt64, _ body: (ZMQSocket) throws(ZMQError) -> Value) throws(ZMQError) -> Value {
+    func socket(_ id: UInt64) throws(ZMQError) -> ZMQSocket {
         guard let entry = entries[id] else {
             throw ZMQError(.notSocket, call: "socket #\(id) (closed, or not made by this loop)")
         }
-        if let shared = entry.shared { return try shared.withSocket(body) }
-        return try body(entry.socket)
+        return entry.socket
     }
 
     func closeSocket(_ id: UInt64) {
@@ -197,15 +147,16 @@ final class LoopThread {
     }
 
     func startMonitor(_ id: UInt64, events: ZMQMonitorEvent.Kind) throws(ZMQError) -> ZMQSocketHandle {
+        let monitored = try socket(id)
         let endpoint = "inproc://flowd.zmq-monitor.\(id).\(nextSocketID.add(1, ordering: .relaxed).newValue)"
-        try withSocket(id) { socket throws(ZMQError) in try socket.startMonitor(at: endpoint, events: events) }
+        try monitored.startMonitor(at: endpoint, events: events)
         let monitorOptions = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
         let monitor = try makeSocket(.pair, options: monitorOptions)
         do throws(ZMQError) {
-            try withSocket(monitor.id) { socket throws(ZMQError) in try socket.connect(endpoint) }
+            try socket(monitor.id).connect(endpoint)
         } catch {
             closeSocket(monitor.id)
-            try? withSocket(id) { socket throws(ZMQError) in try socket.stopMonitor() }
+            try? monitored.stopMonitor()
             throw error
         }
         return monitor
@@ -222,7 +173,6 @@ final class LoopThread {
             pending.ticket.complete(.failure(ZMQError(.notSocket, call: pending.ticket.call + " (socket closed)")))
             return
         }
-        if let shared = entry.shared { return shared.post(pending, onLoopThread: true) }
         entry.outbox.append(pending)
         // A send queued behind others waits its turn; otherwise it is tried at once.
         if entry.outbox.count == 1 { flush(entry) }
@@ -232,16 +182,13 @@ final class LoopThread {
         guard let entry = entries[id] else {
             throw ZMQError(.notSocket, call: "socket #\(id) (closed, or not made by this loop)")
         }
-        if let shared = entry.shared { return shared.pendingCount }
         var count = 0
         entry.outbox.forEach { if !$0.ticket.isCompleted { count += 1 } }
         return count
     }
 
     func purgeCancelledSends(on id: UInt64) {
-        guard let entry = entries[id] else { return }
-        if let shared = entry.shared { return shared.expireSends(now: .now) }
-        entry.outbox.removeAll { $0.ticket.isCompleted }
+        entries[id]?.outbox.removeAll { $0.ticket.isCompleted }
     }
 
     /// Sends queued messages, oldest first, until one would block.
@@ -268,9 +215,6 @@ final class LoopThread {
     /// Fails the sends whose deadline has passed.
     private func expireSends() {
         let now = ContinuousClock.now
-        for entry in entries.values {
-            if let shared = entry.shared { shared.expireSends(now: now) }
-        }
         for entry in entries.values where !entry.outbox.isEmpty {
             entry.outbox.removeAll { pending in
                 if pending.ticket.isCompleted { return true }
@@ -290,19 +234,11 @@ final class LoopThread {
             pending.ticket.complete(.failure(ZMQError(code, call: pending.ticket.call)))
         }
         entry.handle.messages.finish()
-        let lingerMilliseconds = core.configuration.socketOptions.lingerMilliseconds
-        let close = { (socket: ZMQSocket) in
-            // Never let a socket block context termination: bound a linger set to "forever".
-            if let linger = try? socket.option(.linger), linger < 0 {
-                try? socket.setOption(.linger, to: lingerMilliseconds)
-            }
-            socket.close()
+        // Never let a socket block context termination: bound a linger set to "forever".
+        if let linger = try? entry.socket.option(.linger), linger < 0 {
+            try? entry.socket.setOption(.linger, to: core.configuration.socketOptions.lingerMilliseconds)
         }
-        if let shared = entry.shared {
-            shared.close(failingSendsWith: code, close)
-        } else {
-            close(entry.socket)
-        }
+        entry.socket.close()
         logger.trace("socket closed", metadata: ["zmq.socket": "\(entry.handle)"])
     }
 

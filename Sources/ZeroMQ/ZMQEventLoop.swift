@@ -1,25 +1,16 @@
 package import Logging
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One dedicated I/O thread that owns a set of libzmq sockets, driven from async code.
 ///
 /// ## Threading model
 ///
 /// libzmq sockets must not be used from more than one thread, and blocking in `zmq_poll` or `zmq_recv` on Swift's
 /// cooperative pool (two threads on a two-core machine) would stall every task. So each loop starts one OS thread
-/// (not a `Task`) that is the only code ever touching its sockets, but for the sends on a socket made with a receiver:
+/// (not a `Task`) that is the only code ever touching its sockets:
 ///
 /// - The thread runs a ``ZMQReactor``: it sleeps in `zmq_poll` over its sockets plus the reactor's wake-up signal (a
-///   plain descriptor). The poll's timeout is the nearest pending-send deadline, or none. What the thread queues for
-///   itself (a receiver's reply) is run before it sleeps again, with no wake-up.
+///   plain descriptor). The poll's timeout is the nearest pending-send deadline, or none.
 /// - Async callers never touch a socket. Each call (``makeSocket(_:options:)``, ``bind(_:to:)``,
 ///   ``setOption(_:to:on:)``, ``send(_:on:timeout:)``, …) posts a command to the thread's ``ZMQMailbox``, which
 ///   wakes the reactor. The thread takes the commands, runs them in order and resumes each caller's continuation with
@@ -28,10 +19,7 @@ import Darwin
 /// - What a socket receives is read on the thread and handed to that socket's ``ZMQSocketHandle/messages``
 ///   (a bounded ``ZMQInbox``; when it is full the thread stops reading that socket, so libzmq's high-water marks
 ///   push back on the senders).
-///   A socket made with a receiver (``makeSocket(_:options:receiver:)``) hands each message to it on the thread instead;
-///   its sends leave from the sender's own thread when nothing waits before them (the thread and the senders take
-///   turns under a lock, and the thread sleeps on the socket's `ZMQ_FD`, not in `zmq_poll`), so that a message costs
-///   no wake-up of the loop's thread.
+///   A socket made with a receiver (``makeSocket(_:options:receiver:)``) hands each message to it on the thread instead.
 /// - A send that cannot be queued now (high-water mark, or no completed connection on a `ZMQ_IMMEDIATE` DEALER) waits,
 ///   in order, until the socket is writable, its timeout runs out, its task is cancelled, or the loop shuts down. A
 ///   ROUTER cannot tell which peer is writable, so on a ROUTER it fails at once with ``ZMQError/Code/wouldBlock``.
@@ -172,8 +160,7 @@ package final class ZMQEventLoop: Sendable {
 
     /// Makes a socket owned by the loop's thread whose messages go to `receiver`, called on that thread as each is
     /// read, instead of to ``ZMQSocketHandle/messages`` (which ends at once): for a reader that keeps no task waiting
-    /// on the socket. `receiver` must not block (the whole loop waits for it). A message sent on the socket leaves
-    /// from the sender's thread when none waits before it (see the type's documentation).
+    /// on the socket. `receiver` must not block (the whole loop waits for it).
     ///
     /// - Parameter options: the options to apply; `nil` uses ``Configuration/socketOptions``.
     package func makeSocket(
@@ -258,7 +245,7 @@ package final class ZMQEventLoop: Sendable {
         _ body: @escaping @Sendable (ZMQSocket) throws(ZMQError) -> Result
     ) async throws(ZMQError) -> Result {
         try await core.perform("\(socket)") { loop throws(ZMQError) in
-            try loop.withSocket(socket.id, body)
+            try body(loop.socket(socket.id))
         }
     }
 
@@ -288,8 +275,10 @@ package final class ZMQEventLoop: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard ticket.arm(continuation) else { return }
-                let pending = PendingSend(message: message, ticket: ticket, deadline: deadline)
-                if !enqueue(pending, on: socket) { ticket.complete(.failure(ZMQError(.terminated, call: ticket.call))) }
+                let accepted = core.enqueue { loop in
+                    loop.enqueueSend(PendingSend(message: message, ticket: ticket, deadline: deadline), on: socket.id)
+                }
+                if !accepted { ticket.complete(.failure(ZMQError(.terminated, call: ticket.call))) }
             }
         } onCancel: {
             if ticket.cancel() {
@@ -303,8 +292,7 @@ package final class ZMQEventLoop: Sendable {
     /// Queues `message` for `socket` without waiting: as ``send(_:on:timeout:)`` without a timeout (in order with the
     /// other sends on the socket, waiting while it cannot be queued), but the outcome goes to `completion`, called on
     /// the loop's thread (it must not block), instead of to an awaiting task. For a sender that keeps no task per
-    /// message. On a socket made with a receiver the message leaves at once when none waits before it, and
-    /// `completion` is then called before `post` returns, on the caller's thread.
+    /// message.
     ///
     /// - Returns: `false` when the loop is shutting down (`completion` is then not called).
     @discardableResult
@@ -318,20 +306,9 @@ package final class ZMQEventLoop: Sendable {
             return true
         }
         let ticket = SendTicket(on: socket, completion: completion)
-        return enqueue(PendingSend(message: message, ticket: ticket, deadline: nil), on: socket)
-    }
-
-    /// Sends `pending` from this thread if `socket` is shared (made with a receiver) and it can leave now, or queues
-    /// it for the loop's thread.
-    ///
-    /// - Returns: `false` when the loop is shutting down.
-    private func enqueue(_ pending: PendingSend, on socket: ZMQSocketHandle) -> Bool {
-        guard let shared = socket.shared else {
-            return core.enqueue { loop in loop.enqueueSend(pending, on: socket.id) }
+        return core.enqueue { loop in
+            loop.enqueueSend(PendingSend(message: message, ticket: ticket, deadline: nil), on: socket.id)
         }
-        guard !core.isShuttingDown else { return false }
-        shared.post(pending, onLoopThread: core.isLoopThread)
-        return true
     }
 
     /// The number of sends waiting in the loop for `socket` to become writable (a backlog gauge).
@@ -369,8 +346,6 @@ final class LoopCore: Sendable {
     let mailbox: ZMQMailbox<Command>
     /// `nil` once the loop has terminated.
     private let terminationWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
-    /// The loop's thread, once it runs.
-    private let loopThread = Mutex<pthread_t?>(nil)
 
     init(
         context: ZMQContext,
@@ -388,22 +363,11 @@ final class LoopCore: Sendable {
 
     var isShuttingDown: Bool { mailbox.isClosed }
 
-    /// Queues `command` for the loop thread and wakes it, unless this is the loop thread (a receiver's reply, a send's
-    /// completion): it takes its commands again before it waits.
+    /// Queues `command` for the loop thread and wakes it.
     ///
     /// - Returns: `false` when shutdown has begun (the command is dropped).
     func enqueue(_ command: @escaping Command) -> Bool {
-        mailbox.post(command, wakingUp: !isLoopThread)
-    }
-
-    /// On the loop thread, before its first turn.
-    func markLoopThread() {
-        loopThread.withLock { $0 = pthread_self() }
-    }
-
-    /// Whether this is the loop's thread.
-    var isLoopThread: Bool {
-        loopThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        mailbox.post(command)
     }
 
     /// Runs `body` on the loop thread and returns its result.

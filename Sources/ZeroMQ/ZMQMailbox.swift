@@ -32,15 +32,13 @@ package final class ZMQMailbox<Item: Sendable>: Sendable {
 
     /// Queues `item` and wakes the reactor.
     ///
-    /// - Parameter wakingUp: `false` only on the reactor's own thread, outside its wait, when it takes again before
-    ///   waiting: a wake-up would only make its next wait return at once.
     /// - Returns: `false` (and drops `item`) once the mailbox is closed.
     @discardableResult
-    package func post(_ item: Item, wakingUp: Bool = true) -> Bool {
+    package func post(_ item: Item) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
             state.items.append(item)
-            if wakingUp { wakeIfNeeded(&state) }
+            wakeIfNeeded(&state)
             return true
         }
     }

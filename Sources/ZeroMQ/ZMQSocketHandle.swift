@@ -11,14 +11,10 @@ package struct ZMQSocketHandle: Hashable, Sendable, CustomStringConvertible {
     /// The messages the socket receives, in order (for a ROUTER, each starts with the sender's routing id).
     package let messages: ZMQInbox
 
-    /// A socket made with a receiver, which senders use from their own threads.
-    let shared: SharedSocket?
-
-    init(id: UInt64, type: ZMQSocketType, messages: ZMQInbox, shared: SharedSocket?) {
+    init(id: UInt64, type: ZMQSocketType, messages: ZMQInbox) {
         self.id = id
         self.type = type
         self.messages = messages
-        self.shared = shared
     }
 
     package static func == (lhs: ZMQSocketHandle, rhs: ZMQSocketHandle) -> Bool { lhs.id == rhs.id }

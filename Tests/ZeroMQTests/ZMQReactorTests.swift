@@ -48,21 +48,6 @@ struct ZMQReactorTests {
         #expect(reactor.events(of: secondWatch) == .pollIn, "later watches keep their own readiness")
     }
 
-    @Test func aPostWithoutWakingUpLeavesTheWakeUpSignalQuiet() throws {
-        let reactor = try ZMQReactor()
-        defer { reactor.close() }
-        let mailbox = ZMQMailbox<Int>(wakeUp: reactor.wakeSignal)
-        let poller = ZMQPoller()
-        poller.register(fileDescriptor: reactor.wakeSignal.fileDescriptor, for: .pollIn)
-
-        mailbox.post(1, wakingUp: false)
-        #expect(try poller.poll(timeout: .zero) == [[]])
-        #expect(mailbox.take().items == [1])
-        mailbox.post(2)
-        #expect(try poller.poll(timeout: .zero) == [.pollIn])
-        #expect(mailbox.take().items == [2])
-    }
-
     @Test func aPostFromAnotherThreadWakesAWaitWithoutTimeout() async throws {
         let context = try ZMQContext()
         defer { context.shutdown() }
