@@ -19,31 +19,28 @@ package struct FastJSONReader {
     package static func read<Value>(
         _ body: [UInt8], _ read: (inout FastJSONReader) throws(FastPathUnsupported) -> Value
     ) -> Value? {
-        body.withUnsafeBufferPointer { buffer in
-            var reader = FastJSONReader(buffer)
-            do throws(FastPathUnsupported) {
-                let value = try read(&reader)
-                reader.skipWhitespace()
-                return reader.index == buffer.count ? value : nil
-            } catch {
-                return nil
-            }
-        }
+        body.withUnsafeBufferPointer { whole($0, read) }
     }
 
     /// `body` (a part of a larger text, such as a value kept as its bytes) read whole by `read`, or `nil`.
     package static func read<Value>(
         _ body: ArraySlice<UInt8>, _ read: (inout FastJSONReader) throws(FastPathUnsupported) -> Value
     ) -> Value? {
-        body.withUnsafeBufferPointer { buffer in
-            var reader = FastJSONReader(buffer)
-            do throws(FastPathUnsupported) {
-                let value = try read(&reader)
-                reader.skipWhitespace()
-                return reader.index == buffer.count ? value : nil
-            } catch {
-                return nil
-            }
+        body.withUnsafeBufferPointer { whole($0, read) }
+    }
+
+    /// `buffer` read by `read` with nothing but whitespace after, or `nil`.
+    @inline(__always)
+    private static func whole<Value>(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ read: (inout FastJSONReader) throws(FastPathUnsupported) -> Value
+    ) -> Value? {
+        var reader = FastJSONReader(buffer)
+        do throws(FastPathUnsupported) {
+            let value = try read(&reader)
+            reader.skipWhitespace()
+            return reader.index == buffer.count ? value : nil
+        } catch {
+            return nil
         }
     }
 
