@@ -112,6 +112,14 @@ struct Run: AsyncParsableCommand {
         )
     )
     var daemonPrefix = ""
+    @Option(
+        help: ArgumentHelp(
+            "A shell command run as `<command> start <pid>` when flowd's throughput phase starts and `<command> end <pid>` "
+                + "when it ends, with the flowd process's pid (Benchmarks/profile/callgrind-run.py: collection on, off).",
+            valueName: "command"
+        )
+    )
+    var phaseCommand = ""
     @Flag(help: "Print the results as JSON.") var json = false
     @Option(help: "Also write the JSON results to this file.") var jsonOut: String?
 
@@ -172,6 +180,7 @@ struct Run: AsyncParsableCommand {
         settings.uiScreens = uiScreens
         settings.pacedSeconds = max(0, pacedSeconds)
         settings.pacedTrace = pacedTrace
+        settings.phaseCommand = phaseCommand.isEmpty ? nil : phaseCommand
         settings.loseStep = loseStep
         Leftovers.shared.removeOnSignals()
         var orchestrator = Orchestrator(settings: settings)
