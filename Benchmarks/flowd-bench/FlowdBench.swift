@@ -115,7 +115,7 @@ struct Run: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "A shell command run as `<command> start <pid>` when flowd's throughput phase starts and `<command> end <pid>` "
-                + "when it ends, with the flowd process's pid (Benchmarks/profile/callgrind-run.py: collection on, off).",
+                + "when it ends, with the flowd process's pid (callgrind-run.py: callgrind's counts zeroed, dumped).",
             valueName: "command"
         )
     )

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Counts the instructions flowd's daemon executes per step (all its threads, libzmq's and the kernel's excluded:
 callgrind counts user-space instructions only) during flowd-bench's throughput phase, with callgrind
-(docs/PERFORMANCE.md "Profiling"). Instruction counts do not depend on the machine's load: the same binary and input
-give the same count within a fraction of a percent.
+(docs/PERFORMANCE.md "Profiling"). Instruction counts do not depend on the machine's load.
 
     python3 Benchmarks/profile/callgrind-run.py --out /tmp/cg [--window 256] [--seconds 20] [--journal interval]
 
-The daemon runs under `valgrind --tool=callgrind --instr-atstart=no`; flowd-bench's `--phase-command` turns
-callgrind's instrumentation on when the throughput phase starts and off when it ends (`callgrind_control -i`, about 0.3 s late at
-both ends, so the steps counted are the phase's within a few tenths of a percent at 20 s). Instructions per step are
-the collected total over the stepper's throughput steps. `--window 1` is one step in flight (a batch of one), 256
-the bench's flat out. The daemon is 50-100× slower under callgrind, so the clients are never what limits it.
+The daemon runs under `valgrind --tool=callgrind`; flowd-bench's `--phase-command` zeroes its counts when the
+throughput phase starts and dumps them when it ends (`callgrind_control -z`, `-d`, each about 0.3 s late, which
+about cancels out). Instructions per step are the dump's total over the stepper's throughput steps; two runs of the
+same binary differ by 1-2 % (the batches form differently). `--window` sets the steps in flight (16 or 256; the
+bench's throughput phase needs more than one). Under callgrind the daemon is 50-100× slower, so it is what limits
+the rate, and its batches are full.
 
 Valgrind 3.19 (Debian 12) cannot read the DWARF 5 of Swift 6's executables and crashes in libdispatch's
 `sigsuspend`: the script runs a copy of flowd-bench without its debug sections (symbols kept) and preloads
@@ -27,6 +27,27 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def without_open_calls(profile):
+    """A copy of a dump without the calls that were under way when the counts were zeroed (`calls=0`): their whole
+    cost, the phase's, shows as the caller's own in callgrind_annotate 3.19's exclusive table (`clone` at 100 %)."""
+    with open(profile) as data:
+        lines = data.read().split("\n")
+    kept = []
+    skip = False
+    for line in lines:
+        if skip:
+            skip = False
+            continue
+        if line.startswith("calls=0 "):
+            skip = True  # and the call's cost line (its cfn= stays: it may name a function the first time)
+            continue
+        kept.append(line)
+    path = profile + ".exclusive"
+    with open(path, "w") as written:
+        written.write("\n".join(kept))
+    return path
 
 
 def main():
@@ -52,8 +73,8 @@ def main():
     pids = os.path.join(out, "pids.txt")
     with open(toggle, "w") as script:
         script.write(
-            '#!/bin/sh\nif [ "$1" = start ]; then echo "$2" >> ' + pids + '; state=on; else state=off; fi\n'
-            'exec callgrind_control -i "$state" "$2"\n'
+            '#!/bin/sh\nif [ "$1" = start ]; then echo "$2" >> ' + pids + '; action=-z; else action=-d; fi\n'
+            'exec callgrind_control "$action" "$2"\n'
         )
     os.chmod(toggle, 0o755)
     if os.path.exists(pids):
@@ -61,7 +82,7 @@ def main():
 
     # Plain flowd runs, then the journaled one (flowd-bench's order): one profile each, by pid.
     prefix = (
-        f"env LD_PRELOAD={shim} valgrind --tool=callgrind --fair-sched=yes --instr-atstart=no "
+        f"env LD_PRELOAD={shim} valgrind --tool=callgrind "
         f"--callgrind-out-file={out}/callgrind.out.%p"
     )
     command = [
@@ -81,7 +102,8 @@ def main():
     summary = ""
     for run, pid in zip(runs, order):
         name = "journal" if run.get("journal") is not None else "plain"
-        profile = os.path.join(out, f"callgrind.out.{pid}")
+        # The dump at the phase's end (`.1`); the one at exit (the whole run) is left as it is.
+        profile = os.path.join(out, f"callgrind.out.{pid}.1")
         os.replace(profile, os.path.join(out, f"callgrind.{name}.out"))
         profile = os.path.join(out, f"callgrind.{name}.out")
         steps = run["stepper"]["throughput_steps"]
@@ -90,9 +112,11 @@ def main():
             for line in data:
                 if line.startswith("totals:") or line.startswith("summary:"):
                     total = int(line.split()[1])
-        for flag, suffix in (("--inclusive=yes", "inclusive"), ("--inclusive=no", "self")):
-            with open(os.path.join(out, f"annotate.{name}.{suffix}.txt"), "w") as annotated:
-                subprocess.run(["callgrind_annotate", flag, "--threshold=99", profile], stdout=annotated, check=True)
+        with open(os.path.join(out, f"annotate.{name}.inclusive.txt"), "w") as annotated:
+            subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=99", profile], stdout=annotated, check=True)
+        exclusive = without_open_calls(profile)
+        with open(os.path.join(out, f"annotate.{name}.self.txt"), "w") as annotated:
+            subprocess.run(["callgrind_annotate", "--threshold=99", exclusive], stdout=annotated, check=True)
         summary += (
             f"{name} flowd, window {arguments.window}, {arguments.transport}: {total} instructions over {steps} "
             f"throughput steps = {total / max(steps, 1):.0f} per step\n"
