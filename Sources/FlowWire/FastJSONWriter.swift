@@ -63,14 +63,18 @@ package struct FastJSONWriter {
             bytes.append(0x30 + UInt8(value))
             return
         }
-        // Least significant digit first, then turned around in place: no array of digits per number.
-        let start = bytes.count
-        var rest = value
-        while rest > 0 {
-            bytes.append(0x30 + UInt8(rest % 10))
-            rest /= 10
+        // The digits written from the end of a buffer on the stack, then appended at once: a digit appended at a time
+        // and turned around cost about 4 times as many instructions (a 19-digit time stamp is in every step).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            var rest = value
+            while rest > 0 {
+                start -= 1
+                digits[start] = 0x30 + UInt8(rest % 10)
+                rest /= 10
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
-        bytes[start...].reverse()
     }
 
     mutating func optionalString(_ text: String?) {
