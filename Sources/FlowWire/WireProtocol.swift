@@ -43,13 +43,16 @@ public enum WireProtocol: Sendable {
     }
 
     private static func matches(_ text: String, maxLength: Int, extra: StaticString) -> Bool {
-        let bytes = text.utf8
-        guard !bytes.isEmpty, bytes.count <= maxLength else { return false }
-        // Checked on every message: no allocation here (docs/PERFORMANCE.md).
-        return extra.withUTF8Buffer { extra in
-            bytes.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                    || extra.contains(byte)
+        guard !text.utf8.isEmpty, text.utf8.count <= maxLength else { return false }
+        // Checked on every message: no allocation here (docs/PERFORMANCE.md), and the bytes read from their buffer
+        // (a native string's own) rather than through `utf8`'s indices.
+        var text = text
+        return text.withUTF8 { bytes in
+            extra.withUTF8Buffer { extra in
+                bytes.allSatisfy { byte in
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                        || extra.contains(byte)
+                }
             }
         }
     }
