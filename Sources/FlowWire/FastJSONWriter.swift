@@ -16,7 +16,15 @@ package struct FastJSONWriter {
     package init() { bytes.reserveCapacity(256) }
 
     package mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { literal in
+            // Most literals are a few bytes (`{`, `,`, `":`): appended one by one they cost a half to a third of
+            // `append(contentsOf:)`'s instructions.
+            if literal.count <= 3 {
+                for byte in literal { bytes.append(byte) }
+            } else {
+                bytes.append(contentsOf: literal)
+            }
+        }
     }
 
     package mutating func string(_ text: String) {
