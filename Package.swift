@@ -68,10 +68,12 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ", swiftLog, deque], swiftSettings: swiftSettings),
 
         // MARK: - Daemon
+        // CRC-32C with the CPU's instruction, for the journal's frames and snapshot (FlowDaemon's CRC32C).
+        .target(name: "CCRC32C", path: "Sources/CCRC32C"),
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowCore", "FlowWire", "ZeroMQ", swiftLog,
+                "FlowCore", "FlowWire", "ZeroMQ", "CCRC32C", swiftLog,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,4 +1,7 @@
-/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), table-driven: eight bytes per step ("slicing-by-8").
+internal import CCRC32C
+
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): with the CPU's instruction where it has one (SSE4.2,
+/// AArch64's CRC extension), else table-driven, eight bytes per step ("slicing-by-8").
 struct CRC32C {
     private(set) var state: UInt32 = 0xFFFF_FFFF
 
@@ -22,8 +25,18 @@ struct CRC32C {
         return tables
     }()
 
+    /// Whether ``update(_:)`` uses the CPU's instruction.
+    static let usesHardware = flowd_crc32c_hardware_available() != 0
+
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard var pointer = bytes.baseAddress else { return }
+        guard let pointer = bytes.baseAddress else { return }
+        state = Self.usesHardware
+            ? flowd_crc32c_hardware(state, pointer, bytes.count) : Self.tableUpdate(state, bytes)
+    }
+
+    /// `state` advanced over `bytes` by the tables; what the CPU's instruction computes (tested on the same bytes).
+    static func tableUpdate(_ state: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard var pointer = bytes.baseAddress else { return state }
         var remaining = bytes.count
         var crc = state
         Self.tables.withUnsafeBufferPointer { tables in
@@ -44,7 +57,7 @@ struct CRC32C {
                 remaining -= 1
             }
         }
-        state = crc
+        return crc
     }
 
     mutating func update(littleEndian value: UInt32) {

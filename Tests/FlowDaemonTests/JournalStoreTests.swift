@@ -561,4 +561,26 @@ struct JournalStoreTests {
         data[13...].withUnsafeBytes { pieces.update($0) }
         #expect(pieces.value == reference(data[...]))
     }
+
+    @Test(
+        "CRC-32C by the CPU's instruction and by the tables: the same on the same bytes, at every length and alignment",
+        .enabled(if: CRC32C.usesHardware, "this CPU has no CRC-32C instruction: the tables are the only path"))
+    func crc32cByTheInstructionAndByTheTablesAgree() {
+        var generator = SystemRandomNumberGenerator()
+        let data = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        data.withUnsafeBytes { whole in
+            for start in 0..<16 {
+                for end in start...whole.count {
+                    let bytes = UnsafeRawBufferPointer(rebasing: whole[start..<end])
+                    var crc = CRC32C()
+                    crc.update(bytes)
+                    #expect(crc.state == CRC32C.tableUpdate(0xFFFF_FFFF, bytes))
+                    // From a running value other than the initial one.
+                    let before = crc.state
+                    crc.update(bytes)
+                    #expect(crc.state == CRC32C.tableUpdate(before, bytes))
+                }
+            }
+        }
+    }
 }
