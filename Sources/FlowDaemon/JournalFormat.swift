@@ -170,8 +170,9 @@ enum JournalFormat {
         throw JournalError(.corrupt, "\(path) does not start with a valid journal header for generation \(generation)")
     }
 
-    /// Checks a snapshot file's bytes: its payload and the generation of the journal that applies on top of it.
-    static func decodeSnapshot(_ bytes: [UInt8], path: String) throws(JournalError) -> (
+    /// Checks a snapshot file's bytes: its payload and the generation of the journal that applies on top of it. The
+    /// payload is `bytes` without the header (moved in place, not copied, when the caller passes its last use).
+    static func decodeSnapshot(_ bytes: consuming [UInt8], path: String) throws(JournalError) -> (
         payload: [UInt8], generation: UInt64
     ) {
         let headerSize = snapshotHeaderSize
@@ -193,8 +194,10 @@ enum JournalFormat {
             throw JournalError(
                 .corrupt, "\(path): the header says \(length) payload bytes, the file has \(bytes.count - headerSize)")
         }
-        let payload = Array(bytes[headerSize...])
-        guard CRC32C.checksum(payload) == bytes.readLittleEndianUInt32(at: 28) else {
+        let payloadCRC = bytes.readLittleEndianUInt32(at: 28)
+        var payload = bytes
+        payload.removeFirst(headerSize)
+        guard CRC32C.checksum(payload) == payloadCRC else {
             throw JournalError(.corrupt, "\(path): the payload's CRC does not match")
         }
         guard generation >= 1 else { throw JournalError(.corrupt, "\(path): generation 0") }

@@ -33,8 +33,9 @@ extension JournalStore {
             let file = try FileDescriptor.open(journalFile: path, .readOnly)
             defer { try? file.close() }
             let bytes = try file.readAll(path: path)
-            (snapshot, snapshotGeneration) = try JournalFormat.decodeSnapshot(bytes, path: path)
-            snapshotBytes = bytes.count
+            let size = bytes.count
+            (snapshot, snapshotGeneration) = try JournalFormat.decodeSnapshot(consume bytes, path: path)
+            snapshotBytes = size
         }
         let journals = names.compactMap(JournalFormat.journalGeneration(fileName:)).sorted()
         let chain = journals.filter { $0 >= snapshotGeneration }
