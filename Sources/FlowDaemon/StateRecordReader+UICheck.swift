@@ -61,41 +61,98 @@ extension StateRecordReader {
     }
 
     /// What ``PresentationModel/init(saved:root:)`` checks, on the IDs' bytes: no two screens with one ID, each
-    /// reference places an existing screen other than the root, once, and every screen but the root is placed. IDs
-    /// are found in an open-addressing table of their positions, hashed from their bytes.
+    /// reference places an existing screen other than the root, once, and every screen but the root is placed.
     private static func placesEveryScreen(
         ids: [Range<Int>], references: [Range<Int>], root: Range<Int>?, in bytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        var slots = [Int32](repeating: -1, count: max(4, (ids.count * 2 - 1).nextPowerOfTwo))
-        let mask = slots.count - 1
-        /// The slot holding `id`, or the empty one where it would go; `nil` when `id` is not ASCII.
-        func slot(of id: Range<Int>) -> (slot: Int, index: Int?)? {
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
-            var all: UInt8 = 0
-            for offset in id {
-                let byte = bytes[offset]
-                all |= byte
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-            }
-            guard all < 0x80 else { return nil }
-            var slot = Int(truncatingIfNeeded: hash ^ hash >> 29) & mask
-            while slots[slot] >= 0 {
-                let found = ids[Int(slots[slot])]
-                if bytes[found].elementsEqual(bytes[id]) { return (slot, Int(slots[slot])) }
-                slot = (slot + 1) & mask
-            }
-            return (slot, nil)
-        }
-        for (index, id) in ids.enumerated() {
-            guard let found = slot(of: id), found.index == nil else { return false }
-            slots[found.slot] = Int32(index)
-        }
         guard let root else { return ids.isEmpty }
-        guard let rootIndex = slot(of: root)?.index, references.count == ids.count - 1 else { return false }
+        guard references.count == ids.count - 1, let base = bytes.baseAddress else { return false }
+        var slots = [Int32](repeating: -1, count: max(4, (ids.count * 2 - 1).nextPowerOfTwo))
         var placed = [Bool](repeating: false, count: ids.count)
-        for reference in references {
-            guard let index = slot(of: reference)?.index, index != rootIndex, !placed[index] else { return false }
-            placed[index] = true
+        return ids.withUnsafeBufferPointer { ids in
+            slots.withUnsafeMutableBufferPointer { slots in
+                placed.withUnsafeMutableBufferPointer { placed in
+                    let table = IDTable(bytes: UnsafeRawPointer(base), ids: ids, slots: slots)
+                    for index in ids.indices {
+                        guard let found = table.slot(of: ids[index]), found.index == nil else { return false }
+                        table.slots[found.slot] = Int32(index)
+                    }
+                    guard let rootIndex = table.slot(of: root)?.index else { return false }
+                    for reference in references {
+                        guard let index = table.slot(of: reference)?.index, index != rootIndex, !placed[index] else {
+                            return false
+                        }
+                        placed[index] = true
+                    }
+                    return true
+                }
+            }
+        }
+    }
+}
+
+/// The screens' IDs by their bytes: an open-addressing table of their indices, hashed eight bytes at a time.
+private struct IDTable {
+    let bytes: UnsafeRawPointer
+    let ids: UnsafeBufferPointer<Range<Int>>
+    let slots: UnsafeMutableBufferPointer<Int32>
+    /// A hash's top bits pick the slot: they depend on every byte.
+    let shift: UInt64
+
+    init(bytes: UnsafeRawPointer, ids: UnsafeBufferPointer<Range<Int>>, slots: UnsafeMutableBufferPointer<Int32>) {
+        self.bytes = bytes
+        self.ids = ids
+        self.slots = slots
+        shift = UInt64(64 - slots.count.trailingZeroBitCount)
+    }
+
+    /// The slot holding `id`, or the empty one where it would go; `nil` when `id` is not ASCII.
+    func slot(of id: Range<Int>) -> (slot: Int, index: Int?)? {
+        let start = bytes + id.lowerBound
+        let count = id.count
+        var hash = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+        var all: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= count {
+            let word = start.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            all |= word
+            hash = ((hash << 5 | hash >> 59) ^ word) &* 0x517C_C1B7_2722_0A95
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        while offset < count {
+            tail = tail << 8 | UInt64(start.load(fromByteOffset: offset, as: UInt8.self))
+            offset += 1
+        }
+        all |= tail
+        hash = ((hash << 5 | hash >> 59) ^ tail) &* 0x517C_C1B7_2722_0A95
+        guard all & 0x8080_8080_8080_8080 == 0 else { return nil }
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash >> shift) & mask
+        while slots[slot] >= 0 {
+            let index = Int(slots[slot])
+            if sameBytes(ids[index], id) { return (slot, index) }
+            slot = (slot + 1) & mask
+        }
+        return (slot, nil)
+    }
+
+    private func sameBytes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        let count = a.count
+        guard count == b.count else { return false }
+        let left = bytes + a.lowerBound
+        let right = bytes + b.lowerBound
+        var offset = 0
+        while offset + 8 <= count {
+            guard left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
+        while offset < count {
+            guard left.load(fromByteOffset: offset, as: UInt8.self) == right.load(fromByteOffset: offset, as: UInt8.self)
+            else { return false }
+            offset += 1
         }
         return true
     }
