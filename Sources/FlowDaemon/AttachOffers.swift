@@ -16,7 +16,7 @@ extension DaemonCore {
         let kinds = peer?.serves ?? peers.all.filter { $0.role == .stepper }.flatMap(\.hello.serves)
         let waiting = holdings.waitingAttachments(ofKinds: kinds)
         for key in waiting.prefix(AttachOffers.batch) {
-            if let session = sessions[key.session] { assign(key.attachment, in: session) }
+            if let session = self.session(key.session) { assign(key.attachment, in: session) }
         }
         attachOffersDue = waiting.count > AttachOffers.batch ? now + AttachOffers.intervalMs : nil
     }
@@ -25,7 +25,7 @@ extension DaemonCore {
     /// `ATTACH` is not lost: its attachment waits again and is offered again at the next turn.
     package mutating func sendDropped(_ message: DaemonMessage, to address: PeerAddress) {
         countDroppedSend(message.type)
-        guard case .attach(let attach) = message, let session = sessions[attach.session] else { return }
+        guard case .attach(let attach) = message, let session = self.session(attach.session) else { return }
         let id = AttachmentID(attach.attachment)
         guard session.remoteAttachments[id]?.assignedTo == address else { return }
         session.assign(id, to: nil)

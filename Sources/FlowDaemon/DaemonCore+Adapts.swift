@@ -62,7 +62,7 @@ extension DaemonCore {
                 ]
             )
             remoteAdapts.remove(key)
-            guard sessions[key.session] != nil else { continue }
+            guard sessions.contains(key.session) else { continue }
             change(JournalRecord(session: key.session, kind: .input(.adaptCompleted(key.request, nil), origin: nil)))
         }
     }
@@ -72,7 +72,7 @@ extension DaemonCore {
     /// adaptation at once: `adaptFailed`).
     mutating func adapted(_ body: AdaptedMessage, from peer: Peer) {
         let key = RemoteAdapts.Key(session: body.session, request: AdaptRequestID(body.request))
-        guard let entry = remoteAdapts[key], entry.askedOf == peer.address, let session = sessions[key.session] else {
+        guard let entry = remoteAdapts[key], entry.askedOf == peer.address, let session = self.session(key.session) else {
             return dropAnswer(body, from: peer, reason: "unknownRequest")
         }
         let step: Step

@@ -14,7 +14,9 @@ extension DaemonCore {
     package var liveAppVersions: Set<String> { apps.ids }
 
     /// A session's version (`nil`: none, or no such session).
-    package func appVersion(of session: String) -> String? { sessions[session]?.appVersion }
+    package func appVersion(of session: String) -> String? {
+        sessions[made: session]?.appVersion ?? sessions[pending: session]?.appVersion
+    }
 
     mutating func appVersionRead(_ version: AppVersion) {
         let previous = apps.current

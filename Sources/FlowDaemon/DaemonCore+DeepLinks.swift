@@ -34,7 +34,7 @@ private enum ChainStepStatus {
 // DEEPLINK: a step into the whole tree at once, or a URI's chain of steps, each once its flows are ready.
 extension DaemonCore {
     mutating func deepLink(_ body: DeepLinkRequest, from peer: Peer) {
-        guard let session = sessions[body.session] else {
+        guard let session = self.session(body.session) else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .deepLink, to: peer)
         }
         guard let step = body.step else {
@@ -101,7 +101,7 @@ extension DaemonCore {
             reject(WireError(code, message, req: link.req, type: .deepLink), to: link.peer)
             return true
         }
-        guard let session = sessions[link.session], ObjectIdentifier(session) == link.sessionIdentity else {
+        guard let session = sessions[made: link.session], ObjectIdentifier(session) == link.sessionIdentity else {
             return stop(.unknownSession, "the session '\(link.session)' ended while the deep link '\(link.chain.uri)' waited")
         }
         let steps = link.chain.steps

@@ -37,7 +37,7 @@ extension DaemonCore {
         let changed = log.changedSessions.sorted()
         compaction.unchanged = sessions.count - changed.count
         for id in changed {
-            guard let session = sessions[id] else { continue }
+            guard let session = self.session(id) else { continue }
             do throws(RestorationError) {
                 guard let restoration = session.application.restoration(session: session.id) else {
                     throw RestorationError(.notRestorable, "the application restores no flows")
@@ -107,7 +107,7 @@ extension DaemonCore {
                 report.recoveredDaemonID = true
             } else if record.startsSession || record.isGlobal {
                 if case .state = record.kind { report.restoredSessions += 1 }
-            } else if sessions[record.session] == nil {
+            } else if !sessions.contains(record.session) {
                 report.skipped += 1
                 logger.error(
                     "journal record for an unknown session skipped", metadata: ["session": "\(record.session)"]
@@ -133,25 +133,30 @@ extension DaemonCore {
             counters.peersRevoked = 0
         }
         report.sessions = sessions.count
+        report.pendingSessions = sessions.pendingCount
         recoveredRecords = report.records
-        for session in sortedSessions() {
-            for attachment in session.localAttachments.keys.sorted() {
-                outputs.append(.resumeLocal(session: session.id, attachment: session.localAttachments[attachment]!))
-            }
-            for id in session.pendingAdapts.keys.sorted() {
-                let request = session.pendingAdapts[id]!
-                if let kind = request.operation.stepperKind {
-                    ask(request, kind: kind, in: session)
-                } else {
-                    outputs.append(.runAdapt(session: session.id, request: request))
-                }
-            }
-            let visible = session.machine.visiblePresentables
-            if !visible.isEmpty {
-                change(JournalRecord(session: session.id, kind: .input(.presentablesLost(visible), origin: nil)))
+        for session in sortedSessions() { resumeRecovered(session) }
+        return report
+    }
+
+    /// What a recovered session asks once recovery is over: its in-daemon steppers listened to again, its pending
+    /// adaptations asked again; what was visible counts as not visible (no presenter is connected yet).
+    mutating func resumeRecovered(_ session: Session) {
+        for attachment in session.localAttachments.keys.sorted() {
+            outputs.append(.resumeLocal(session: session.id, attachment: session.localAttachments[attachment]!))
+        }
+        for id in session.pendingAdapts.keys.sorted() {
+            let request = session.pendingAdapts[id]!
+            if let kind = request.operation.stepperKind {
+                ask(request, kind: kind, in: session)
+            } else {
+                outputs.append(.runAdapt(session: session.id, request: request))
             }
         }
-        return report
+        let visible = session.machine.visiblePresentables
+        if !visible.isEmpty {
+            change(JournalRecord(session: session.id, kind: .input(.presentablesLost(visible), origin: nil)))
+        }
     }
 
     /// Replays one record: a saved state is made again, the others are applied as they were live.
@@ -174,11 +179,16 @@ extension DaemonCore {
         case .stepWindows(let windows):
             stepResults = windows
             return  // not kept: every snapshot writes the live windows anew
+        case .sessionCreated(let app):
+            keepPending(record.session, app: app)  // made on first use or after start (``session(_:)``)
         default:
             change(record)
         }
         log.keep(bytes, of: record)
-        if record.startsSession, sessions[record.session]?.appVersionUnrecorded == true {
+        if record.startsSession,
+            sessions[made: record.session]?.appVersionUnrecorded ?? sessions[pending: record.session]?.appVersionUnrecorded
+                ?? false
+        {
             log.markChanged(record.session)  // saved at the next compaction, naming its version
         }
     }
@@ -197,7 +207,7 @@ extension DaemonCore {
             }
             return nil
         case .sessionCreated, .state:
-            return sessions[record.session] == nil ? nil : "a second session record for session \(record.session)"
+            return sessions.contains(record.session) ? "a second session record for session \(record.session)" : nil
         default:
             return nil
         }
@@ -226,7 +236,7 @@ extension DaemonCore {
     mutating func journal(_ record: JournalRecord) {
         guard !replaying else { return }
         log.append(record)
-        sessions[record.session]?.lastActive = currentTime  // a change is activity (idle expiry)
+        sessions[made: record.session]?.lastActive = currentTime  // a change is activity (idle expiry)
     }
 
     /// Applies one state change, journaling it: the only way sessions change, live and in recovery alike.
@@ -242,12 +252,12 @@ extension DaemonCore {
             createSessionNow(record.session, app: app)
             return []
         case .sessionEnded:
-            guard sessions[record.session] != nil else { return [] }
+            guard sessions.contains(record.session) else { return [] }
             journal(record)
             endSessionNow(record.session)
             return []
         case .input(let input, let origin):
-            guard let session = sessions[record.session] else { return [] }
+            guard let session = self.session(record.session) else { return [] }
             if case .stepperEmitted(let attachment, _) = input, origin != nil {
                 // A stepper process took a step for it: a later ATTACH of it is `resumed` (§5.1).
                 session.markStepped(attachment)
@@ -266,14 +276,14 @@ extension DaemonCore {
             apply(actions, in: session)
             return actions
         case .report(let entry):
-            guard let session = sessions[record.session] else { return [] }
+            guard let session = self.session(record.session) else { return [] }
             journal(record)
             applyReport(entry, in: session)
             return []
         case .state, .stepWindows:
             return []  // found only in a snapshot, and read by recovery
         case .snapshotAdopted:
-            guard let session = sessions[record.session] else { return [] }
+            guard let session = self.session(record.session) else { return [] }
             journal(record)
             session.snapshotAdopted()
             return []

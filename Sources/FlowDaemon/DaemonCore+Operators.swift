@@ -12,7 +12,7 @@ extension DaemonCore {
         }
         let page = sessions.ids(after: body.after, prefix: body.prefix ?? "", limit: limit)
         let summaries = page.ids.compactMap { id in
-            sessions[id].map { session in
+            self.session(id).map { session in
                 SessionSummary(
                     id: session.id, flows: session.machine.coordinatorIDs.count,
                     presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
@@ -24,7 +24,7 @@ extension DaemonCore {
     }
 
     mutating func tree(_ body: SessionRequest, from peer: Peer) {
-        guard let session = sessions[body.session] else {
+        guard let session = self.session(body.session) else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .tree, to: peer)
         }
         let snapshot = session.machine.snapshot()
@@ -32,7 +32,7 @@ extension DaemonCore {
     }
 
     mutating func createSessionRequest(_ body: SessionRequest, from peer: Peer) {
-        if sessions[body.session] != nil {
+        if sessions.contains(body.session) {
             return reply(to: peer.address, req: body.req, result: CreateSessionResult(created: false))
         }
         guard roomForSession(req: body.req, type: .createSession, from: peer) else { return }
@@ -41,14 +41,14 @@ extension DaemonCore {
     }
 
     mutating func endSessionRequest(_ body: SessionRequest, from peer: Peer) {
-        guard let session = sessions[body.session] else {
+        guard let session = self.session(body.session) else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .endSession, to: peer)
         }
         let result = EndSessionResult(
             seq: session.seq, presenter: session.host.flatMap { peers[$0] }?.hello.name,
             attachments: session.remoteAttachments.count + session.localAttachments.count
         )
-        endSession(session, reason: "operator")
+        endSession(session.id, reason: "operator")
         reply(to: peer.address, req: body.req, result: result)
     }
 
@@ -56,7 +56,7 @@ extension DaemonCore {
     mutating func describe(_ body: DescribeRequest, from peer: Peer) {
         var vocabulary: ApplicationVocabulary
         if let id = body.session {
-            guard let session = sessions[id] else {
+            guard let session = self.session(id) else {
                 return reject(.unknownSession, "no session '\(id)'", req: body.req, type: .describe, to: peer)
             }
             vocabulary = session.application.vocabulary
@@ -73,6 +73,7 @@ extension DaemonCore {
         return HealthReport(
             status: journalAvailable ? "ok" : "degraded",
             daemon: daemonID, uptimeSeconds: Double(now - startedAt) / 1000, sessions: sessions.count,
+            sessionsPending: sessions.pendingCount,
             peers: Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, counts[$0] ?? 0) }),
             counters: counters.json,
             journal: journaling

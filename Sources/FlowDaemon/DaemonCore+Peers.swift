@@ -169,7 +169,7 @@ extension DaemonCore {
         // What the replaced connection served stays with its successor when it serves the kind still (§5.1), even
         // where another process serves it too: its steps sent again (§5.5) are for these attachments.
         for (sessionID, attachment) in inherited {
-            guard let session = sessions[sessionID], let remote = session.remoteAttachments[attachment],
+            guard let session = self.session(sessionID), let remote = session.remoteAttachments[attachment],
                 remote.assignedTo == nil
             else { continue }
             assign(attachment, in: session, preferring: hello.serves.contains(remote.kind) ? address : nil)
@@ -198,7 +198,7 @@ extension DaemonCore {
         }
         for peer in ordered where peers[peer.address] != nil && now >= peer.nextHeartbeat {
             var hosted: [String: UInt64] = [:]
-            for id in holdings.sessions(hostedBy: peer.address) { hosted[id] = sessions[id]?.seq }
+            for id in holdings.sessions(hostedBy: peer.address) { hosted[id] = self.session(id)?.seq }
             send(.heartbeat(Heartbeat(sessions: hosted)), to: peer.address)
             peers.heartbeatSent(to: peer.address, next: now + UInt64(configuration.heartbeatMs))
         }
@@ -243,7 +243,7 @@ extension DaemonCore {
         guard let peer = peers.remove(address) else { return [] }
         // What the peer held, from the index: a lost peer costs what it held, not the number of sessions.
         for id in holdings.sessions(hostedBy: address) {
-            guard let session = sessions[id] else { continue }
+            guard let session = self.session(id) else { continue }
             session.host = nil
             session.lastActive = currentTime
             idleDeadlines.watch(session)
@@ -251,7 +251,7 @@ extension DaemonCore {
         }
         var orphans: [(session: String, attachment: AttachmentID)] = []
         for key in holdings.attachments(assignedTo: address) {
-            guard let session = sessions[key.session] else { continue }
+            guard let session = self.session(key.session) else { continue }
             session.assign(key.attachment, to: nil)
             orphans.append((key.session, key.attachment))
             if reassigning { assign(key.attachment, in: session) }

@@ -11,7 +11,7 @@ extension DaemonCore {
                 type: .sync, to: peer
             )
         }
-        var session = sessions[body.session]
+        var session = self.session(body.session)
         let created = session == nil
         if session == nil, body.create {
             guard WireProtocol.isValidName(body.session) else {
@@ -65,7 +65,7 @@ extension DaemonCore {
     }
 
     mutating func ack(_ body: Ack, from peer: Peer) {
-        guard let session = sessions[body.session], session.host == peer.address else {
+        guard let session = self.session(body.session), session.host == peer.address else {
             // ACK never gets a reply (docs/PROTOCOL.md §6.3): counted and ignored.
             counters.errors[WireError.Code.notHost.rawValue, default: 0] += 1
             logger.debug("ACK for a session the peer does not host", metadata: ["peer": "\(peer.id)"])
@@ -157,7 +157,7 @@ extension DaemonCore {
     }
 
     mutating func hostedSession(_ id: String, req: UInt64, type: MessageType, peer: Peer) -> Session? {
-        guard let session = sessions[id] else {
+        guard let session = self.session(id) else {
             reject(.unknownSession, "no session '\(id)'", req: req, type: type, to: peer)
             return nil
         }

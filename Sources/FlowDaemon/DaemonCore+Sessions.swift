@@ -18,7 +18,7 @@ extension DaemonCore {
 
     mutating func createSession(_ id: String) -> Session {
         change(JournalRecord(session: id, kind: .sessionCreated(app: apps.current?.id)))
-        return sessions[id]!
+        return sessions[made: id]!
     }
 
     /// `app`: the version the session runs; `nil` (a journal written before versions): the current one, which is
@@ -32,28 +32,38 @@ extension DaemonCore {
         sessions.insert(session)
         apps.retain(session.appVersion)
         idleDeadlines.watch(session)
-        let root = session.application.makeRoot(session: id)
+        coordinateRoot(of: session)
+    }
+
+    /// Coordinates a new session's root flow and carries out what it asks.
+    mutating func coordinateRoot(of session: Session) {
+        let root = session.application.makeRoot(session: session.id)
         do {
             let actions = try session.machine.coordinate(
                 flow: root.flow, with: root.stepper, allowStepWhenDismissed: root.allowStepWhenDismissed
             )
             apply(actions, in: session)
         } catch {
-            logger.error("session root could not be coordinated", metadata: ["session": "\(id)", "error": "\(error)"])
+            logger.error(
+                "session root could not be coordinated", metadata: ["session": "\(session.id)", "error": "\(error)"])
         }
-        logger.info("session created", metadata: ["session": "\(id)"])
+        logger.info("session created", metadata: ["session": "\(session.id)"])
     }
 
     /// Ends a session (an operator's `END_SESSION` or idle expiry), journaled; `reason` counts it in `sessions_ended`.
-    mutating func endSession(_ session: Session, reason: String) {
+    mutating func endSession(_ id: String, reason: String) {
         counters.sessionsEnded[reason, default: 0] += 1
-        logger.info("session ended", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
-        change(JournalRecord(session: session.id, kind: .sessionEnded))
+        logger.info("session ended", metadata: ["session": "\(id)", "reason": "\(reason)"])
+        change(JournalRecord(session: id, kind: .sessionEnded))
     }
 
     /// Drops a session's state: its presenter gets an empty `SNAPSHOT` and the notice `sessionEnded`, each stepper
     /// process holding one of its attachments a `DETACH` (`sessionEnded`), its in-daemon steppers stop (PROTOCOL §4).
     mutating func endSessionNow(_ id: String) {
+        if let pending = sessions.remove(pending: id) {
+            apps.release(pending.appVersion)  // nothing else: no presenter, stepper or adaptation knew of it
+            return
+        }
         guard let session = sessions.remove(id) else { return }
         apps.release(session.appVersion)
         remoteAdapts.removeSession(id)
@@ -77,7 +87,8 @@ extension DaemonCore {
         for attachment in session.remoteAttachments.keys { _ = session.removeRemote(attachment) }
     }
 
-    func sortedSessions() -> [Session] { sessions.sorted }
+    /// The made sessions, sorted by ID (a walk; pending sessions are left as they are).
+    func sortedSessions() -> [Session] { sessions.made }
 
     /// The session's presentables count as not visible (its presenter is gone or syncs again).
     mutating func presentablesLost(in session: Session) {
@@ -115,7 +126,8 @@ extension DaemonCore {
                     session.addRemote(
                         Session.RemoteAttachment(info: attachment, kind: remote.kind, context: context, assignedTo: nil)
                     )
-                    assign(attachment.id, in: session)
+                    // A replay assigns nothing: its attachments wait for stepper processes (``AttachOffers``).
+                    if !replaying { assign(attachment.id, in: session) }
                 } else {
                     session.localAttachments[attachment.id] = attachment
                     outputs.append(.attachLocal(session: session.id, attachment: attachment))

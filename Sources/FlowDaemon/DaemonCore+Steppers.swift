@@ -18,7 +18,7 @@ extension DaemonCore {
             verdict.duplicate = true
             return reply(to: peer.address, req: body.req, result: verdict)
         }
-        guard let session = sessions[body.session] else {
+        guard let session = self.session(body.session) else {
             return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .step, to: peer)
         }
         if let names = session.application.stepNames, !names.contains(body.step.name) {

@@ -119,7 +119,7 @@ package struct DaemonCore {
         currentTime = now
         if log.isEmpty {
             journal(.daemon(daemonID))
-            if sessions[configuration.defaultSession] == nil { _ = createSession(configuration.defaultSession) }
+            if !sessions.contains(configuration.defaultSession) { _ = createSession(configuration.defaultSession) }
         }
         return takeOutputs()
     }
@@ -138,14 +138,14 @@ package struct DaemonCore {
             endIdleSessions(now: now)
             if let due = attachOffersDue, now >= due { offerWaitingAttachments(now: now) }
         case .localStep(let sessionID, let attachment, let step):
-            guard let session = sessions[sessionID] else { break }
+            guard let session = self.session(sessionID) else { break }
             if session.localAttachments[attachment] != nil, !admitsSteps(session) {
                 counters.stepsDropped[SessionBounds.reason, default: 0] += 1
             } else if session.localAttachments[attachment] != nil {
                 change(JournalRecord(session: sessionID, kind: .input(.stepperEmitted(attachment, step), origin: nil)))
             }
         case .adaptCompleted(let sessionID, let request, let step):
-            if sessions[sessionID] != nil {
+            if sessions.contains(sessionID) {
                 change(JournalRecord(session: sessionID, kind: .input(.adaptCompleted(request, step), origin: nil)))
             }
         case .peerUnreachable(let address):
@@ -186,13 +186,13 @@ package struct DaemonCore {
     package var sessionCount: Int { sessions.count }
 
     /// A session's flow tree.
-    package func tree(of session: String) -> FlowTreeSnapshot? { sessions[session]?.machine.snapshot() }
+    package mutating func tree(of id: String) -> FlowTreeSnapshot? { session(id)?.machine.snapshot() }
 
     /// A session's UI as its commands built it.
-    package func ui(of session: String) -> PresentationModel? { sessions[session]?.ui }
+    package mutating func ui(of id: String) -> PresentationModel? { session(id)?.ui }
 
     /// A session's last command sequence number.
-    package func seq(of session: String) -> UInt64? { sessions[session]?.seq }
+    package mutating func seq(of id: String) -> UInt64? { session(id)?.seq }
 
     /// How many peers of each role are connected.
     package var peerCounts: [PeerRole: Int] {

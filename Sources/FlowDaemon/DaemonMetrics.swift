@@ -33,6 +33,7 @@ package struct DaemonMetrics: Sendable {
     private var peersRevoked: Counter?
     private let peers: [PeerRole: Gauge]
     private let sessions: Gauge
+    private let sessionsPending: Gauge
     /// The counters as last recorded.
     private var last = DaemonCounters()
 
@@ -52,6 +53,7 @@ package struct DaemonMetrics: Sendable {
             }
         )
         sessions = Gauge(label: MetricName.sessions, factory: factory)
+        sessionsPending = Gauge(label: MetricName.sessionsPending, factory: factory)
     }
 
     /// Adds what `counters` counted since the last call to the counters.
@@ -86,16 +88,17 @@ package struct DaemonMetrics: Sendable {
         last = counters
     }
 
-    /// Sets the gauges: connected peers by role (every role, 0 when none) and sessions held.
-    package func record(peers counts: [PeerRole: Int], sessions count: Int) {
+    /// Sets the gauges: connected peers by role (every role, 0 when none), sessions held and, of those, pending.
+    package func record(peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0) {
         for (role, gauge) in peers { gauge.record(counts[role] ?? 0) }
         sessions.record(count)
+        sessionsPending.record(pending)
     }
 
     /// Records everything about `core`: its counters and its peers and sessions.
     package mutating func record(_ core: DaemonCore) {
         record(core.counters)
-        record(peers: core.peerCounts, sessions: core.sessionCount)
+        record(peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount)
     }
 
     private static func add(_ now: Int, _ before: Int, to counter: Counter) {

@@ -65,6 +65,7 @@ extension DaemonServer {
             report.records == 0 ? "state is new" : "state recovered",
             metadata: [
                 "directory": "\(settings.directory)", "records": "\(report.records)", "sessions": "\(report.sessions)",
+                "sessions_pending": "\(report.pendingSessions)",
                 "snapshot_bytes": "\(store.snapshotBytes)", "journal_bytes": "\(store.journalBytes)",
                 "discarded_bytes": "\(contents.discardedBytes)", "seconds": "\(seconds)", "daemon": "\(core.daemonID)",
             ]

@@ -360,6 +360,12 @@ public final class DaemonServer: Service, Sendable {
             var batch: [DaemonOutput] = []
             for input in queued { batch += core.handle(input, now: now()) }
             try driver.perform(batch, on: &core, now: now())
+            if core.pendingSessionCount > 0 {
+                // Recovered sessions not made yet: a bounded slice per turn, and no sleep until none is left.
+                let time = now()
+                try driver.perform(
+                    core.makePendingSessions(limit: PendingSession.madePerTurn, now: time), on: &core, now: time)
+            }
 
             var current = now()
             if let journal {
@@ -382,7 +388,8 @@ public final class DaemonServer: Service, Sendable {
             }
             let wait = nextTick > current ? nextTick - current : 0
             let waitStarted = now()
-            try reactor.wait(timeout: controlDrained ? .milliseconds(Int64(min(wait, 1000))) : .zero)
+            let idle = controlDrained && core.pendingSessionCount == 0
+            try reactor.wait(timeout: idle ? .milliseconds(Int64(min(wait, 1000))) : .zero)
             if reactor.events(of: events).contains(.pollIn) {
                 try readSubscriptions()
             }
@@ -412,7 +419,8 @@ public final class DaemonServer: Service, Sendable {
                 metrics!.record(core.counters)
                 if time >= nextGauges {
                     if let journal { journalMetrics?.record(journal, failing: driver.journal?.isFailing ?? false) }
-                    metrics!.record(peers: core.peerCounts, sessions: core.sessionCount)
+                    metrics!.record(
+                        peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount)
                     nextGauges = time + 100
                 }
             }

@@ -33,10 +33,15 @@ struct IdleDeadlines {
     /// Watches a session that may be idle now (it was created or lost its presenter), unless an entry already
     /// stands for it: that one is due no later than this one would be, since `lastActive` only grows.
     mutating func watch(_ session: Session) {
-        guard timeoutMs > 0, session.idleEntry == nil else { return }
+        watch(session.id, lastActive: session.lastActive, entry: &session.idleEntry)
+    }
+
+    /// Watches a session by its ID, idle since `lastActive`; `entry`: the session's entry, set here.
+    mutating func watch(_ id: String, lastActive: UInt64, entry: inout UInt64?) {
+        guard timeoutMs > 0, entry == nil else { return }
         lastSerial += 1
-        session.idleEntry = lastSerial
-        heap.insert(Entry(deadline: session.lastActive + timeoutMs, session: session.id, serial: lastSerial))
+        entry = lastSerial
+        heap.insert(Entry(deadline: lastActive + timeoutMs, session: id, serial: lastSerial))
     }
 
     /// The next entry due at `now`, taken out of the heap.
@@ -52,7 +57,12 @@ extension DaemonCore {
     mutating func endIdleSessions(now: UInt64) {
         guard journalAvailable else { return }
         while let entry = idleDeadlines.popDue(now: now) {
-            guard let session = sessions[entry.session], session.idleEntry == entry.serial else { continue }
+            if let pending = sessions[pending: entry.session] {
+                // Pending: nothing changed it since recovery (a change makes it), and no presenter hosts it.
+                if pending.idleEntry == entry.serial { endSession(pending.id, reason: "idle") }
+                continue
+            }
+            guard let session = sessions[made: entry.session], session.idleEntry == entry.serial else { continue }
             session.idleEntry = nil
             // A hosted session is watched again when it loses its presenter (``peerLost(_:reassigning:)``).
             guard session.host == nil else { continue }
@@ -60,7 +70,7 @@ extension DaemonCore {
                 idleDeadlines.watch(session)  // it changed since: its deadline moved
                 continue
             }
-            endSession(session, reason: "idle")
+            endSession(session.id, reason: "idle")
         }
     }
 

@@ -72,7 +72,7 @@ extension DaemonCore {
         var hosted: [PeerAddress: Set<String>] = [:]
         var assigned: [PeerAddress: Set<PeerHoldings.AttachmentKey>] = [:]
         var waiting: [String: Set<PeerHoldings.AttachmentKey>] = [:]
-        for session in sessions.sorted {
+        for session in sessions.made {
             if let host = session.host { hosted[host, default: []].insert(session.id) }
             for (id, attachment) in session.remoteAttachments {
                 let key = PeerHoldings.AttachmentKey(session: session.id, attachment: id)

@@ -8,6 +8,8 @@ package struct RecoveryReport: Sendable, Hashable {
     package var skipped = 0
     /// Sessions the state holds.
     package var sessions = 0
+    /// Of those, sessions whose records only created them, kept pending: made on first use or after start.
+    package var pendingSessions = 0
     /// Whether the records named the state's daemon ID (they do unless the state is new).
     package var recoveredDaemonID = false
     /// Sessions made again from a saved state (`state` records) rather than from their history.

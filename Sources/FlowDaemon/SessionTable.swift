@@ -1,5 +1,7 @@
 /// The daemon's sessions by ID, with their IDs kept in sorted order as sessions are created and ended: so `SESSIONS`
-/// pages through them without sorting every session per request, and nothing on the step path walks them.
+/// pages through them without sorting every session per request, and nothing on the step path walks them. A session
+/// is made (a ``Session``) or pending (``PendingSession``: recovered, not made yet); ``DaemonCore/session(_:)`` is how
+/// the daemon reaches one, making it if it is pending.
 ///
 /// It counts its lookups and its walks over every session (``Visits``): the tests that hold heartbeats, `HELLO`s
 /// and lost peers to what a peer holds read them.
@@ -13,20 +15,56 @@ struct SessionTable {
     }
 
     private var byID: [String: Session] = [:]
-    /// Every session's ID, sorted.
+    private var pendingByID: [String: PendingSession] = [:]
+    /// The pending sessions' IDs in the order recovery found them, for making them in the background; an ID made or
+    /// ended since is skipped when reached.
+    private var pendingOrder: [String] = []
+    private var nextPending = 0
+    /// Every session's ID (made and pending), sorted.
     private var sortedIDs = SortedSessionIDs()
     let visits = Visits()
 
-    var count: Int { byID.count }
+    /// Sessions made and pending.
+    var count: Int { byID.count + pendingByID.count }
 
-    subscript(id: String) -> Session? {
+    /// Sessions not made yet.
+    var pendingCount: Int { pendingByID.count }
+
+    /// Whether a session (made or pending) has this ID.
+    func contains(_ id: String) -> Bool { byID[id] != nil || pendingByID[id] != nil }
+
+    /// The made session with this ID (a pending one is made by ``DaemonCore/session(_:)``).
+    subscript(made id: String) -> Session? {
         visits.lookups += 1
         return byID[id]
     }
 
-    /// Adds a session (a new ID: a session is created once; ``remove(_:)`` frees its ID).
+    /// The pending session with this ID.
+    subscript(pending id: String) -> PendingSession? { pendingByID[id] }
+
+    /// Adds a session (a new ID: a session is created once; ``remove(_:)`` frees its ID), or the made session of a
+    /// pending one.
     mutating func insert(_ session: Session) {
-        if byID.updateValue(session, forKey: session.id) == nil { sortedIDs.insert(session.id) }
+        let wasPending = pendingByID.removeValue(forKey: session.id) != nil
+        if byID.updateValue(session, forKey: session.id) == nil, !wasPending { sortedIDs.insert(session.id) }
+    }
+
+    /// Adds a session recovery found only created (a new ID).
+    mutating func insert(pending session: PendingSession) {
+        if pendingByID.updateValue(session, forKey: session.id) == nil { sortedIDs.insert(session.id) }
+        pendingOrder.append(session.id)
+    }
+
+    /// The next pending session to make in the background, in the order recovery found them.
+    mutating func nextPendingSession() -> PendingSession? {
+        while nextPending < pendingOrder.count {
+            let id = pendingOrder[nextPending]
+            nextPending += 1
+            if let pending = pendingByID[id] { return pending }
+        }
+        pendingOrder = []
+        nextPending = 0
+        return nil
     }
 
     /// Removes a session; returns it if it was there.
@@ -36,14 +74,21 @@ struct SessionTable {
         return session
     }
 
-    /// Every session's ID, sorted (a walk).
+    /// Removes a pending session; returns it if it was there.
+    mutating func remove(pending id: String) -> PendingSession? {
+        guard let session = pendingByID.removeValue(forKey: id) else { return nil }
+        sortedIDs.remove(id)
+        return session
+    }
+
+    /// Every session's ID (made and pending), sorted (a walk).
     var ids: [String] {
         visits.walks += 1
         return sortedIDs.all
     }
 
-    /// Every session, sorted by ID (a walk).
-    var sorted: [Session] { ids.map { byID[$0]! } }
+    /// Every made session, sorted by ID (a walk).
+    var made: [Session] { ids.compactMap { byID[$0] } }
 
     /// Up to `limit` IDs after `after` (exclusive) that start with `prefix`, sorted; and whether more follow (not a
     /// walk: a binary search, then the page).

@@ -134,6 +134,9 @@ public struct HealthReport: WireResult, Hashable {
     public var uptimeSeconds: Double
     /// How many sessions it holds.
     public var sessions: Int
+    /// Of those, sessions recovered at start and not made yet (they are made on first use or in the background);
+    /// `nil` from a daemon that does not say.
+    public var sessionsPending: Int?
     /// Connected clients by role (`stepper`, `presenter`, `operator`).
     public var peers: [String: Int]
     /// The daemon's counters by name (messages, errors by code, …; §7): an open set, new ones may be added.
@@ -144,9 +147,10 @@ public struct HealthReport: WireResult, Hashable {
     public var appVersion: String?
 
     public init(
-        status: String = "ok", daemon: String, uptimeSeconds: Double, sessions: Int, peers: [String: Int],
-        counters: JSONValue, journal: Journal? = nil, appVersion: String? = nil
+        status: String = "ok", daemon: String, uptimeSeconds: Double, sessions: Int, sessionsPending: Int? = nil,
+        peers: [String: Int], counters: JSONValue, journal: Journal? = nil, appVersion: String? = nil
     ) {
+        self.sessionsPending = sessionsPending
         self.appVersion = appVersion
         self.status = status
         self.daemon = daemon
@@ -160,6 +164,7 @@ public struct HealthReport: WireResult, Hashable {
     enum CodingKeys: String, CodingKey {
         case status, daemon, sessions, peers, counters, journal
         case uptimeSeconds = "uptime_s"
+        case sessionsPending = "sessions_pending"
         case appVersion = "app_version"
     }
 }

@@ -114,7 +114,7 @@ public final class EmbeddedDaemon {
 
     private init(
         core: DaemonCore, application: any FlowApplication, configuration: DaemonConfiguration, clock: ManualClock,
-        journaling: Bool, logger: Logger
+        journaling: Bool, logger: Logger, lazily: Bool = false
     ) {
         self.core = core
         self.application = application
@@ -122,19 +122,36 @@ public final class EmbeddedDaemon {
         self.clock = clock
         self.journaling = journaling
         self.logger = logger
-        started = perform(self.core.start(now: clock.milliseconds))
+        started = perform(self.core.start(now: clock.milliseconds) + makePending(lazily: lazily))
         if journaling { historyCounts.append(self.core.journalRecordCount) }
     }
 
     /// A second daemon started from this one's journal (or `journal`, a list of records), as a new process after a
     /// SIGKILL: the same application and configuration, `daemonID` its run ID, a clock of its own at this one's time,
     /// journaling. This one is left as it is, so a test can drive both and compare them.
-    public func recovered(journal: [[UInt8]]? = nil, daemonID: String = "restarted") throws -> EmbeddedDaemon {
+    ///
+    /// `lazily`: the sessions recovery kept pending stay pending (made on first use, or by ``makePendingSessions(limit:)``),
+    /// as flowd leaves them when it starts serving; by default they are made at start, as flowd's I/O loop makes them
+    /// in the background right after.
+    public func recovered(
+        journal: [[UInt8]]? = nil, daemonID: String = "restarted", lazily: Bool = false
+    ) throws -> EmbeddedDaemon {
         EmbeddedDaemon(
             core: try recoveredCore(journal: journal, daemonID: daemonID), application: application,
             configuration: configuration, clock: ManualClock(milliseconds: clock.milliseconds), journaling: true,
-            logger: logger
+            logger: logger, lazily: lazily
         )
+    }
+
+    /// Makes up to `limit` of the sessions recovery kept pending, as a turn of flowd's I/O loop does; returns what
+    /// the daemon did.
+    @discardableResult
+    public func makePendingSessions(limit: Int = .max) -> DaemonOutcome {
+        perform(core.makePendingSessions(limit: limit, now: clock.milliseconds))
+    }
+
+    private func makePending(lazily: Bool) -> [DaemonOutput] {
+        lazily ? [] : core.makePendingSessions(limit: .max, now: clock.milliseconds)
     }
 
     deinit {
@@ -227,13 +244,15 @@ public final class EmbeddedDaemon {
     /// The daemon is killed and started again from its journal (or `journal`, a list of records): a new daemon
     /// (`daemonID` its run ID) recovers the state and starts; what was on its way to the old one is lost, and no
     /// peer is connected (the fake peers keep what they hold; reconnect them).
-    public func restart(journal: [[UInt8]]? = nil, daemonID: String = "restarted") throws {
-        try restart(journal: journal, daemonID: daemonID, appVersion: nil)
+    public func restart(journal: [[UInt8]]? = nil, daemonID: String = "restarted", lazily: Bool = false) throws {
+        try restart(journal: journal, daemonID: daemonID, appVersion: nil, lazily: lazily)
     }
 
     /// ``restart(journal:daemonID:)`` reading `appVersion` of the application's file at start (`nil`: the one new
     /// sessions get now).
-    package func restart(journal: [[UInt8]]? = nil, daemonID: String = "restarted", appVersion: AppVersion?) throws {
+    package func restart(
+        journal: [[UInt8]]? = nil, daemonID: String = "restarted", appVersion: AppVersion?, lazily: Bool = false
+    ) throws {
         let restarted = try recoveredCore(journal: journal, daemonID: daemonID, appVersion: appVersion)
         for (_, entry) in subscriptions { entry.relay.cancel(entry.subscription) }
         subscriptions = [:]
@@ -241,7 +260,7 @@ public final class EmbeddedDaemon {
         pendingAdaptations = []
         localSteps.removeAll()
         core = restarted
-        started = perform(core.start(now: clock.milliseconds))
+        started = perform(core.start(now: clock.milliseconds) + makePending(lazily: lazily))
     }
 
     /// A new core, journaling, with this one's allow-list, that recovered the state from `journal` (this daemon's by

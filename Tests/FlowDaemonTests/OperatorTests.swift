@@ -52,7 +52,8 @@ struct OperatorTests {
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         h.presenter(Peers.tui, name: "tui")
         h.report(Peers.tui, [("app", .visible), ("home", .visible)])
-        let tree = try #require(h.core.tree(of: "default"))
+        let treeRead = h.core.tree(of: "default")
+        let tree = try #require(treeRead)
         #expect(
             tree.description == """
                 AppFlow flow#1 root=app [visible] ready
@@ -174,7 +175,7 @@ struct OperatorTests {
         let health = h.receive(.health(PlainRequest(req: 9)), from: Peers.flowctl, at: 13_500)
         #expect(
             result(health, Peers.flowctl) == [
-                "status": "ok", "daemon": "test-daemon", "uptime_s": 12.5, "sessions": 1,
+                "status": "ok", "daemon": "test-daemon", "uptime_s": 12.5, "sessions": 1, "sessions_pending": 0,
                 "peers": ["stepper": 1, "presenter": 1, "operator": 1],
                 "counters": [
                     "messages_in": 12, "messages_out": 13, "errors": ["malformedFrame": 1], "steps_accepted": 1,

@@ -65,7 +65,7 @@ struct RecoveryDamageTests {
         #expect(restarted.daemonID == "test-daemon")
         restarted.changeDaemonID(to: "after-damage")
         #expect(restarted.daemonID == "after-damage")
-        let again = try core("run-3", recovering: restarted.journalHistory)
+        var again = try core("run-3", recovering: restarted.journalHistory)
         #expect(again.daemonID == "after-damage")
         #expect(again.seq(of: "kiosk") == harness.core.seq(of: "kiosk"))
         #expect(again.tree(of: "kiosk") == harness.core.tree(of: "kiosk"))

@@ -76,7 +76,8 @@ struct RecoveryTests {
         harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
         harness.report(tui, [("app", .visible), ("home", .visible)])
         harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
-        let seq = try #require(harness.core.seq(of: "default"))
+        let seqRead = harness.core.seq(of: "default")
+        let seq = try #require(seqRead)
         #expect(seq == 3)
 
         let restarted = try harness.restarted()
@@ -173,7 +174,8 @@ struct RecoveryTests {
         harness.report(tui, [("app", .visible), ("home", .visible)])
         let emitted = harness.step(movies, Step("openDetailLater", payload: 4), attachment: 2, req: 10)
         #expect(emitted.local == ["adapt default adapt#1"])
-        let seq = try #require(harness.core.seq(of: "default"))
+        let seqRead = harness.core.seq(of: "default")
+        let seq = try #require(seqRead)
 
         let restarted = try harness.restarted()
         #expect(restarted.started.local == ["resume default att#1", "adapt default adapt#1"])

@@ -65,7 +65,8 @@ struct StateSnapshotTests {
     func aRestoredSessionServesAsBefore() throws {
         let harness = served()
         harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
-        let seq = try #require(harness.core.seq(of: "default"))
+        let seqRead = harness.core.seq(of: "default")
+        let seq = try #require(seqRead)
         harness.core.compactJournal()
 
         let restarted = try harness.restarted()

@@ -24,7 +24,7 @@ struct UnreadUITests {
     func restarted(_ harness: DaemonHarness, reading: Bool) throws -> (DaemonHarness, unread: Bool) {
         let restarted = try harness.restarted()
         if reading { _ = restarted.core.ui(of: "default") }
-        return (restarted, restarted.core.sessions["default"]?.uiIsUnread ?? false)
+        return (restarted, restarted.core.sessions[made: "default"]?.uiIsUnread ?? false)
     }
 
     @Test("A restored session left unread and one read at once: the same UI, state record, SNAPSHOT and COMMAND")
@@ -38,7 +38,7 @@ struct UnreadUITests {
         // A compaction of the untouched session writes its saved bytes back: the same snapshot.
         unread.core.compactJournal()
         read.core.compactJournal()
-        #expect(unread.core.sessions["default"]?.uiIsUnread == true, "written back without being read")
+        #expect(unread.core.sessions[made: "default"]?.uiIsUnread == true, "written back without being read")
         #expect(unread.core.journalSnapshotPayload == read.core.journalSnapshotPayload)
         #expect(unread.core.ui(of: "default") == original.core.ui(of: "default"))
         #expect(unread.state() == read.state())

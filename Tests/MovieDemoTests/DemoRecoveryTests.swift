@@ -75,8 +75,9 @@ struct DemoRecoveryTests {
         Operation("deep link movieIsPicked(23452)") { $0.deepLink(DemoStep.movieIsPicked(withId: 23452).step) },
     ]
 
-    /// What of a session a client can observe: its tree, the UI its commands built, and its `seq`.
-    static func state(of core: DaemonCore, session: String = InMemoryDemoSystem.session) -> String {
+    /// What of a session a client can observe: its tree, the UI its commands built, and its `seq` (a pending session
+    /// of a recovered core is made to be read).
+    static func state(of core: inout DaemonCore, session: String = InMemoryDemoSystem.session) -> String {
         let tree = core.tree(of: session).map { "\($0)" } ?? "-"
         let ui = core.ui(of: session).map { "\(UISnapshot($0))" } ?? "-"
         return "seq \(core.seq(of: session) ?? 0)\n\(tree)\n\(ui)"
@@ -156,10 +157,10 @@ struct DemoRecoveryTests {
             #expect(restarted.sessionIDs == reference.sessionIDs, "after \(cut) inputs")
             #expect(restored.sessionIDs == reference.sessionIDs, "after \(cut) inputs")
             for session in reference.sessionIDs {
-                let expected = Self.state(of: reference, session: session)
-                let actual = Self.state(of: restarted, session: session)
+                let expected = Self.state(of: &reference, session: session)
+                let actual = Self.state(of: &restarted, session: session)
                 #expect(actual == expected, "session \(session) after input \(cut) of \(inputs.count)")
-                let fromState = Self.state(of: restored, session: session)
+                let fromState = Self.state(of: &restored, session: session)
                 #expect(fromState == expected, "session \(session) from its state after input \(cut)")
             }
         }
@@ -180,7 +181,7 @@ struct DemoRecoveryTests {
             let navigated = system.didNavigate.count
             let welcomes = system.welcomedBy.count
             let attaches = system.attachesReceived
-            let before = Self.state(of: system.core)
+            let before = Self.state(of: &system.core)
             let at = cut < Self.journey.count ? "before '\(Self.journey[cut])'" : "at the end"
 
             if fromStateSnapshot {
@@ -195,7 +196,7 @@ struct DemoRecoveryTests {
             if cut >= 1 { #expect(system.welcomedBy.count > welcomes, "the peers were welcomed again, \(at)") }
             #expect(system.welcomedBy.dropFirst(welcomes).allSatisfy { $0 == InMemoryDemoSystem.daemonID }, "\(at)")
             #expect(system.didNavigate.count == navigated, "reconnecting navigates nothing, \(at)")
-            #expect(Self.state(of: system.core) == before, "the peers find the state they left, \(at)")
+            #expect(Self.state(of: &system.core) == before, "the peers find the state they left, \(at)")
             if cut >= 3 {
                 #expect(system.attachesReceived > attaches, "the services get their attachments again, \(at)")
             }
@@ -204,10 +205,10 @@ struct DemoRecoveryTests {
                 guard let result = service.resendLastStep() else { continue }
                 #expect(result == StepVerdict(accepted: true, duplicate: true), "\(service.name) \(at)")
             }
-            #expect(Self.state(of: system.core) == before, "a STEP sent again changes nothing, \(at)")
+            #expect(Self.state(of: &system.core) == before, "a STEP sent again changes nothing, \(at)")
 
             for operation in Self.journey.dropFirst(cut) { try operation.run(system) }
-            #expect(Self.state(of: system.core) == Self.state(of: expected.core), "restarted \(at)")
+            #expect(Self.state(of: &system.core) == Self.state(of: &expected.core), "restarted \(at)")
             #expect(UISnapshot(system.presentation) == UISnapshot(expected.presentation), "restarted \(at)")
             #expect(system.didNavigate == expected.didNavigate, "restarted \(at)")
             #expect(system.stepOutcomes == expected.stepOutcomes, "restarted \(at)")

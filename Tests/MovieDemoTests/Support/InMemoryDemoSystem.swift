@@ -58,7 +58,10 @@ final class InMemoryDemoSystem {
 
     // MARK: - What the system did
 
-    var core: DaemonCore { daemon.core }
+    var core: DaemonCore {
+        get { daemon.core }
+        set { daemon.core = newValue }
+    }
     var handledInputs: [DaemonInput] { daemon.handledInputs }
     var historyCounts: [Int] { daemon.historyCounts }
     /// The presenter's UI.

@@ -1,0 +1,24 @@
+internal import FlowCore
+
+/// A session recovery found only created (its last record a `session` record) and has not made yet: what making it
+/// needs, and nothing of its flows. It is made, exactly as recovery makes a created session, on first use
+/// (``DaemonCore/session(_:)``) or in the background after start (``DaemonCore/makePendingSessions(limit:)``), so that
+/// a restart with many idle sessions serves at once (docs/RELIABILITY.md, "Recovery").
+///
+/// Not `Sendable`: owned by ``DaemonCore`` on the daemon's I/O thread.
+struct PendingSession {
+    /// How many pending sessions one turn of the I/O loop makes: a movie demo session takes ~100 µs to make, so a
+    /// turn stays within a few milliseconds and steps and `HEALTH` keep being served (docs/RELIABILITY.md).
+    static let madePerTurn = 32
+
+    let id: String
+    let application: any FlowApplication
+    /// The application's version (``AppVersion/id``); `nil` for an application given as code.
+    let appVersion: String?
+    /// Whether its `session` record does not name its version (``Session/appVersionUnrecorded``).
+    let appVersionUnrecorded: Bool
+    /// When it was recovered, on the daemon's clock: its idle time counts from then, as a made session's does.
+    let lastActive: UInt64
+    /// The entry that stands for it in the idle deadlines (``IdleDeadlines``).
+    var idleEntry: UInt64?
+}
