@@ -26,7 +26,7 @@ enum BenchApp: String, ExpressibleByArgument, Sendable {
 /// The `idle` child: what idle sessions cost a daemon, measured in this process (docs/PERFORMANCE.md, issue 11).
 ///
 /// Creates `--sessions` sessions of the application in a ``DaemonCore`` the way an operator does (`CREATE_SESSION`,
-/// after 500 to warm up) and prints the resident memory per session and the sessions created per second (heaptrack
+/// after 500 to warm up, ended before the snapshot) and prints the resident memory per session and the sessions created per second (heaptrack
 /// on this command says what the memory is made of). With `--state-dir` it also compacts them into a snapshot there as flowd does (timed: the compaction
 /// stall), for `flowd-bench recover --app … --state-dir` to time a restart. One measurement per process: memory
 /// freed by an earlier one would be reused and hide the cost.
@@ -102,6 +102,13 @@ struct IdleCommand: ParsableCommand {
                 format: " ui_jsonencoder_s=%.3f (%d bytes)", Double(monotonicNanoseconds() - encoding) / 1e9, encoded.count)
         }
         if let stateDir {
+            // The snapshot holds the measured sessions and the default one: the warm-up sessions end first.
+            for index in 0..<500 {
+                req += 1
+                send(.endSession(SessionRequest(req: req, session: "warm-\(index)")))
+            }
+            _ = core.takeJournal()
+            line += " snapshot_sessions=\(core.sessionCount)"
             let store = try JournalStore(
                 configuration: JournalConfiguration(directory: stateDir, fsync: .never), logger: logger
             )

@@ -13,6 +13,9 @@ extension DaemonCore {
     /// How many recovered sessions are not made yet (`sessions_pending` in `HEALTH`).
     package var pendingSessionCount: Int { sessions.pendingCount }
 
+    /// How many pending sessions flowd's I/O loop makes per turn (``PendingSession/madePerTurn``).
+    package static var pendingSessionsMadePerTurn: Int { PendingSession.madePerTurn }
+
     /// Makes up to `limit` pending sessions, in the order recovery found them: the I/O loop's background work after a
     /// start, a bounded slice per turn so steps and operators keep being served. Returns what making them asks
     /// (in-daemon steppers to listen to, adaptations); their waiting attachments are offered to stepper processes
