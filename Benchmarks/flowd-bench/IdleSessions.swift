@@ -26,8 +26,9 @@ enum BenchApp: String, ExpressibleByArgument, Sendable {
 /// The `idle` child: what idle sessions cost a daemon, measured in this process (docs/PERFORMANCE.md, issue 11).
 ///
 /// Creates `--sessions` sessions of the application in a ``DaemonCore`` the way an operator does (`CREATE_SESSION`,
-/// after 500 to warm up, ended before the snapshot) and prints the resident memory per session and the sessions created per second (heaptrack
-/// on this command says what the memory is made of). With `--state-dir` it also compacts them into a snapshot there as flowd does (timed: the compaction
+/// after 500 to warm up, ended before the snapshot) and prints the resident memory per session, the sessions created
+/// per second and the CPU time per creation (heaptrack on this command says what the memory is made of). With
+/// `--state-dir` it also compacts them into a snapshot there as flowd does (timed: the compaction
 /// stall), for `flowd-bench recover --app … --state-dir` to time a restart. One measurement per process: memory
 /// freed by an earlier one would be reused and hide the cost.
 struct IdleCommand: ParsableCommand {
@@ -69,12 +70,15 @@ struct IdleCommand: ParsableCommand {
         _ = core.takeJournal()
         let before = residentBytes()
         let started = monotonicNanoseconds()
+        let startedCPU = processCPUNanoseconds()
         for index in 0..<sessions {
             create(String(format: "idle-%07d", index))
             if index % 100 == 0 { _ = core.takeJournal() }  // the I/O thread takes the records as they come
         }
         _ = core.takeJournal()
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        // CPU time, not the wall clock: what the load of other processes does not move.
+        let cpuMicroseconds = Double(processCPUNanoseconds() - startedCPU) / 1e3
         let after = residentBytes()
         guard core.sessionCount == sessions + 501 else {
             throw BenchError("\(core.sessionCount) sessions, not \(sessions + 501)")
@@ -83,6 +87,7 @@ struct IdleCommand: ParsableCommand {
             "IDLE app=\(app.rawValue) journal=\(journaling) sessions=\(sessions) "
             + "resident_per_session=\((after - before) / sessions) "
             + "creates_per_s=\(Int(Double(sessions) / seconds))"
+            + String(format: " cpu_us_per_create=%.1f", cpuMicroseconds / Double(sessions))
         // What one of them holds, for the breakdown by type.
         let nodes = core.tree(of: "idle-0000000")?.allNodes ?? []
         line +=
