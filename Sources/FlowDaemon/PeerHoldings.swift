@@ -41,7 +41,10 @@ final class PeerHoldings {
         if let new { hosted[new, default: []].insert(session) }
     }
 
-    /// An attachment of `kind` appeared (`from` `nil`), moved, or ended (`ended`).
+    /// A new attachment of `kind`, waiting for a stepper process: not in the index yet, so nothing to take out first.
+    func attachmentAdded(_ key: AttachmentKey, kind: String) { waiting[kind, default: []].insert(key) }
+
+    /// An attachment of `kind` was assigned (from waiting, `from` `nil`), moved, or ended (`ended`).
     func attachmentChanged(
         _ key: AttachmentKey, kind: String, from old: PeerAddress?, to new: PeerAddress?, ended: Bool = false
     ) {

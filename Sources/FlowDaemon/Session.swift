@@ -91,7 +91,7 @@ final class Session {
         var waiting = attachment
         waiting.assignedTo = nil
         remoteAttachments[id] = waiting
-        holdings.attachmentChanged(key(id), kind: attachment.kind, from: nil, to: nil)
+        holdings.attachmentAdded(key(id), kind: attachment.kind)
         if let peer = attachment.assignedTo { assign(id, to: peer) }
     }
 
