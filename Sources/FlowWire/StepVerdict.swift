@@ -19,11 +19,15 @@ public struct StepVerdict: WireResult, Hashable {
     }
 
     public var json: JSONValue {
+        // Every accepted step's reply: made once, not a dictionary per step.
+        if accepted, reason == nil, !duplicate { return Self.acceptedJSON }
         var fields: [String: JSONValue] = ["accepted": .bool(accepted)]
         if let reason { fields["reason"] = .string(reason) }
         if duplicate { fields["duplicate"] = true }
         return .object(fields)
     }
+
+    private static let acceptedJSON: JSONValue = .object(["accepted": .bool(true)])
 
     public init(json: JSONValue) throws {
         guard case .object(let fields) = json, case .bool(let accepted)? = fields["accepted"] else {
