@@ -38,4 +38,21 @@ extension MessageType {
     var frame: [UInt8] { Self.frames[self] ?? Array(rawValue.utf8) }
 
     private static let frames = Dictionary(uniqueKeysWithValues: allCases.map { ($0, Array($0.rawValue.utf8)) })
+
+    /// The type frame 1 names, `nil` for none. A step's round trip (`STEP`, `ACK`) is recognised on its bytes: a
+    /// String made and matched against every name cost about 490 instructions a message.
+    init?(frame: [UInt8]) {
+        if frame == Self.stepFrame {
+            self = .step
+        } else if frame == Self.ackFrame {
+            self = .ack
+        } else if let type = MessageType(rawValue: String(decoding: frame, as: UTF8.self)) {
+            self = type
+        } else {
+            return nil
+        }
+    }
+
+    private static let stepFrame = Array(MessageType.step.rawValue.utf8)
+    private static let ackFrame = Array(MessageType.ack.rawValue.utf8)
 }

@@ -97,8 +97,8 @@ public struct WireCodec: Sendable {
             }
             throw WireError(.malformedFrame, "frame 0 is not the FLOWD1 signature")
         }
-        let typeName = String(decoding: frames[1], as: UTF8.self)
-        guard let type = MessageType(rawValue: typeName) else {
+        guard let type = MessageType(frame: frames[1]) else {
+            let typeName = String(decoding: frames[1], as: UTF8.self)
             throw WireError(.unknownType, "unknown message type '\(typeName.prefix(32))'", req: Self.peekReq(body))
         }
         guard body.count <= maxBodyBytes else {
