@@ -8,7 +8,8 @@ struct JournalLog {
     private var untaken: [[UInt8]] = []
     /// The daemon ID's record, as a snapshot starts with it.
     private var daemonRecord: [UInt8]?
-    /// Each live session's records, framed as in a snapshot's payload: one contiguous buffer per session.
+    /// Each live session's records: its creation or state record, then the ones after it framed as in a snapshot's
+    /// payload, in one contiguous buffer.
     private var sessions: [String: SessionRecords] = [:]
     /// How many records ``sessions`` and ``daemonRecord`` hold.
     private(set) var count = 0
@@ -20,8 +21,20 @@ struct JournalLog {
     private(set) var changedSessions: Set<String> = []
 
     private struct SessionRecords {
-        var bytes: [UInt8] = []
+        /// The session's creation or state record, unframed: the caller's bytes, shared rather than copied (a deep
+        /// UI's state record is a megabyte, read at a restart) unless they hold much spare capacity.
+        var first: [UInt8]?
+        /// The records after ``first``, framed.
+        var rest: [UInt8] = []
         var count = 0
+
+        /// The bytes these records take in a snapshot's payload.
+        var framedCount: Int { (first.map { 4 + $0.count } ?? 0) + rest.count }
+
+        func append(to payload: inout [UInt8]) {
+            if let first { JournalSnapshot.append(first, to: &payload) }
+            payload += rest
+        }
     }
 
     init(enabled: Bool) {
@@ -56,7 +69,7 @@ struct JournalLog {
         case .stepWindows:
             droppedStepRecords = true  // every snapshot writes the live windows anew (``payload(trailer:)``)
         case .input, .report, .snapshotAdopted:
-            JournalSnapshot.append(bytes, to: &sessions[record.session, default: SessionRecords()].bytes)
+            JournalSnapshot.append(bytes, to: &sessions[record.session, default: SessionRecords()].rest)
             sessions[record.session]!.count += 1
             count += 1
             changedSessions.insert(record.session)
@@ -75,7 +88,7 @@ struct JournalLog {
         if let replaced = sessions[session]?.count, replaced > 1 { droppedStepRecords = true }
         count -= sessions[session]?.count ?? 0
         var records = SessionRecords()
-        JournalSnapshot.append(bytes, to: &records.bytes)
+        records.first = bytes.capacity - bytes.count <= bytes.count / 16 ? bytes : Array(bytes[...])
         records.count = 1
         sessions[session] = records
         count += 1
@@ -90,20 +103,20 @@ struct JournalLog {
     /// this log holds.
     func payload(sortedIDs: [String], trailer: [UInt8]?) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(sessions.values.reduce(64) { $0 + $1.bytes.count } + (trailer?.count ?? 0))
+        bytes.reserveCapacity(sessions.values.reduce(64) { $0 + $1.framedCount } + (trailer?.count ?? 0))
         if let daemonRecord { JournalSnapshot.append(daemonRecord, to: &bytes) }
         let start = bytes.count
         var copied = 0
         var previous: String?
         for session in sortedIDs {
             guard let records = sessions[session], previous.map({ $0 < session }) ?? true else { break }
-            bytes += records.bytes
+            records.append(to: &bytes)
             copied += 1
             previous = session
         }
         if copied != sessions.count {
             bytes.removeSubrange(start...)
-            for session in sessions.keys.sorted() { bytes += sessions[session]!.bytes }
+            for session in sessions.keys.sorted() { sessions[session]!.append(to: &bytes) }
         }
         if let trailer { JournalSnapshot.append(trailer, to: &bytes) }
         return bytes
