@@ -2,8 +2,8 @@ internal import FlowCore
 
 /// A session recovery found only created (its last record a `session` record) and has not made yet: what making it
 /// needs, and nothing of its flows. It is made, exactly as recovery makes a created session, on first use
-/// (``DaemonCore/session(_:)``) or in the background after start (``DaemonCore/makePendingSessions(limit:)``), so that
-/// a restart with many idle sessions serves at once (docs/RELIABILITY.md, "Recovery").
+/// (``DaemonCore/session(_:)``) or in the background after start (``DaemonCore/makePendingSessions(limit:now:)``),
+/// so that a restart with many idle sessions serves at once (docs/RELIABILITY.md, "Recovery").
 ///
 /// Not `Sendable`: owned by ``DaemonCore`` on the daemon's I/O thread.
 struct PendingSession {

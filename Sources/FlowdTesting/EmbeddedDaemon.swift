@@ -130,9 +130,9 @@ public final class EmbeddedDaemon {
     /// SIGKILL: the same application and configuration, `daemonID` its run ID, a clock of its own at this one's time,
     /// journaling. This one is left as it is, so a test can drive both and compare them.
     ///
-    /// `lazily`: the sessions recovery kept pending stay pending (made on first use, or by ``makePendingSessions(limit:)``),
-    /// as flowd leaves them when it starts serving; by default they are made at start, as flowd's I/O loop makes them
-    /// in the background right after.
+    /// `lazily`: the sessions recovery kept pending stay pending (made on first use, or by
+    /// ``makePendingSessions(limit:now:)``), as flowd leaves them when it starts serving; by default they are made at
+    /// start, as flowd's I/O loop makes them in the background right after.
     public func recovered(
         journal: [[UInt8]]? = nil, daemonID: String = "restarted", lazily: Bool = false
     ) throws -> EmbeddedDaemon {
