@@ -255,7 +255,9 @@ static int on_command(sd_bus_message *message, void *userdata, sd_bus_error *err
             state->loaded = realloc(state->loaded, (size_t)state->loaded_capacity * sizeof *state->loaded);
         }
         state->loaded[state->count - 1] = time - (uint64_t)stamp;
-        if (state->count % 16 == 0) {
+        // At most half the window between two reports, as flowd-bench's presenters (PhasePlan.progressEvery).
+        long every = options->window / 2 < 16 ? (options->window / 2 > 1 ? options->window / 2 : 1) : 16;
+        if (state->count % every == 0) {
             char frame[32];
             int length = snprintf(frame, sizeof frame, "p%ld", state->count);
             zmq_send(state->side, frame, (size_t)length, 0);

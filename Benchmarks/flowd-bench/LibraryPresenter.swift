@@ -61,7 +61,7 @@ private struct PresenterRecord {
                 if count == 1 { firstTime = time }
                 lastTime = time
                 loaded.append(time &- stamp)
-                if count % 16 == 0 { try side.send(ZMQMessage([SideMessage.progress(count)])) }
+                if count % plan.progressEvery == 0 { try side.send(ZMQMessage([SideMessage.progress(count)])) }
             }
         }
     }

@@ -30,6 +30,9 @@ struct PhasePlan: Sendable {
     var samples: Int
     var seconds: Double
     var window: Int
+    /// How many commands the presenter counts between two progress reports to the stepper: at most half the window,
+    /// so that a stepper waiting for room in a small window hears of it.
+    var progressEvery: Int { max(1, min(16, window / 2)) }
     /// Screens under the benchmark's own (flowd's `--ui-screens`): the screen is then on `bench.deck`.
     var uiScreens = 0
     /// Seconds of the paced phase (steps at half the throughput phase's rate); 0: none. Hand-written clients only.
@@ -343,7 +346,7 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
             if count == 1 { first = time }
             last = time
             loaded.append(time &- stamp)
-            if count % 16 == 0 { try side.send(ZMQMessage([SideMessage.progress(count)])) }
+            if count % plan.progressEvery == 0 { try side.send(ZMQMessage([SideMessage.progress(count)])) }
         }
         try client.heartbeatIfDue(now: monotonicNanoseconds())
     }
@@ -369,7 +372,7 @@ func runPresenter(plan: PhasePlan, side sideEndpoint: String) throws {
                 }
                 paced.append(time &- stamp)
                 if plan.pacedTrace != nil { arrivals.append(time) }
-                if paced.count % 16 == 0 { try side.send(ZMQMessage([SideMessage.progress(paced.count)])) }
+                if paced.count % plan.progressEvery == 0 { try side.send(ZMQMessage([SideMessage.progress(paced.count)])) }
             }
             try client.heartbeatIfDue(now: monotonicNanoseconds())
         }
