@@ -35,7 +35,7 @@ private enum ChainStepStatus {
 extension DaemonCore {
     mutating func deepLink(_ body: DeepLinkRequest, from peer: Peer) {
         guard let session = self.session(body.session) else {
-            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .deepLink, to: peer)
+            return rejectMissingSession(body.session, req: body.req, type: .deepLink, to: peer)
         }
         guard let step = body.step else {
             return openDeepLink(body.uri ?? "", in: session, req: body.req, from: peer)

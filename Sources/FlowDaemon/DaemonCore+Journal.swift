@@ -81,8 +81,15 @@ extension DaemonCore {
             publishesEvents = publishes
         }
         var report = RecoveryReport()
+        var restorable: [String?: Bool] = [:]  // by application version: whether it restores flows
         for (index, bytes) in records.enumerated() {
             if index & 4095 == 4095 { progress?(index + 1) }
+            if let header = StateRecordHeader(bytes) {
+                try keepSaved(header, bytes: bytes, record: index, of: records.count, restorable: &restorable)
+                report.restoredSessions += 1
+                report.records += 1
+                continue
+            }
             let record: JournalRecord
             do throws(JournalRecord.DecodingFailure) {
                 record = try log.decode(bytes)
@@ -113,6 +120,16 @@ extension DaemonCore {
                     "journal record for an unknown session skipped", metadata: ["session": "\(record.session)"]
                 )
                 continue
+            }
+            if let pending = sessions[pending: record.session], pending.savedState != nil,
+                record.kind != .sessionEnded
+            {
+                do throws(RecoveryError) {
+                    _ = try make(pending)  // a record after its state changes it: made now, as eager recovery does
+                } catch {
+                    throw RecoveryError(
+                        error.code, "journal record \(index + 1) of \(records.count): \(error.message)", record: index)
+                }
             }
             do throws(RestorationError) {
                 try recover(record, bytes: bytes)
@@ -163,16 +180,7 @@ extension DaemonCore {
     private mutating func recover(_ record: JournalRecord, bytes: [UInt8]) throws(RestorationError) {
         switch record.kind {
         case .state(let state, let app):
-            let version = app.flatMap { apps[$0] } ?? apps.current
-            let application = version?.application ?? self.application
-            guard let restoration = application.restoration(session: record.session) else {
-                throw RestorationError(.notRestorable, "the application restores no flows")
-            }
-            let session = try Session(
-                id: record.session, application: application, appVersion: version?.id,
-                outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime, restoring: state,
-                with: restoration)
-            session.appVersionUnrecorded = app == nil && version != nil
+            let session = try restoredSession(record.session, state: state, app: app, now: currentTime)
             sessions.insert(session)
             apps.retain(session.appVersion)
             idleDeadlines.watch(session)
@@ -191,6 +199,51 @@ extension DaemonCore {
         {
             log.markChanged(record.session)  // saved at the next compaction, naming its version
         }
+    }
+
+    /// Keeps a `state` record as a pending session, its state unread: what is checked before the daemon is ready is
+    /// its header, that it is the session's first record, that its application version is loaded and restores flows
+    /// (docs/RELIABILITY.md, "Pending sessions").
+    private mutating func keepSaved(
+        _ header: StateRecordHeader, bytes: [UInt8], record index: Int, of count: Int,
+        restorable: inout [String?: Bool]
+    ) throws(RecoveryError) {
+        let position = "journal record \(index + 1) of \(count)"
+        guard !sessions.contains(header.session) else {
+            throw RecoveryError(
+                .damagedRecord, "\(position): a second session record for session \(header.session)", record: index)
+        }
+        if let app = header.app { try holdRecoveredVersion(app, session: header.session, record: index, of: count) }
+        let version = header.app.flatMap { apps[$0] } ?? apps.current
+        if restorable[version?.id] == nil {
+            restorable[version?.id] = (version?.application ?? application).restoration(session: header.session) != nil
+        }
+        guard restorable[version?.id] == true else {
+            throw RecoveryError(
+                .unrestorable, "\(position): session '\(header.session)' cannot be restored: "
+                    + "\(RestorationError(.notRestorable, "the application restores no flows"))", record: index)
+        }
+        keepPending(header.session, app: header.app, savedState: bytes)
+        log.replace(header.session, with: bytes)
+        if sessions[pending: header.session]?.appVersionUnrecorded == true {
+            log.markChanged(header.session)  // saved at the next compaction, naming its version
+        }
+    }
+
+    /// A session made again from its saved state, not added to the sessions yet.
+    func restoredSession(
+        _ id: String, state: SessionState, app: String?, now: UInt64
+    ) throws(RestorationError) -> Session {
+        let version = app.flatMap { apps[$0] } ?? apps.current
+        let application = version?.application ?? self.application
+        guard let restoration = application.restoration(session: id) else {
+            throw RestorationError(.notRestorable, "the application restores no flows")
+        }
+        let session = try Session(
+            id: id, application: application, appVersion: version?.id, outboxLimit: configuration.outboxLimit,
+            holdings: holdings, now: now, restoring: state, with: restoration)
+        session.appVersionUnrecorded = app == nil && version != nil
+        return session
     }
 
     /// Why `record` cannot follow the records replayed so far, `nil` when it can. A journal flowd wrote never has

@@ -25,7 +25,7 @@ extension DaemonCore {
 
     mutating func tree(_ body: SessionRequest, from peer: Peer) {
         guard let session = self.session(body.session) else {
-            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .tree, to: peer)
+            return rejectMissingSession(body.session, req: body.req, type: .tree, to: peer)
         }
         let snapshot = session.machine.snapshot()
         reply(to: peer.address, req: body.req, result: TreeReport(tree: WireTree(snapshot), text: snapshot.description))
@@ -41,8 +41,13 @@ extension DaemonCore {
     }
 
     mutating func endSessionRequest(_ body: SessionRequest, from peer: Peer) {
+        if sessions.unrestorableReason(body.session) != nil {
+            // Its saved state is dropped: the operator's decision (nothing was attached or hosted since the restart).
+            endSession(body.session, reason: "operator")
+            return reply(to: peer.address, req: body.req, result: EndSessionResult(seq: 0, presenter: nil, attachments: 0))
+        }
         guard let session = self.session(body.session) else {
-            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .endSession, to: peer)
+            return rejectMissingSession(body.session, req: body.req, type: .endSession, to: peer)
         }
         let result = EndSessionResult(
             seq: session.seq, presenter: session.host.flatMap { peers[$0] }?.hello.name,
@@ -57,7 +62,7 @@ extension DaemonCore {
         var vocabulary: ApplicationVocabulary
         if let id = body.session {
             guard let session = self.session(id) else {
-                return reject(.unknownSession, "no session '\(id)'", req: body.req, type: .describe, to: peer)
+                return rejectMissingSession(id, req: body.req, type: .describe, to: peer)
             }
             vocabulary = session.application.vocabulary
             vocabulary.appVersion = session.appVersion
@@ -73,7 +78,7 @@ extension DaemonCore {
         return HealthReport(
             status: journalAvailable ? "ok" : "degraded",
             daemon: daemonID, uptimeSeconds: Double(now - startedAt) / 1000, sessions: sessions.count,
-            sessionsPending: sessions.pendingCount,
+            sessionsPending: sessions.pendingCount, sessionsUnrestorable: sessions.unrestorableCount,
             peers: Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, counts[$0] ?? 0) }),
             counters: counters.json,
             journal: journaling

@@ -13,7 +13,7 @@ extension DaemonCore {
         }
         var session = self.session(body.session)
         let created = session == nil
-        if session == nil, body.create {
+        if session == nil, body.create, sessions.unrestorableReason(body.session) == nil {
             guard WireProtocol.isValidName(body.session) else {
                 return reject(.invalidName, "invalid session name", req: body.req, type: .sync, to: peer)
             }
@@ -21,7 +21,7 @@ extension DaemonCore {
             session = createSession(body.session)
         }
         guard let session else {
-            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .sync, to: peer)
+            return rejectMissingSession(body.session, req: body.req, type: .sync, to: peer)
         }
         if let host = session.host, host != peer.address, let current = peers[host],
             current.hello.name != peer.hello.name || current.userID != peer.userID
@@ -158,7 +158,7 @@ extension DaemonCore {
 
     mutating func hostedSession(_ id: String, req: UInt64, type: MessageType, peer: Peer) -> Session? {
         guard let session = self.session(id) else {
-            reject(.unknownSession, "no session '\(id)'", req: req, type: type, to: peer)
+            rejectMissingSession(id, req: req, type: type, to: peer)
             return nil
         }
         guard session.host == peer.address else {

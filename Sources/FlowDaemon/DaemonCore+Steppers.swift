@@ -19,7 +19,7 @@ extension DaemonCore {
             return reply(to: peer.address, req: body.req, result: verdict)
         }
         guard let session = self.session(body.session) else {
-            return reject(.unknownSession, "no session '\(body.session)'", req: body.req, type: .step, to: peer)
+            return rejectMissingSession(body.session, req: body.req, type: .step, to: peer)
         }
         if let names = session.application.stepNames, !names.contains(body.step.name) {
             return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .step, to: peer)

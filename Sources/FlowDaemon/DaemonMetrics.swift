@@ -34,6 +34,7 @@ package struct DaemonMetrics: Sendable {
     private let peers: [PeerRole: Gauge]
     private let sessions: Gauge
     private let sessionsPending: Gauge
+    private let sessionsUnrestorable: Gauge
     /// The counters as last recorded.
     private var last = DaemonCounters()
 
@@ -54,6 +55,7 @@ package struct DaemonMetrics: Sendable {
         )
         sessions = Gauge(label: MetricName.sessions, factory: factory)
         sessionsPending = Gauge(label: MetricName.sessionsPending, factory: factory)
+        sessionsUnrestorable = Gauge(label: MetricName.sessionsUnrestorable, factory: factory)
     }
 
     /// Adds what `counters` counted since the last call to the counters.
@@ -88,17 +90,21 @@ package struct DaemonMetrics: Sendable {
         last = counters
     }
 
-    /// Sets the gauges: connected peers by role (every role, 0 when none), sessions held and, of those, pending.
-    package func record(peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0) {
+    /// Sets the gauges: connected peers by role (every role, 0 when none), sessions held and, of those, pending and
+    /// unrestorable.
+    package func record(peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0, unrestorable: Int = 0) {
         for (role, gauge) in peers { gauge.record(counts[role] ?? 0) }
         sessions.record(count)
         sessionsPending.record(pending)
+        sessionsUnrestorable.record(unrestorable)
     }
 
     /// Records everything about `core`: its counters and its peers and sessions.
     package mutating func record(_ core: DaemonCore) {
         record(core.counters)
-        record(peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount)
+        record(
+            peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount,
+            unrestorable: core.unrestorableSessionCount)
     }
 
     private static func add(_ now: Int, _ before: Int, to counter: Counter) {

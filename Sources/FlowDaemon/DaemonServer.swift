@@ -420,7 +420,8 @@ public final class DaemonServer: Service, Sendable {
                 if time >= nextGauges {
                     if let journal { journalMetrics?.record(journal, failing: driver.journal?.isFailing ?? false) }
                     metrics!.record(
-                        peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount)
+                        peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount,
+                        unrestorable: core.unrestorableSessionCount)
                     nextGauges = time + 100
                 }
             }

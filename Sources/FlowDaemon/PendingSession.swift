@@ -1,7 +1,9 @@
 internal import FlowCore
 
-/// A session recovery found only created (its last record a `session` record) and has not made yet: what making it
-/// needs, and nothing of its flows. It is made, exactly as recovery makes a created session, on first use
+/// A session recovery found and has not made yet: one only created (its last record a `session` record), or one saved
+/// as data (a `state` record with nothing after it), kept as its record's bytes with only their header read
+/// (``StateRecordHeader``). What making it needs, and nothing of its flows. It is made, exactly as recovery makes it, on
+/// first use
 /// (``DaemonCore/session(_:)``) or in the background after start (``DaemonCore/makePendingSessions(limit:now:)``),
 /// so that a restart with many idle sessions serves at once (docs/RELIABILITY.md, "Recovery").
 ///
@@ -21,4 +23,8 @@ struct PendingSession {
     let lastActive: UInt64
     /// The entry that stands for it in the idle deadlines (``IdleDeadlines``).
     var idleEntry: UInt64?
+    /// Its `state` record's bytes, read when it is made; `nil` for a session only created. Its own array, copied out
+    /// of the snapshot's payload (``JournalSnapshot/records(in:)``), so the payload is freed after recovery; the
+    /// journal log shares it as the session's record (``JournalLog``): keeping it costs no second copy.
+    var savedState: [UInt8]?
 }

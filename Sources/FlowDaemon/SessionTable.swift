@@ -16,6 +16,9 @@ struct SessionTable {
 
     private var byID: [String: Session] = [:]
     private var pendingByID: [String: PendingSession] = [:]
+    /// Pending sessions whose `state` record did not restore when they were made, and why: kept (their ID taken,
+    /// their record in every snapshot) until an operator ends them (docs/RELIABILITY.md, "Pending sessions").
+    private var unrestorableByID: [String: (session: PendingSession, reason: String)] = [:]
     /// The pending sessions' IDs in the order recovery found them, for making them in the background; an ID made or
     /// ended since is skipped when reached.
     private var pendingOrder: [String] = []
@@ -24,14 +27,17 @@ struct SessionTable {
     private var sortedIDs = SortedSessionIDs()
     let visits = Visits()
 
-    /// Sessions made and pending.
-    var count: Int { byID.count + pendingByID.count }
+    /// Sessions made, pending and unrestorable.
+    var count: Int { byID.count + pendingByID.count + unrestorableByID.count }
 
     /// Sessions not made yet.
     var pendingCount: Int { pendingByID.count }
 
-    /// Whether a session (made or pending) has this ID.
-    func contains(_ id: String) -> Bool { byID[id] != nil || pendingByID[id] != nil }
+    /// Sessions whose saved state did not restore.
+    var unrestorableCount: Int { unrestorableByID.count }
+
+    /// Whether a session (made, pending or unrestorable) has this ID.
+    func contains(_ id: String) -> Bool { byID[id] != nil || pendingByID[id] != nil || unrestorableByID[id] != nil }
 
     /// The made session with this ID (a pending one is made by ``DaemonCore/session(_:)``).
     subscript(made id: String) -> Session? {
@@ -49,7 +55,16 @@ struct SessionTable {
         if byID.updateValue(session, forKey: session.id) == nil, !wasPending { sortedIDs.insert(session.id) }
     }
 
-    /// Adds a session recovery found only created (a new ID).
+    /// Why the session with this ID could not be restored; `nil` when it is not unrestorable.
+    func unrestorableReason(_ id: String) -> String? { unrestorableByID[id]?.reason }
+
+    /// Turns a pending session whose state did not restore into an unrestorable one.
+    mutating func markUnrestorable(_ id: String, reason: String) {
+        guard let session = pendingByID.removeValue(forKey: id) else { return }
+        unrestorableByID[id] = (session, reason)
+    }
+
+    /// Adds a session recovery found only created or saved as data (a new ID).
     mutating func insert(pending session: PendingSession) {
         if pendingByID.updateValue(session, forKey: session.id) == nil { sortedIDs.insert(session.id) }
         pendingOrder.append(session.id)
@@ -74,9 +89,10 @@ struct SessionTable {
         return session
     }
 
-    /// Removes a pending session; returns it if it was there.
+    /// Removes a pending or unrestorable session; returns it if it was there.
     mutating func remove(pending id: String) -> PendingSession? {
-        guard let session = pendingByID.removeValue(forKey: id) else { return nil }
+        guard let session = pendingByID.removeValue(forKey: id) ?? unrestorableByID.removeValue(forKey: id)?.session
+        else { return nil }
         sortedIDs.remove(id)
         return session
     }

@@ -137,6 +137,9 @@ public struct HealthReport: WireResult, Hashable {
     /// Of those, sessions recovered at start and not made yet (they are made on first use or in the background);
     /// `nil` from a daemon that does not say.
     public var sessionsPending: Int?
+    /// Of those, sessions whose saved state did not restore when they were made (refused with
+    /// `sessionUnrestorable` until ended); `nil` from a daemon that does not say.
+    public var sessionsUnrestorable: Int?
     /// Connected clients by role (`stepper`, `presenter`, `operator`).
     public var peers: [String: Int]
     /// The daemon's counters by name (messages, errors by code, …; §7): an open set, new ones may be added.
@@ -148,9 +151,11 @@ public struct HealthReport: WireResult, Hashable {
 
     public init(
         status: String = "ok", daemon: String, uptimeSeconds: Double, sessions: Int, sessionsPending: Int? = nil,
-        peers: [String: Int], counters: JSONValue, journal: Journal? = nil, appVersion: String? = nil
+        sessionsUnrestorable: Int? = nil, peers: [String: Int], counters: JSONValue, journal: Journal? = nil,
+        appVersion: String? = nil
     ) {
         self.sessionsPending = sessionsPending
+        self.sessionsUnrestorable = sessionsUnrestorable
         self.appVersion = appVersion
         self.status = status
         self.daemon = daemon
@@ -165,6 +170,7 @@ public struct HealthReport: WireResult, Hashable {
         case status, daemon, sessions, peers, counters, journal
         case uptimeSeconds = "uptime_s"
         case sessionsPending = "sessions_pending"
+        case sessionsUnrestorable = "sessions_unrestorable"
         case appVersion = "app_version"
     }
 }

@@ -46,6 +46,9 @@ extension ErrorCode<WireError> {
     public static var journalUnavailable: Self { Self("journalUnavailable") }
     public static var sessionEnded: Self { Self("sessionEnded") }
     public static var sessionFull: Self { Self("sessionFull") }
+    /// The session's saved state (its `state` record, read when the session is first used after a restart) does not
+    /// read or restore: the session is kept until an operator ends it (`END_SESSION`).
+    public static var sessionUnrestorable: Self { Self("sessionUnrestorable") }
     /// A `DEEPLINK` URI no deep link of the application matches.
     public static var unknownDeepLink: Self { Self("unknownDeepLink") }
     /// A `DEEPLINK` step the application does not let an operator inject (not `deepLink: true` in a flow file).

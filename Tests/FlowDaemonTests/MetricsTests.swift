@@ -58,7 +58,7 @@ struct MetricsTests {
         "flowd_peers{role=\"stepper\"}": "1.0",
         "flowd_peers{role=\"presenter\"}": "1.0",
         "flowd_peers{role=\"operator\"}": "1.0",
-        "flowd_sessions": "1.0", "flowd_sessions_pending": "0.0",
+        "flowd_sessions": "1.0", "flowd_sessions_pending": "0.0", "flowd_sessions_unrestorable": "0.0",
     ]
 
     @Test func aScriptedRunGivesTheseSeriesAndValues() {
@@ -84,6 +84,7 @@ struct MetricsTests {
                 "flowd_navigations_total": "counter", "flowd_errors_total": "counter",
                 "flowd_messages_in_total": "counter", "flowd_messages_out_total": "counter",
                 "flowd_peers": "gauge", "flowd_sessions": "gauge", "flowd_sessions_pending": "gauge",
+                "flowd_sessions_unrestorable": "gauge",
             ]
         )
     }

@@ -176,6 +176,7 @@ struct OperatorTests {
         #expect(
             result(health, Peers.flowctl) == [
                 "status": "ok", "daemon": "test-daemon", "uptime_s": 12.5, "sessions": 1, "sessions_pending": 0,
+                "sessions_unrestorable": 0,
                 "peers": ["stepper": 1, "presenter": 1, "operator": 1],
                 "counters": [
                     "messages_in": 12, "messages_out": 13, "errors": ["malformedFrame": 1], "steps_accepted": 1,

@@ -56,24 +56,10 @@ struct PendingSessionTests {
     @Test("Made in the background, pending sessions end as if made at start: the same state, SESSIONS and ATTACHes")
     func madeInTheBackgroundTheyEndTheSame() throws {
         let (eager, lazy) = try restarts()
-        let serves = ["home", "detail", "settings", "tab"]
-        let eagerAttaches = eager.hello(movies, .stepper, name: "movies", serves: serves).to(movies)
-        var lazyAttaches = lazy.hello(movies, .stepper, name: "movies", serves: serves).to(movies)
         #expect(lazy.core.pendingSessionCount == 4)
-        var turns = 0
-        while lazy.core.pendingSessionCount > 0 {
-            lazy.daemon.makePendingSessions(limit: 1)
-            lazyAttaches += lazy.tick(at: UInt64(100 * (turns + 1))).to(movies)
-            turns += 1
-        }
+        let turns = DaemonHarness.expectSameAttachesMadeInTheBackground(
+            eager: eager, lazy: lazy, stepper: movies, serves: ["home", "detail", "settings", "tab"])
         #expect(turns == 4)
-        let attaches = { (messages: [DaemonMessage]) in
-            messages.filter { if case .attach = $0 { true } else { false } }.map { "\($0)" }.sorted()
-        }
-        #expect(!attaches(eagerAttaches).isEmpty)
-        #expect(attaches(lazyAttaches) == attaches(eagerAttaches))
-        #expect(lazy.core.holdingsMismatches.isEmpty)
-        for id in eager.core.sessionIDs { #expect(lazy.state(of: id) == eager.state(of: id), "session \(id)") }
         eager.hello(flowctl, .operator, name: "flowctl")
         lazy.hello(flowctl, .operator, name: "flowctl")
         #expect(
@@ -85,14 +71,9 @@ struct PendingSessionTests {
     }
 
     /// Requests that read or change a session, each sent first to a pending one.
-    static let firstUses: [(String, WireMessage)] = [
-        ("SESSIONS", .sessions(SessionsRequest(req: 5))),
+    static let firstUses = DaemonHarness.firstUses(of: "b") + [
         ("SESSIONS with a prefix", .sessions(SessionsRequest(req: 5, limit: 2, prefix: "b"))),
-        ("TREE", .tree(SessionRequest(req: 5, session: "b"))),
-        ("END_SESSION", .endSession(SessionRequest(req: 5, session: "b"))),
         ("CREATE_SESSION of a pending one", .createSession(SessionRequest(req: 5, session: "b"))),
-        ("DEEPLINK", .deepLink(DeepLinkRequest(req: 5, session: "b", step: Step("openDetail", payload: 3)))),
-        ("DESCRIBE", .describe(DescribeRequest(req: 5, session: "b"))),
     ]
 
     @Test("A first use of a pending session makes it: the same replies and state as a session made at start",
@@ -102,18 +83,10 @@ struct PendingSessionTests {
         let (eager, lazy) = try restarts()
         eager.hello(flowctl, .operator, name: "flowctl")
         lazy.hello(flowctl, .operator, name: "flowctl")
-        let eagerOutcome = eager.receive(message, from: flowctl)
-        let lazyOutcome = lazy.receive(message, from: flowctl)
-        #expect(lazyOutcome.sent == eagerOutcome.sent, "\(name)")
-        #expect(lazyOutcome.events == eagerOutcome.events, "\(name)")
+        DaemonHarness.expectSameOutcome(of: message, from: flowctl, eager: eager, lazy: lazy, name)
         // CREATE_SESSION of a session that exists only answers that it does: nothing to make.
-        #expect((lazy.core.pendingSessionCount < 4) == (use != 4), "\(name) made the session it reads")
-        lazy.daemon.makePendingSessions()
-        #expect(lazy.core.sessionIDs == eager.core.sessionIDs, "\(name)")
-        for id in eager.core.sessionIDs { #expect(lazy.state(of: id) == eager.state(of: id), "\(name): \(id)") }
-        eager.core.compactJournal()
-        lazy.core.compactJournal()
-        #expect(lazy.core.journalSnapshotPayload == eager.core.journalSnapshotPayload, "\(name)")
+        #expect((lazy.core.pendingSessionCount < 4) == !name.hasPrefix("CREATE"), "\(name) made the session it reads")
+        DaemonHarness.expectSameSessionsOnceMade(eager: eager, lazy: lazy, name)
     }
 
     @Test("A presenter's SYNC and a stepper's STEP for a pending session: the same SNAPSHOT, ATTACH and COMMAND")

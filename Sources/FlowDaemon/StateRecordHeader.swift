@@ -1,0 +1,63 @@
+/// What recovery reads of a `state` record before the daemon is ready: its session and application version, from the
+/// fields ``JournalRecord/encoded`` writes before the state (`{"app":…,"kind":"state","session":…,"state":`) and its
+/// format version after it (`,"v":4}`). The state itself (the tree, the UI model, the outbox) is read when the session
+/// is made (``DaemonCore/session(_:)``). `nil` for any other spelling (escapes, other keys, spaces): the caller reads
+/// the record in full, as for any record.
+struct StateRecordHeader: Equatable {
+    let session: String
+    let app: String?
+
+    private static let appKey = Array(#"{"app":""#.utf8)
+    private static let kindAfterApp = Array(#","kind":"state","session":""#.utf8)
+    private static let kindFirst = Array(#"{"kind":"state","session":""#.utf8)
+    private static let stateKey = Array(#","state":{"#.utf8)
+    private static let versionKey = Array(#"},"v":"#.utf8)
+
+    init?(_ bytes: [UInt8]) {
+        var offset = 0
+        var app: String?
+        if Self.match(Self.appKey, in: bytes, at: &offset) {
+            guard let read = Self.string(in: bytes, at: &offset), Self.match(Self.kindAfterApp, in: bytes, at: &offset)
+            else { return nil }
+            app = read
+        } else if !Self.match(Self.kindFirst, in: bytes, at: &offset) {
+            return nil
+        }
+        guard let session = Self.string(in: bytes, at: &offset), Self.match(Self.stateKey, in: bytes, at: &offset),
+            Self.endsWithVersion(bytes, after: offset)
+        else { return nil }
+        self.session = session
+        self.app = app
+    }
+
+    /// Whether `bytes` end with `},"v":N}`, N a format version that holds `state` records (3 up to the current one).
+    private static func endsWithVersion(_ bytes: [UInt8], after offset: Int) -> Bool {
+        var tail = bytes.count - versionKey.count - 2
+        guard tail >= offset, match(versionKey, in: bytes, at: &tail), bytes[tail + 1] == UInt8(ascii: "}") else {
+            return false
+        }
+        let version = Int(bytes[tail]) - Int(UInt8(ascii: "0"))
+        return version >= 3 && version <= JournalRecord.formatVersion
+    }
+
+    private static func match(_ expected: [UInt8], in bytes: [UInt8], at offset: inout Int) -> Bool {
+        guard bytes.count - offset >= expected.count,
+            bytes[offset..<offset + expected.count].elementsEqual(expected)
+        else { return false }
+        offset += expected.count
+        return true
+    }
+
+    /// A JSON string's text after its opening quote, up to the closing one; `nil` for an escape, a control
+    /// character or bytes that are not UTF-8.
+    private static func string(in bytes: [UInt8], at offset: inout Int) -> String? {
+        var end = offset
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            guard bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 else { return nil }
+            end += 1
+        }
+        guard end < bytes.count, let text = String(validating: bytes[offset..<end], as: UTF8.self) else { return nil }
+        offset = end + 1
+        return text
+    }
+}
