@@ -321,20 +321,9 @@ package struct FastJSONReader {
 
     /// A string with no escapes and no control characters, valid UTF-8.
     package mutating func string() throws(FastPathUnsupported) -> String {
-        try expect(0x22)
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == 0x22 {
-                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                index += 1
-                guard let text else { throw FastPathUnsupported() }
-                return text
-            }
-            guard byte >= 0x20, byte != 0x5C else { throw FastPathUnsupported() }
-            index += 1
-        }
-        throw FastPathUnsupported()
+        let range = try stringBytes()
+        // ASCII is valid UTF-8 as it is: `String(decoding:)` takes it without `String(validating:)`'s generic walk.
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     /// `-?(0|[1-9][0-9]*)` that fits in an `Int`, not followed by a fraction or an exponent.
