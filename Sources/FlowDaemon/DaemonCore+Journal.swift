@@ -286,15 +286,17 @@ extension DaemonCore {
         }
     }
 
-    mutating func journal(_ record: JournalRecord) {
+    /// Journals a change of `session` (looked up by the record's ID when not given).
+    mutating func journal(_ record: JournalRecord, of session: Session? = nil) {
         guard !replaying else { return }
         log.append(record)
-        sessions[made: record.session]?.lastActive = currentTime  // a change is activity (idle expiry)
+        (session ?? sessions[made: record.session])?.lastActive = currentTime  // a change is activity (idle expiry)
     }
 
     /// Applies one state change, journaling it: the only way sessions change, live and in recovery alike.
+    /// A caller that holds the record's session already passes it as `known`: no second lookup by its ID.
     @discardableResult
-    mutating func change(_ record: JournalRecord) -> [CoordinatorAction] {
+    mutating func change(_ record: JournalRecord, in known: Session? = nil) -> [CoordinatorAction] {
         switch record.kind {
         case .daemon(let id, _):
             daemonID = id
@@ -310,7 +312,7 @@ extension DaemonCore {
             endSessionNow(record.session)
             return []
         case .input(let input, let origin):
-            guard let session = self.session(record.session) else { return [] }
+            guard let session = known ?? self.session(record.session) else { return [] }
             if case .stepperEmitted(let attachment, _) = input, origin != nil {
                 // A stepper process took a step for it: a later ATTACH of it is `resumed` (§5.1).
                 session.markStepped(attachment)
@@ -325,7 +327,7 @@ extension DaemonCore {
             }
             // A stepper process's STEP is journaled even when it changed nothing: its verdict answers it if it is
             // sent again after a restart, as the running daemon would.
-            if origin != nil || !Self.changedNothing(input, actions) { journal(record) }
+            if origin != nil || !Self.changedNothing(input, actions) { journal(record, of: session) }
             apply(actions, in: session)
             return actions
         case .report(let entry):

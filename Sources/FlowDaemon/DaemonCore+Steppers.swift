@@ -37,7 +37,8 @@ extension DaemonCore {
             return reply(to: peer.address, req: body.req, result: StepVerdict(accepted: false, reason: SessionBounds.reason))
         }
         let actions = change(
-            JournalRecord(session: session.id, kind: .input(.stepperEmitted(attachment, body.step), origin: origin))
+            JournalRecord(session: session.id, kind: .input(.stepperEmitted(attachment, body.step), origin: origin)),
+            in: session
         )
         let verdict = Self.verdict(actions, attachment: attachment)
         if verdict.accepted { counters.stepsAccepted += 1 }

@@ -28,6 +28,14 @@ struct JournalLog {
         var rest: [UInt8] = []
         var count = 0
 
+        /// Adds a record after ``first``; returns whether it is the first such (the session has changed since).
+        mutating func add(_ record: [UInt8]) -> Bool {
+            let firstAfter = rest.isEmpty
+            JournalSnapshot.append(record, to: &rest)
+            count += 1
+            return firstAfter
+        }
+
         /// The bytes these records take in a snapshot's payload.
         var framedCount: Int { (first.map { 4 + $0.count } ?? 0) + rest.count }
 
@@ -69,10 +77,9 @@ struct JournalLog {
         case .stepWindows:
             droppedStepRecords = true  // every snapshot writes the live windows anew (``payload(trailer:)``)
         case .input, .report, .snapshotAdopted:
-            JournalSnapshot.append(bytes, to: &sessions[record.session, default: SessionRecords()].rest)
-            sessions[record.session]!.count += 1
+            // One lookup a record; the set hears of the session once, as its records start to follow its first.
+            if sessions[record.session, default: SessionRecords()].add(bytes) { changedSessions.insert(record.session) }
             count += 1
-            changedSessions.insert(record.session)
         }
     }
 

@@ -37,12 +37,17 @@ struct StepResultWindows: Hashable, Sendable {
     /// Remembers a STEP's verdict, forgetting the instance's oldest one beyond the window.
     mutating func remember(_ verdict: StepVerdict, for origin: StepOrigin) {
         clock += 1
-        if windows[origin.instance] == nil, windows.count >= Self.instanceLimit,
+        if let known = windows.index(forKey: origin.instance) {
+            // In place, found once: the instance is hashed once a STEP here.
+            windows.values[known].remember(verdict, for: origin.req, at: clock)
+            return
+        }
+        if windows.count >= Self.instanceLimit,
             let stalest = windows.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
         {
             windows[stalest] = nil
         }
-        // Mutated in place (`default:`): a copy out and back would duplicate the window's dictionary on every STEP.
+        // Made in place (`default:`): a copy out and back would duplicate the window's dictionary.
         windows[origin.instance, default: Window()].remember(verdict, for: origin.req, at: clock)
     }
 
