@@ -9,7 +9,7 @@ extension DaemonCore {
     mutating func receive(_ frames: [[UInt8]], from address: PeerAddress, userID: String?, now: UInt64) {
         counters.messagesIn += 1
         // Any message is a sign of life, even one that is refused (§3).
-        peers.heard(address, at: now)
+        let known = peers.heard(address, at: now)
         let message: WireMessage
         do {
             message = try codec.decode(frames)
@@ -21,7 +21,7 @@ extension DaemonCore {
             welcome(hello, from: address, userID: userID, now: now)
             return
         }
-        guard let peer = peers[address] else {
+        guard let peer = known else {
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }

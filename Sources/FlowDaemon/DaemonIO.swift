@@ -7,6 +7,12 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
 
     public init(_ routingID: [UInt8]) { self.routingID = routingID }
 
+    /// The bytes in one go: an array's own hashing feeds the hasher byte by byte, and peers are looked up by address
+    /// on every message.
+    public func hash(into hasher: inout Hasher) {
+        routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     public var description: String { routingID.map { String($0, radix: 16) }.joined() }
 }
 
