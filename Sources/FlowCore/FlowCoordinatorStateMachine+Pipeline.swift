@@ -2,8 +2,15 @@
 extension FlowCoordinatorStateMachine {
     /// Queues a step for its coordinator, which gets a turn unless it has one already.
     mutating func enqueue(_ item: WorkItem) {
-        // A coordinator has a queue exactly while it has a turn scheduled or takes one.
-        if queues[item.coordinator]?.append(item) == nil {
+        if item.coordinator == turnTaker {
+            turnTakerQueue.append(item)
+            return
+        }
+        // A coordinator has a queue exactly while it has a turn scheduled. Found by index: a `modify` through the key
+        // costs a coroutine, and two when the queue is not there.
+        if let index = queues.index(forKey: item.coordinator) {
+            queues.values[index].append(item)
+        } else {
             queues[item.coordinator] = [item]
             turns.append(item.coordinator)
         }
@@ -24,17 +31,19 @@ extension FlowCoordinatorStateMachine {
         while turnsHead < turns.count {
             let coordinator = turns[turnsHead]
             turnsHead += 1
-            guard let item = queues[coordinator]?.first else {
-                queues[coordinator] = nil
-                continue
-            }
-            queues[coordinator]!.removeFirst()
+            // Out of the table while its turn runs: what it is sent meanwhile joins it in ``turnTakerQueue``.
+            guard var queue = queues.removeValue(forKey: coordinator), !queue.isEmpty else { continue }
+            // One step (the usual queue) taken from the back: `removeFirst` shifts through a generic replace.
+            let item = queue.count == 1 ? queue.removeLast() : queue.removeFirst()
+            turnTaker = coordinator
+            turnTakerQueue = queue
             process(item)
-            if queues[coordinator]?.isEmpty == false {
+            turnTaker = nil
+            if !turnTakerQueue.isEmpty {
+                queues[coordinator] = turnTakerQueue
                 turns.append(coordinator)
-            } else {
-                queues[coordinator] = nil
             }
+            turnTakerQueue = []
         }
         // A step's worth of room is kept; what a burst grew (a session's creation) is let go, as the session idles.
         turns.removeAll(keepingCapacity: turns.capacity <= 2)
@@ -50,11 +59,11 @@ extension FlowCoordinatorStateMachine {
 
     /// One step through one coordinator: adapt, then navigate (now or when the adaptation completes).
     mutating func process(_ item: WorkItem) {
-        guard let node = nodes[item.coordinator] else {
+        guard let flow = nodes.read(item.coordinator, { $0.flow }) else {
             drop(item.step, .flowEnded, coordinator: item.coordinator, attachment: item.source.attachment)
             return
         }
-        let adaptation = node.flow.adapt(step: item.step)
+        let adaptation = flow.adapt(step: item.step)
         takeEmissions()
         switch adaptation {
         case .step(let adapted):
@@ -70,15 +79,15 @@ extension FlowCoordinatorStateMachine {
     }
 
     mutating func navigate(_ coordinator: FlowCoordinatorID, to step: Step, original: WorkItem? = nil) {
-        guard let node = nodes[coordinator] else { return }
+        guard let (flow, flowName) = nodes.read(coordinator, { ($0.flow, $0.flowName) }) else { return }
         if step.isNone {
             drop(original?.step ?? step, .adaptedToNone, coordinator: coordinator, attachment: original?.source.attachment)
             return
         }
-        let event = NavigationEvent(coordinator: coordinator, flow: node.flowName, step: step)
+        let event = NavigationEvent(coordinator: coordinator, flow: flowName, step: step)
         actions.append(.willNavigate(event))
         let navigator = Navigator()
-        let contributors = node.flow.navigate(to: step, with: navigator)
+        let contributors = flow.navigate(to: step, with: navigator)
         for command in navigator.commands { output(command, from: coordinator) }
         pendingReadiness += navigator.readinessWaiters.map { PendingReadiness(registrant: coordinator, waiter: $0) }
         actions.append(.didNavigate(event))
@@ -93,6 +102,8 @@ extension FlowCoordinatorStateMachine {
 
     /// RxFlow's side effects, readiness and contributor subscription, in its order.
     mutating func apply(_ contributors: FlowContributors, of coordinator: FlowCoordinatorID) {
+        // A step that only navigates (the common one) changes nothing here once the flow has navigated.
+        if case .none = contributors, nodes.read(coordinator, { $0.hasNavigated }) != false { return }
         let list: [FlowContributor]
         switch contributors {
         case .none:

@@ -91,8 +91,12 @@ public struct FlowCoordinatorStateMachine {
     var lastAdaptNumber = 0
 
     /// Each coordinator's steps waiting for its turn, in order: a coordinator is here exactly while it is in
-    /// ``turns`` or taking its turn now.
+    /// ``turns`` (taking its turn, in ``turnTaker``).
     var queues: [FlowCoordinatorID: [WorkItem]] = [:]
+    /// The coordinator taking its turn, whose queue is here rather than in ``queues`` while the turn runs: one
+    /// lookup a turn, not one per look at the queue.
+    var turnTaker: FlowCoordinatorID?
+    var turnTakerQueue: [WorkItem] = []
     /// RxFlow's trampoline: the coordinators with a turn scheduled, in order.
     var turns: [FlowCoordinatorID] = []
     var turnsHead = 0
@@ -264,11 +268,10 @@ public struct FlowCoordinatorStateMachine {
     // MARK: - Input handling
 
     mutating func stepperEmitted(_ attachmentID: AttachmentID, _ step: Step) {
-        guard let attachment = attachments[attachmentID] else {
+        guard let info = attachments.read(attachmentID, { $0.info }) else {
             drop(step, .attachmentEnded, coordinator: nil, attachment: attachmentID)
             return
         }
-        let info = attachment.info
         if step.isNone {
             drop(step, .noneStep, coordinator: info.coordinator, attachment: attachmentID)
             return

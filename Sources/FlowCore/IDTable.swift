@@ -52,6 +52,13 @@ struct IDTable<ID: Comparable, Value> {
         }
     }
 
+    /// What `read` takes from the value of `id`, if it has one, without copying the rest of the value (which
+    /// `self[id]?.field` does, retaining every reference the value holds).
+    func read<Field>(_ id: ID, _ read: (Value) -> Field) -> Field? {
+        let (index, found) = position(of: id)
+        return found ? entries[index].value.map(read) : nil
+    }
+
     private mutating func store(_ value: Value?, for id: ID, at index: Int, found: Bool, had: Bool) {
         let has = value != nil
         if found {
