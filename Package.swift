@@ -58,7 +58,9 @@ let package = Package(
     ],
     targets: [
         // MARK: - Core
-        .target(name: "FlowCore", dependencies: [swiftLog], swiftSettings: swiftSettings),
+        .target(
+            name: "FlowCore", dependencies: [swiftLog, .product(name: "OrderedCollections", package: "swift-collections")],
+            swiftSettings: swiftSettings),
 
         // MARK: - Wire protocol (pure: messages and their codec)
         .target(name: "FlowWire", dependencies: ["FlowCore"], swiftSettings: swiftSettings),

@@ -223,6 +223,9 @@ public struct FlowCoordinatorStateMachine {
     /// The live attachments, in ID order.
     public var liveAttachments: [StepperAttachment] { attachments.values.map(\.info) }
 
+    /// A live attachment.
+    public func attachment(_ id: AttachmentID) -> StepperAttachment? { attachments[id]?.info }
+
     /// The live attachments on a presentable, in ID order.
     public func attachments(on id: PresentableID) -> [StepperAttachment] {
         (presentables[id]?.attachments ?? []).compactMap { attachments[$0]?.info }

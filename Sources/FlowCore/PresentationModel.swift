@@ -1,3 +1,5 @@
+internal import OrderedCollections
+
 /// A presenter as a pure value: it carries out ``NavigationCommand``s on a model of the UI and says what a truthful
 /// presenter would report back to the coordinator.
 ///
@@ -80,7 +82,10 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         case modal
     }
 
-    var nodes: [PresentableID: Node] = [:]
+    /// The nodes densely, in no meaningful order (a removal moves the last one into its place): a dictionary's empty
+    /// buckets of wide nodes cost more than the nodes in a small UI, and a small table is searched without hashing
+    /// (docs/PERFORMANCE.md, issue 11: an idle session).
+    var nodes: OrderedDictionary<PresentableID, Node> = [:]
     /// The window's root, `nil` before the first ``NavigationCommand/setRoot(_:)``.
     public internal(set) var rootID: PresentableID?
 
@@ -92,13 +97,38 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     /// An empty window.
     public init() {}
 
+    /// The same UI whatever order the nodes are stored in.
     public static func == (lhs: PresentationModel, rhs: PresentationModel) -> Bool {
-        lhs.rootID == rhs.rootID && lhs.nodes == rhs.nodes
+        guard lhs.rootID == rhs.rootID, lhs.nodes.count == rhs.nodes.count else { return false }
+        return lhs.nodes.allSatisfy { rhs.nodes[$0.key] == $0.value }
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(rootID)
-        hasher.combine(nodes)
+        hasher.combine(nodes.count)
+        // Order-independent, as a dictionary's hash.
+        var combined = 0
+        for (id, node) in nodes {
+            var nodeHasher = Hasher()
+            nodeHasher.combine(id)
+            nodeHasher.combine(node)
+            combined ^= nodeHasher.finalize()
+        }
+        hasher.combine(combined)
+    }
+
+    /// Gives back the room a burst of changes left unused (after a session's UI is first built).
+    public mutating func trim() {
+        var trimmed = OrderedDictionary<PresentableID, Node>(minimumCapacity: nodes.count)
+        for (id, node) in nodes { trimmed.updateValue(node, forKey: id) }
+        nodes = trimmed
+    }
+
+    /// Removes a node in O(1): the last node takes its place.
+    private mutating func removeNode(_ id: PresentableID) {
+        guard let index = nodes.index(forKey: id) else { return }
+        nodes.swapAt(index, nodes.count - 1)
+        nodes.removeLast()
     }
 
     // MARK: - Commands
@@ -425,7 +455,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
             nodes[presenter]?.presented = nil
         }
         let removed = subtree(id)
-        for removedID in removed { nodes[removedID] = nil }
+        for removedID in removed { removeNode(removedID) }
         return removed
     }
 

@@ -159,8 +159,9 @@ extension DaemonCore {
     /// What a recovered session asks once recovery is over: its in-daemon steppers listened to again, its pending
     /// adaptations asked again; what was visible counts as not visible (no presenter is connected yet).
     mutating func resumeRecovered(_ session: Session) {
-        for attachment in session.localAttachments.keys.sorted() {
-            outputs.append(.resumeLocal(session: session.id, attachment: session.localAttachments[attachment]!))
+        for id in session.localAttachments.sorted() {
+            guard let attachment = session.machine.attachment(id) else { continue }
+            outputs.append(.resumeLocal(session: session.id, attachment: attachment))
         }
         for id in session.pendingAdapts.keys.sorted() {
             let request = session.pendingAdapts[id]!

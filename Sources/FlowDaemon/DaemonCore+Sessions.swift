@@ -43,6 +43,7 @@ extension DaemonCore {
                 flow: root.flow, with: root.stepper, allowStepWhenDismissed: root.allowStepWhenDismissed
             )
             apply(actions, in: session)
+            session.trimAfterCreation()
         } catch {
             logger.error(
                 "session root could not be coordinated", metadata: ["session": "\(session.id)", "error": "\(error)"])
@@ -80,7 +81,7 @@ extension DaemonCore {
             guard let stepper = session.remoteAttachments[attachment]?.assignedTo else { continue }
             send(.detach(Detach(session: id, attachment: attachment.rawValue, reason: "sessionEnded")), to: stepper)
         }
-        for attachment in session.localAttachments.keys.sorted() {
+        for attachment in session.localAttachments.sorted() {
             outputs.append(.detachLocal(session: id, attachment: attachment))
         }
         session.host = nil
@@ -124,12 +125,15 @@ extension DaemonCore {
                 if let remote = attachment.stepper as? RemoteStepper {
                     let context = remote.context ?? session.ui.screen(attachment.presentable)?.data ?? .null
                     session.addRemote(
-                        Session.RemoteAttachment(info: attachment, kind: remote.kind, context: context, assignedTo: nil)
+                        attachment.id,
+                        Session.RemoteAttachment(
+                            presentable: attachment.presentable, kind: remote.kind, context: context,
+                            role: attachment.role)
                     )
                     // A replay assigns nothing: its attachments wait for stepper processes (``AttachOffers``).
                     if !replaying { assign(attachment.id, in: session) }
                 } else {
-                    session.localAttachments[attachment.id] = attachment
+                    session.localAttachments.insert(attachment.id)
                     outputs.append(.attachLocal(session: session.id, attachment: attachment))
                 }
             case .detach(let id, let reason):
@@ -137,7 +141,7 @@ extension DaemonCore {
                     if let stepper = remote.assignedTo {
                         send(.detach(Detach(session: session.id, attachment: id.rawValue, reason: reason.rawValue)), to: stepper)
                     }
-                } else if session.localAttachments.removeValue(forKey: id) != nil {
+                } else if session.localAttachments.remove(id) != nil {
                     outputs.append(.detachLocal(session: session.id, attachment: id))
                 }
             case .runAdapt(let request):

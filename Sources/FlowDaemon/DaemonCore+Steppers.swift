@@ -53,12 +53,12 @@ extension DaemonCore {
             return
         }
         session.assign(id, to: peer.address)
-        let info = attachment.info
         send(
             .attach(
                 Attach(
-                    session: session.id, attachment: info.id.rawValue, kind: attachment.kind,
-                    presentable: info.presentable.rawValue, role: info.role.rawValue, context: attachment.context,
+                    session: session.id, attachment: id.rawValue, kind: attachment.kind,
+                    presentable: attachment.presentable.rawValue, role: attachment.role.rawValue,
+                    context: attachment.context,
                     resumed: attachment.stepped
                 )
             ),

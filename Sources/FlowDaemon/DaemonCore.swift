@@ -139,9 +139,9 @@ package struct DaemonCore {
             if let due = attachOffersDue, now >= due { offerWaitingAttachments(now: now) }
         case .localStep(let sessionID, let attachment, let step):
             guard let session = self.session(sessionID) else { break }
-            if session.localAttachments[attachment] != nil, !admitsSteps(session) {
+            if session.localAttachments.contains(attachment), !admitsSteps(session) {
                 counters.stepsDropped[SessionBounds.reason, default: 0] += 1
-            } else if session.localAttachments[attachment] != nil {
+            } else if session.localAttachments.contains(attachment) {
                 change(JournalRecord(session: sessionID, kind: .input(.stepperEmitted(attachment, step), origin: nil)))
             }
         case .adaptCompleted(let sessionID, let request, let step):

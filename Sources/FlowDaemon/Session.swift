@@ -6,14 +6,17 @@ internal import FlowWire
 ///
 /// Not `Sendable`: owned by ``DaemonCore`` on the daemon's I/O thread.
 final class Session {
-    /// A remote stepper attachment and the stepper process it is assigned to.
+    /// A remote stepper attachment and the stepper process it is assigned to: what an `ATTACH` says that the tree's
+    /// attachment does not (its stepper, coordinator and flags stay the tree's, not repeated here per attachment).
     struct RemoteAttachment {
-        let info: StepperAttachment
+        // In this order, the one-byte fields fill the context's padding.
+        let presentable: PresentableID
         let kind: String
         let context: JSONValue
-        var assignedTo: PeerAddress?
+        let role: StepperAttachment.Role
         /// Whether the daemon carried out a step a stepper process sent for it (journaled with the step).
         var stepped = false
+        var assignedTo: PeerAddress?
     }
 
     let id: String
@@ -58,9 +61,10 @@ final class Session {
     }
     /// The highest sequence number the host acknowledged.
     var ackedSeq: UInt64 = 0
-    /// The remote attachments; changed through ``addRemote(_:)``, ``assign(_:to:)`` and ``removeRemote(_:)``.
+    /// The remote attachments; changed through ``addRemote(_:_:)``, ``assign(_:to:)`` and ``removeRemote(_:)``.
     private(set) var remoteAttachments: [AttachmentID: RemoteAttachment] = [:]
-    var localAttachments: [AttachmentID: StepperAttachment] = [:]
+    /// The attachments of steppers running in the daemon (the tree holds what they are).
+    var localAttachments: Set<AttachmentID> = []
     /// Adaptations running outside the tree, run again after a recovery if they had not completed.
     var pendingAdapts: [AdaptRequestID: AdaptRequest] = [:]
     /// When the session last changed or lost its presenter, on the daemon's clock; and the entry that stands for it
@@ -85,8 +89,7 @@ final class Session {
     }
 
     /// A new remote attachment, not assigned yet.
-    func addRemote(_ attachment: RemoteAttachment) {
-        let id = attachment.info.id
+    func addRemote(_ id: AttachmentID, _ attachment: RemoteAttachment) {
         if let old = remoteAttachments[id] { end(id, old) }
         var waiting = attachment
         waiting.assignedTo = nil
@@ -139,13 +142,23 @@ final class Session {
             if let stepper = attachment.stepper as? RemoteStepper {
                 let saved = remote[attachment.id]
                 addRemote(
+                    attachment.id,
                     RemoteAttachment(
-                        info: attachment, kind: stepper.kind, context: saved?.context ?? .null, assignedTo: nil,
-                        stepped: saved?.stepped ?? false))
+                        presentable: attachment.presentable, kind: stepper.kind, context: saved?.context ?? .null,
+                        role: attachment.role, stepped: saved?.stepped ?? false))
             } else {
-                localAttachments[attachment.id] = attachment
+                localAttachments.insert(attachment.id)
             }
         }
+    }
+
+    /// Gives back the room the burst of commands that made the session left unused in its UI model and outbox: an
+    /// idle session holds no spare capacity (docs/PERFORMANCE.md, issue 11).
+    func trimAfterCreation() {
+        uiModel.trim()
+        var trimmed = Deque<CommandMessage>(minimumCapacity: outbox.count)
+        trimmed.append(contentsOf: outbox)
+        outbox = trimmed
     }
 
     /// Whether the UI is still its saved bytes (restored, not used since).
