@@ -44,6 +44,11 @@ struct IdleCommand: ParsableCommand {
             "With --app bench: screens the default session shows under its own (as --ui-screens), changed by a deep "
                 + "link before the compaction so that it saves that session's state (the compaction of a deep UI)."))
     var uiScreens = 0
+    @Flag(
+        help: ArgumentHelp(
+            "With --state-dir: a deep link into each idle session before the compaction, so that the snapshot saves "
+                + "each as a `state` record (a restart then keeps them pending with their bytes)."))
+    var saved = false
 
     func run() throws {
         let journaling = journal || stateDir != nil
@@ -111,6 +116,14 @@ struct IdleCommand: ParsableCommand {
             for index in 0..<500 {
                 req += 1
                 send(.endSession(SessionRequest(req: req, session: "warm-\(index)")))
+            }
+            if saved {
+                for index in 0..<sessions {
+                    req += 1
+                    let session = String(format: "idle-%07d", index)
+                    send(.deepLink(DeepLinkRequest(req: req, session: session, step: Step("tick", payload: 1))))
+                    if index % 100 == 0 { _ = core.takeJournal() }
+                }
             }
             _ = core.takeJournal()
             line += " snapshot_sessions=\(core.sessionCount)"

@@ -63,11 +63,15 @@ struct RecoveryResult: Codable, Sendable {
     /// CPU time of load and replay (this process, all threads): on a loaded machine, the figure that does not wait.
     /// flowd serves (READY) after these.
     var cpuSeconds: Double?
-    /// Sessions recovery kept pending (only created): made after READY, a slice per turn of the I/O loop.
+    /// Sessions recovery kept pending (only created, or saved as data with nothing after): made after READY, a slice
+    /// per turn of the I/O loop.
     var pendingSessions: Int?
     /// Making every pending session after READY, as the I/O loop does in slices (wall clock and CPU time).
     var makeSeconds: Double?
     var makeCPUSeconds: Double?
+    /// Resident memory at READY and once every pending session is made (`VmRSS`).
+    var readyResidentBytes: Int?
+    var madeResidentBytes: Int?
 
     var totalSeconds: Double { loadSeconds + replaySeconds }
     var recordsPerSecond: Double { totalSeconds > 0 ? Double(records) / totalSeconds : 0 }
@@ -95,6 +99,7 @@ func runRecovery(stateDirectory: String, application: any FlowApplication = Benc
     _ = core.start(now: 0)
     let replayed = monotonicNanoseconds()
     let readyCPU = processCPUNanoseconds()
+    let readyResident = residentBytes(pid: getpid())
     // What flowd's I/O loop does after READY, a slice per turn, until no session is pending.
     while core.pendingSessionCount > 0 { _ = core.makePendingSessions(limit: DaemonCore.pendingSessionsMadePerTurn, now: 0) }
     let made = monotonicNanoseconds()
@@ -103,7 +108,8 @@ func runRecovery(stateDirectory: String, application: any FlowApplication = Benc
         records: report.records, sessions: report.sessions, generation: Int(store.generation),
         recordBytes: records.reduce(0) { $0 + $1.count },
         cpuSeconds: Double(readyCPU - startedCPU) / 1e9, pendingSessions: report.pendingSessions,
-        makeSeconds: Double(made - replayed) / 1e9, makeCPUSeconds: Double(processCPUNanoseconds() - readyCPU) / 1e9
+        makeSeconds: Double(made - replayed) / 1e9, makeCPUSeconds: Double(processCPUNanoseconds() - readyCPU) / 1e9,
+        readyResidentBytes: readyResident, madeResidentBytes: residentBytes(pid: getpid())
     )
     // Freeing the recovered sessions is not part of a restart: not before the times are taken.
     withExtendedLifetime(core) {}
