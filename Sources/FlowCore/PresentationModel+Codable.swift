@@ -4,6 +4,9 @@
 extension PresentationModel: Codable {
     private enum CodingKeys: String, CodingKey { case root, nodes }
 
+    /// The first format's whole node.
+    private enum FirstFormatKeys: String, CodingKey { case screen, placement, children, selectedTab, master, detail, presented }
+
     private enum NodeKeys: String, CodingKey {
         case id, kind, type, data, children, tab, master, detail, presented
         /// The first format's whole node (with its placement), still read.
@@ -22,7 +25,16 @@ extension PresentationModel: Codable {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: NodeKeys.self)
             id = try container.decode(PresentableID.self, forKey: .id)
-            if let node = try container.decodeIfPresent(Node.self, forKey: .node) {
+            if container.contains(.node) {
+                let first = try container.nestedContainer(keyedBy: FirstFormatKeys.self, forKey: .node)
+                var node = Node(
+                    screen: try first.decode(Screen.self, forKey: .screen),
+                    placement: try first.decode(Placement.self, forKey: .placement))
+                node.children = try first.decode([PresentableID].self, forKey: .children)
+                node.selectedTab = try first.decode(Int.self, forKey: .selectedTab)
+                node.master = try first.decodeIfPresent(PresentableID.self, forKey: .master)
+                node.detail = try first.decodeIfPresent(PresentableID.self, forKey: .detail)
+                node.presented = try first.decodeIfPresent(PresentableID.self, forKey: .presented)
                 self.node = node
                 return
             }
