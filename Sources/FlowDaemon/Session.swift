@@ -50,8 +50,10 @@ final class Session {
     private var unreadUI: ArraySlice<UInt8>?
     /// The sequence number of the last command.
     private(set) var seq: UInt64 = 0
-    /// The last commands, for replay to a presenter that reconnects (oldest first).
-    private(set) var outbox: Deque<CommandMessage> = []
+    /// The last commands, for replay to a presenter that reconnects (oldest first): the last one's sequence number
+    /// is ``seq`` and they follow each other, so only the commands are kept, not a message each
+    /// (docs/PERFORMANCE.md, issue 11: an idle session).
+    private var outbox: Deque<NavigationCommand> = []
     private let outboxLimit: Int
     /// The index of what each peer holds across the sessions, kept as the host and the attachments change.
     private let holdings: PeerHoldings
@@ -135,7 +137,7 @@ final class Session {
         case .unread(let saved): unreadUI = saved
         }
         seq = state.seq
-        outbox = Deque(state.outbox)
+        outbox = Self.outbox(state.outbox, endingAt: state.seq)
         for awaited in state.awaitedReports { awaitedDismissalReports[awaited.presentable] = awaited.count }
         let remote = Dictionary(uniqueKeysWithValues: state.remoteAttachments.map { (AttachmentID($0.attachment), $0) })
         for attachment in machine.liveAttachments {
@@ -156,7 +158,7 @@ final class Session {
     /// idle session holds no spare capacity (docs/PERFORMANCE.md, issue 11).
     func trimAfterCreation() {
         uiModel.trim()
-        var trimmed = Deque<CommandMessage>(minimumCapacity: outbox.count)
+        var trimmed = Deque<NavigationCommand>(minimumCapacity: outbox.count)
         trimmed.append(contentsOf: outbox)
         outbox = trimmed
     }
@@ -182,7 +184,7 @@ final class Session {
     func save(with restoration: FlowRestoration) throws(RestorationError) -> SessionState {
         SessionState(
             tree: try machine.save(with: restoration), savedUI: unreadUI.map(SessionUI.unread) ?? .model(uiModel),
-            seq: seq, outbox: Array(outbox),
+            seq: seq, outbox: outboxMessages(after: seq - UInt64(outbox.count)),
             awaitedReports: awaitedDismissalReports.keys.sorted().map {
                 SessionState.AwaitedReports(presentable: $0, count: awaitedDismissalReports[$0]!)
             },
@@ -212,7 +214,7 @@ final class Session {
             awaitedDismissalReports = awaitedDismissalReports.filter { ui.contains($0.key) }
         }
         let message = CommandMessage(session: id, seq: seq, command: command)
-        outbox.append(message)
+        outbox.append(command)
         if outbox.count > outboxLimit { outbox.removeFirst(outbox.count - outboxLimit) }
         sequenced.append((message, rejection))
         if sequenced.count > 1 { sequencedGrew = true }
@@ -265,7 +267,25 @@ final class Session {
     func replay(after lastSeq: UInt64) -> [CommandMessage]? {
         guard lastSeq <= seq else { return nil }
         if lastSeq == seq { return [] }
-        guard let first = outbox.first, first.seq <= lastSeq + 1 else { return nil }
-        return outbox.filter { $0.seq > lastSeq }
+        guard seq - UInt64(outbox.count) <= lastSeq else { return nil }
+        return outboxMessages(after: lastSeq)
+    }
+
+    /// The outbox's commands after `lastSeq` (which it holds) as messages.
+    private func outboxMessages(after lastSeq: UInt64) -> [CommandMessage] {
+        let skipped = outbox.count - Int(seq - lastSeq)
+        return outbox.dropFirst(skipped).enumerated().map { index, command in
+            CommandMessage(session: id, seq: lastSeq + 1 + UInt64(index), command: command)
+        }
+    }
+
+    /// A saved outbox's commands: those that follow each other up to `seq` (a session saves no others).
+    private static func outbox(_ saved: [CommandMessage], endingAt seq: UInt64) -> Deque<NavigationCommand> {
+        var kept = 0
+        for message in saved.reversed() {
+            guard UInt64(kept) < seq, message.seq == seq - UInt64(kept) else { break }
+            kept += 1
+        }
+        return Deque(saved.suffix(kept).map(\.command))
     }
 }
