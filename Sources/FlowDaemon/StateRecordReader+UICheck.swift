@@ -7,6 +7,12 @@ extension StateRecordReader {
     /// do, and throws without it (the caller then reads the model at once): IDs in ASCII, so that IDs compared as
     /// bytes are compared as `String`s are.
     static func checkUI(_ reader: inout FastJSONReader, in bytes: [UInt8]) throws(FastPathUnsupported) {
+        try bytes.withUnsafeBufferPointer { bytes throws(FastPathUnsupported) in try checkUI(&reader, in: bytes) }
+    }
+
+    private static func checkUI(
+        _ reader: inout FastJSONReader, in bytes: UnsafeBufferPointer<UInt8>
+    ) throws(FastPathUnsupported) {
         var ids: [Range<Int>] = []
         var references: [Range<Int>] = []
         var root: Range<Int>?
@@ -17,24 +23,25 @@ extension StateRecordReader {
                 guard !nodesRead else { throw FastPathUnsupported() }
                 nodesRead = true
                 try reader.array { reader throws(FastPathUnsupported) in
-                    try checkScreen(&reader, ids: &ids, references: &references)
+                    try checkScreen(&reader, in: bytes, ids: &ids, references: &references)
                 }
             } else if reader.key(key, is: "root") {
                 guard !rootRead else { throw FastPathUnsupported() }
                 rootRead = true
-                if !reader.null() { root = try reader.stringBytes() }
+                if !reader.null() { root = try idBytes(&reader, in: bytes) }
             } else {
                 try reader.skipValue(depth: 3)
             }
         }
-        guard nodesRead,
-            bytes.withUnsafeBufferPointer({ placesEveryScreen(ids: ids, references: references, root: root, in: $0) })
-        else { throw FastPathUnsupported() }
+        guard nodesRead, placesEveryScreen(ids: ids, references: references, root: root, in: bytes) else {
+            throw FastPathUnsupported()
+        }
     }
 
     /// One screen as ``readScreen(_:)`` reads it: its ID and the IDs it places (children, master, detail, modal).
     private static func checkScreen(
-        _ reader: inout FastJSONReader, ids: inout [Range<Int>], references: inout [Range<Int>]
+        _ reader: inout FastJSONReader, in bytes: UnsafeBufferPointer<UInt8>, ids: inout [Range<Int>],
+        references: inout [Range<Int>]
     ) throws(FastPathUnsupported) {
         var seen = 0  // a bit per field of ``screenFields``
         try reader.object { reader, key throws(FastPathUnsupported) in
@@ -46,18 +53,54 @@ extension StateRecordReader {
             guard seen & 1 << field == 0 else { throw FastPathUnsupported() }
             seen |= 1 << field
             switch field {
-            case 0: ids.append(try reader.stringBytes())
-            case 1, 2: if !reader.null() { _ = try reader.stringBytes() }
+            case 0: ids.append(try idBytes(&reader, in: bytes))
+            case 1, 2: if !reader.null() { _ = try idBytes(&reader, in: bytes) }
             case 3: try reader.skipValue(depth: 4)
             case 4:
                 if !reader.null() {
-                    try reader.array { reader throws(FastPathUnsupported) in references.append(try reader.stringBytes()) }
+                    try reader.array { reader throws(FastPathUnsupported) in references.append(try idBytes(&reader, in: bytes)) }
                 }
             case 5: if !reader.null() { _ = try reader.integer() }
-            default: if !reader.null() { references.append(try reader.stringBytes()) }
+            default: if !reader.null() { references.append(try idBytes(&reader, in: bytes)) }
             }
         }
         guard seen & 1 != 0 else { throw FastPathUnsupported() }  // no id
+    }
+
+    /// A string's text as ``FastJSONReader/stringBytes()`` reads it (`bytes` are the reader's), scanned eight bytes at
+    /// a time while they are ASCII with no escape and no control character (a deep UI's IDs: most of its bytes); any
+    /// other string is left to the reader from its start.
+    private static func idBytes(
+        _ reader: inout FastJSONReader, in bytes: UnsafeBufferPointer<UInt8>
+    ) throws(FastPathUnsupported) -> Range<Int> {
+        let quote = reader.offset
+        guard quote < bytes.count, bytes[quote] == 0x22, let base = bytes.baseAddress else {
+            return try reader.stringBytes()
+        }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = quote + 1
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            // A byte set in `special` is a quote, a backslash, a control character or not ASCII.
+            let special =
+                ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((word &- ones &* 0x20) & ~word)
+                | word
+            guard special & highs == 0 else { break }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x22 {
+                reader.offset = index + 1
+                return quote + 1..<index
+            }
+            guard byte >= 0x20, byte != 0x5C, byte < 0x80 else { break }
+            index += 1
+        }
+        return try reader.stringBytes()  // not ASCII, an escape, or no end: the reader's verdict
     }
 
     /// What ``PresentationModel/init(saved:root:)`` checks, on the IDs' bytes: no two screens with one ID, each

@@ -126,4 +126,31 @@ struct UnreadUITests {
         let read = try? JournalRecord(decoding: bytes)
         #expect(read == general.map { JournalRecord(session: "default", kind: .state($0, app: nil)) })
     }
+
+    @Test(
+        "IDs of 1-19 bytes, with an escape or a non-ASCII byte at any place: checked as the reader reads them",
+        arguments: [nil, "\\\"", "é"] as [String?])
+    func idsOfEveryLengthAreCheckedAsTheReaderReadsThem(odd: String?) throws {
+        for length in 1...19 {
+            for place in 0..<length where odd != nil || place == 0 {
+                var id = String(repeating: "x", count: length)
+                if let odd { id.insert(contentsOf: odd, at: id.index(id.startIndex, offsetBy: place)) }
+                let ui = #"{"nodes":[{"children":["\#(id)"],"id":"navigation.stack.\#(length)","kind":"stack"},"#
+                    + #"{"id":"\#(id)"}],"root":"navigation.stack.\#(length)"}"#
+                let bytes = try StateRecordTests().golden(ui: ui)
+                let general = try JournalRecord.decodeJSON(JournalRecord.StateBody.self, bytes).state.ui
+                let read = StateRecordReader.read(bytes)
+                switch read?.state.savedUI {
+                case .unread(let saved)?:
+                    #expect(odd == nil, "\(id): kept unread")
+                    #expect(StateRecordReader.readUI(saved) == general, "\(id)")
+                case .model(let model)?:
+                    #expect(odd == "é", "\(id): read at once")
+                    #expect(model == general, "\(id)")
+                case nil:
+                    #expect(odd == "\\\"", "\(id): left to the general way")
+                }
+            }
+        }
+    }
 }
