@@ -126,6 +126,13 @@ package struct DaemonCore {
 
     /// Handles one input and returns what to do, in order.
     package mutating func handle(_ input: DaemonInput, now: UInt64) -> [DaemonOutput] {
+        accept(input, now: now)
+        return takeOutputs()
+    }
+
+    /// Handles one input, keeping what to do for ``takeOutputs()``: a transport that hands over a batch of inputs
+    /// takes their outputs once, in order, rather than an array per input appended to another.
+    package mutating func accept(_ input: DaemonInput, now: UInt64) {
         currentTime = now
         switch input {
         case .message(let address, let frames):
@@ -161,7 +168,6 @@ package struct DaemonCore {
             appReloadRefused(error)
         }
         advanceDeepLinks()
-        return takeOutputs()
     }
 
     /// When the next ``DaemonInput/tick`` is due, at the latest.
@@ -248,7 +254,8 @@ package struct DaemonCore {
         send(.error(ErrorReply(error)), to: address)
     }
 
-    mutating func takeOutputs() -> [DaemonOutput] {
+    /// What the inputs handled since the last call output, in order.
+    package mutating func takeOutputs() -> [DaemonOutput] {
         defer { outputs = [] }
         return outputs
     }

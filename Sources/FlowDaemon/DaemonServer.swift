@@ -435,13 +435,12 @@ public final class DaemonServer: Service, Sendable {
         from router: ZMQSocket, into core: inout DaemonCore, now: () -> UInt64
     ) throws -> (outputs: [DaemonOutput], drained: Bool) {
         let authenticated = configuration.security != nil
-        var batch: [DaemonOutput] = []
         for _ in 0..<256 {
             guard let (routingID, frames, userID) = try router.tryReceiveRouted(
                 withProperty: authenticated ? "User-Id" : nil)
             else {
                 core.inboxReadAt = now()
-                return (batch, true)
+                return (core.takeOutputs(), true)
             }
             guard !frames.isEmpty else { continue }
             let address = PeerAddress(routingID)
@@ -449,9 +448,9 @@ public final class DaemonServer: Service, Sendable {
                 authenticated
                 ? .authenticatedMessage(from: address, userID: userID, frames: frames)
                 : .message(from: address, frames: frames)
-            batch += core.handle(input, now: now())
+            core.accept(input, now: now())
         }
-        return (batch, false)
+        return (core.takeOutputs(), false)
     }
 
     /// Whether `count` is 1, 10, 100…: which repetitions of a warning are logged.
