@@ -20,6 +20,9 @@ package final class ZMQSocket {
     private(set) var handle: UnsafeMutableRawPointer?
     /// A reusable `zmq_msg_t` for receiving, at a stable address (small messages are stored inside it).
     private let message: UnsafeMutablePointer<zmq_msg_t>
+    /// The buffers the last routed message was received into (``tryReceiveRouted(withProperty:)``), written over by
+    /// the next one where the caller no longer holds them: a ROUTER's loop then allocates no frames per message.
+    private var routedBuffers = RoutedBuffers()
 
     /// Makes a socket of `type` in `context` and applies `options`.
     ///
@@ -204,34 +207,38 @@ package final class ZMQSocket {
         }
     }
 
-    /// Receives one multipart message; with `routed`, its first frame is returned apart from the others.
+    /// Receives one multipart message; with `routed`, its first frame is returned apart from the others, and the
+    /// frames are received into ``routedBuffers``.
     private func receive(
         nonBlocking: Bool, property: String?, routed: Bool
     ) throws(ZMQError) -> (first: [UInt8]?, frames: [[UInt8]], value: String?) {
         let handle = try open("zmq_msg_recv")
-        var first: [UInt8]?
         var frames: [[UInt8]] = []
-        // Room for the frames of a flowd message (routing id, signature, type, body): no regrowth on the way.
-        frames.reserveCapacity(4)
+        // Room for the frames of a flowd message (signature, type, body): no regrowth on the way.
+        if !routed { frames.reserveCapacity(3) }
+        var count = 0
+        // Taken out while the frames come (one exclusive access, not one a frame), put back after.
+        var buffers = RoutedBuffers()
+        if routed { swap(&buffers, &routedBuffers) }
+        defer { if routed { routedBuffers = buffers } }
         var value: String?
         var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
         zmq_msg_init(message)
         defer { zmq_msg_close(message) }
         repeat {
             try retryingOnInterrupt("zmq_msg_recv") { zmq_msg_recv(message, handle, flags) }
-            let size = zmq_msg_size(message)
-            var frame: [UInt8] = []
-            if size > 0 {
-                let data = zmq_msg_data(message)!.assumingMemoryBound(to: UInt8.self)
-                frame = Array(UnsafeBufferPointer(start: data, count: size))
-            }
-            if routed, first == nil { first = frame } else { frames.append(frame) }
+            let bytes = UnsafeBufferPointer(
+                start: zmq_msg_data(message)?.assumingMemoryBound(to: UInt8.self), count: zmq_msg_size(message))
+            if routed { buffers.receive(bytes, at: count) } else { frames.append(Array(bytes)) }
+            count += 1
             // Every frame of a message carries its connection's metadata (a ROUTER's routing id frame too).
             if let property, value == nil, let text = zmq_msg_gets(message, property) { value = String(cString: text) }
             // The remaining frames of a multipart message are delivered together with the first.
             flags = 0
         } while zmq_msg_more(message) != 0
-        return (first, frames, value)
+        guard routed else { return (nil, frames, value) }
+        buffers.end(at: count)
+        return (buffers.routingID, buffers.frames, value)
     }
 
     /// Receives a message if one is queued.
