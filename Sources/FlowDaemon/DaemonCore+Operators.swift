@@ -11,14 +11,17 @@ extension DaemonCore {
             return reject(.malformedBody, "limit must be 1 or more", req: body.req, type: .sessions, to: peer)
         }
         let page = sessions.ids(after: body.after, prefix: body.prefix ?? "", limit: limit)
-        let summaries = page.ids.compactMap { id in
-            self.session(id).map { session in
-                SessionSummary(
-                    id: session.id, flows: session.machine.coordinatorIDs.count,
-                    presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
-                    steppers: session.machine.liveAttachments.count
-                )
+        let summaries = page.ids.compactMap { id -> SessionSummary? in
+            guard let session = self.session(id) else {
+                // Unrestorable (making it may have just found out so): listed, so that an operator sees and ends it.
+                guard sessions.unrestorableReason(id) != nil else { return nil }
+                return SessionSummary(id: id, flows: 0, presenter: nil, seq: 0, steppers: 0, unrestorable: true)
             }
+            return SessionSummary(
+                id: session.id, flows: session.machine.coordinatorIDs.count,
+                presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
+                steppers: session.machine.liveAttachments.count
+            )
         }
         reply(to: peer.address, req: body.req, result: SessionList(sessions: summaries, next: page.more ? page.ids.last : nil))
     }

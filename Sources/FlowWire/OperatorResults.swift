@@ -14,18 +14,23 @@ public struct SessionSummary: Sendable, Hashable, Codable, CustomStringConvertib
     public var seq: UInt64
     /// How many steppers are attached in its tree.
     public var steppers: Int
+    /// `true` when its saved state did not restore after a restart: it is refused with `sessionUnrestorable` until
+    /// an operator ends it, and its other figures are 0 (§3); absent (`nil`) for every other session.
+    public var unrestorable: Bool?
 
-    public init(id: String, flows: Int, presenter: String?, seq: UInt64, steppers: Int) {
+    public init(id: String, flows: Int, presenter: String?, seq: UInt64, steppers: Int, unrestorable: Bool? = nil) {
         self.id = id
         self.flows = flows
         self.presenter = presenter
         self.seq = seq
         self.steppers = steppers
+        self.unrestorable = unrestorable
     }
 
-    /// `default flows=9 presenter=tui seq=57 steppers=4`.
+    /// `default flows=9 presenter=tui seq=57 steppers=4`, or `kiosk-3 unrestorable`.
     public var description: String {
-        "\(id) flows=\(flows) presenter=\(presenter ?? "-") seq=\(seq) steppers=\(steppers)"
+        if unrestorable == true { return "\(id) unrestorable" }
+        return "\(id) flows=\(flows) presenter=\(presenter ?? "-") seq=\(seq) steppers=\(steppers)"
     }
 }
 

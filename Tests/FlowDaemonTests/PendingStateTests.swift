@@ -183,6 +183,22 @@ struct PendingStateTests {
         #expect(fields["sessions_unrestorable"] == 1 && fields["sessions_pending"] == 0)
         #expect(errors["sessionUnrestorable"] == 2)
 
+        let listed = lazy.receive(.sessions(SessionsRequest(req: 9)), from: ops)
+        guard case .ok(let page)? = listed.to(ops).first, case .object(let list) = page.result,
+            case .array(let summaries)? = list["sessions"]
+        else {
+            Issue.record("no SESSIONS reply: \(listed.sent)")
+            return
+        }
+        let unrestorable: JSONValue = [
+            "id": "default", "flows": 0, "presenter": nil, "seq": 0, "steppers": 0, "unrestorable": true,
+        ]
+        #expect(summaries.count == 2 && summaries.contains(unrestorable), "listed, so that an operator can end it")
+        #expect(summaries.contains {
+            guard case .object(let summary) = $0 else { return false }
+            return summary["id"] == "b" && summary["unrestorable"] == nil && summary["flows"] != 0
+        })
+
         lazy.core.compactJournal()
         let record = try #require(history.first { StateRecordHeader($0) != nil })
         #expect(lazy.core.journalHistory.contains(record), "its record kept as it was")
