@@ -13,6 +13,8 @@ struct Settings: Codable, Sendable {
     var window: Int
     var idleSessions: [Int]
     var daemonPrefix: [String]
+    /// The stepper's and presenter's command prefix (`--client-prefix`), `{role}` replaced by their role.
+    var clientPrefix: [String] = []
     /// flowd runs with a journal, one per fsync policy (beside the plain ones); `nil`: none.
     var journal: JournalSettings?
     /// How flowd's clients are written: by hand (only the server measured) and/or with FlowClient.

@@ -114,6 +114,14 @@ struct Run: AsyncParsableCommand {
     var daemonPrefix = ""
     @Option(
         help: ArgumentHelp(
+            "A command prefix for the stepper and presenter processes, `{role}` in it replaced by `stepper` or "
+                + "`presenter`, e.g. \"strace -f -c -o /tmp/{role}.strace\" (space-separated).",
+            valueName: "command"
+        )
+    )
+    var clientPrefix = ""
+    @Option(
+        help: ArgumentHelp(
             "A shell command run as `<command> start <pid>` when flowd's throughput phase starts and `<command> end <pid>` "
                 + "when it ends, with the flowd process's pid (callgrind-run.py: callgrind's counts zeroed, dumped).",
             valueName: "command"
@@ -169,6 +177,7 @@ struct Run: AsyncParsableCommand {
             transports: transport.transports, systems: chosen, samples: samples, warmup: warmup, seconds: seconds,
             repeats: `repeat`, window: window, idleSessions: idle.isEmpty ? [0] : idle,
             daemonPrefix: daemonPrefix.split(separator: " ").map(String.init),
+            clientPrefix: clientPrefix.split(separator: " ").map(String.init),
             journal: policies.isEmpty
                 ? nil
                 : JournalSettings(

@@ -164,12 +164,19 @@ struct Orchestrator {
         ] + (variant.clients == .library ? ["--library"] : [])
             + (settings.pacedTrace.map { ["--paced-trace", "\($0)-\(number).txt"] } ?? [])
         let clientExecutable = system == .dbus ? dbusProgram : nil
+        func prefix(_ role: String) -> [String] {
+            settings.clientPrefix.map { $0.replacingOccurrences(of: "{role}", with: role) }
+        }
         let presenter = try Child(
-            "presenter", executable: clientExecutable, arguments: ["presenter", "--side", endpoint("side")] + common
+            "presenter", executable: clientExecutable, arguments: ["presenter", "--side", endpoint("side")] + common,
+            prefix: prefix("presenter")
         )
         children.append(presenter)
         let side = try presenter.expect("READY ", timeout: 60)
-        let stepper = try Child("stepper", executable: clientExecutable, arguments: ["stepper", "--side", side] + common)
+        let stepper = try Child(
+            "stepper", executable: clientExecutable, arguments: ["stepper", "--side", side] + common,
+            prefix: prefix("stepper")
+        )
         children.append(stepper)
         _ = try stepper.expect("READY", timeout: 60)
         // A step may wait for an fdatasync (fsync=always): allow 20 ms each.

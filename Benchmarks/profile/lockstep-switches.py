@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Context switches and CPU per lock-step step of flowd and its two clients, by thread name.
+
+Runs flowd-bench twice with the same settings but the number of lock-step samples, and reads every thread's
+/proc/<pid>/task/<tid>/status (voluntary and involuntary context switches) and stat (user and system ticks) of flowd,
+the stepper and the presenter when the throughput phase starts (`--phase-command`, so after the lock-step phase).
+The difference between the two runs, divided by the difference in steps, is what one lock-step step costs: start-up
+and the handshake cancel out, and a count does not depend on the machine's load (a wake-up is a wake-up).
+
+    python3 Benchmarks/profile/lockstep-switches.py --bench .build-bench/release/flowd-bench --clients library
+    python3 Benchmarks/profile/lockstep-switches.py --bench BIN --clients wire --samples 2000,12000
+
+Further arguments go to flowd-bench (`--transport tcp`, `--journal interval`, ...).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def snapshot(pid):
+    """Every thread of `pid` and of its siblings (the bench's other children): {role: {thread name: [vol, invol, ticks]}}."""
+    parent = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+    result = {}
+    for child in os.listdir("/proc"):
+        if not child.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{child}/stat").read()
+            if int(stat.rsplit(")", 1)[1].split()[1]) != parent:
+                continue
+            argv = open(f"/proc/{child}/cmdline").read().split("\0")
+        except OSError:
+            continue
+        role = "flowd" if int(child) == pid else next((a for a in argv if a in ("stepper", "presenter")), None)
+        if role is None:
+            continue
+        threads = result.setdefault(role, {})
+        for tid in os.listdir(f"/proc/{child}/task"):
+            try:
+                status = open(f"/proc/{child}/task/{tid}/status").read()
+                fields = open(f"/proc/{child}/task/{tid}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            name = status.split("\n", 1)[0].split(":", 1)[1].strip()
+            values = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            counts = [int(values["voluntary_ctxt_switches"]), int(values["nonvoluntary_ctxt_switches"]),
+                      int(fields[11]) + int(fields[12])]
+            total = threads.setdefault(name, [0, 0, 0, 0])
+            for i, value in enumerate(counts):
+                total[i] += value
+            total[3] += 1
+    return result
+
+
+def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--snap":
+        # As flowd-bench's --phase-command: `--snap FILE start|end <pid>`.
+        _, _, path, phase, pid = sys.argv
+        if phase == "start":
+            with open(path, "a") as out:
+                out.write(json.dumps(snapshot(int(pid))) + "\n")
+        return
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", required=True)
+    parser.add_argument("--clients", default="library", choices=["wire", "library"])
+    parser.add_argument("--samples", default="2000,12000", help="the two runs' lock-step samples")
+    parser.add_argument("--warmup", type=int, default=500)
+    parser.add_argument("--transport", default="ipc")
+    args, rest = parser.parse_known_args()
+    low, high = (int(x) for x in args.samples.split(","))
+    hz = os.sysconf("SC_CLK_TCK")
+    runs = []
+    with tempfile.TemporaryDirectory() as folder:
+        for samples in (low, high):
+            path = os.path.join(folder, f"{samples}.jsonl")
+            command = [
+                args.bench, "--systems", "flowd", "--clients", args.clients, "--transport", args.transport,
+                "--samples", str(samples), "--warmup", str(args.warmup), "--seconds", "0.2", "--repeat", "1",
+                "--phase-command", f"{sys.executable} {os.path.abspath(__file__)} --snap {path}",
+            ] + rest
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            runs.append(json.loads(open(path).read().splitlines()[-1]))
+    steps = high - low
+    print(f"per lock-step step ({args.clients} clients, {args.transport}; {low} and {high} samples):")
+    print(f"{'process':<10} {'thread':<16} {'n':>3} {'voluntary':>10} {'involuntary':>12} {'cpu us':>8}")
+    for role in ("stepper", "flowd", "presenter"):
+        names = sorted(set(runs[0].get(role, {})) | set(runs[1].get(role, {})))
+        totals = [0.0, 0.0, 0.0]
+        for name in names:
+            a = runs[0][role].get(name, [0, 0, 0, 0])
+            b = runs[1][role].get(name, [0, 0, 0, 0])
+            per = [(b[i] - a[i]) / steps for i in range(3)]
+            per[2] = per[2] * 1e6 / hz
+            totals = [t + p for t, p in zip(totals, per)]
+            print(f"{role:<10} {name:<16} {b[3]:>3} {per[0]:>10.2f} {per[1]:>12.2f} {per[2]:>8.1f}")
+        print(f"{role:<10} {'(all)':<16} {'':>3} {totals[0]:>10.2f} {totals[1]:>12.2f} {totals[2]:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
