@@ -20,7 +20,8 @@ import Synchronization
 ///   restarted or ended the session); a `replay` is applied command by command, a `SNAPSHOT` replaces the model;
 /// - applies a `COMMAND` only when its `seq` is the next one: a duplicate or an old one is ignored, a gap (or a
 ///   `HEARTBEAT` announcing a `seq` above the last applied) makes it `SYNC` again; commands that arrive together are
-///   applied as one batch, then acknowledged (`ACK`) and reported (`REPORT`, the model's truthful reports);
+///   applied as one batch, then acknowledged (`ACK`) and reported (`REPORT`, the model's truthful reports); an `ACK`
+///   with no request after it leaves once the change is handed on, so the UI gets it first;
 /// - after every `SYNC` reports every visible presentable again (the daemon counts nothing visible after a `SYNC`),
 ///   with any dismissal the daemon may have missed while the connection was down;
 /// - waits for what the daemon may have dropped (its queue for this client full) at most the daemon's liveness window
@@ -62,6 +63,9 @@ public final class PresenterClient: Service, Sendable {
         /// The closure of ``run(onChange:)``, and the changes not handed to it yet.
         var onChange: (@Sendable (PresenterChange) -> Void)?
         var unhanded: [PresenterChange] = []
+        /// The `ACK`s of the inputs fed so far, sent after their changes are handed on (the UI first, then the
+        /// acknowledgement) or before the next request, whichever comes first: they keep their order with the sends.
+        var unsentAcks: [Ack] = []
         /// The daemon's messages not fed to the machine yet, in order.
         var inputs: Deque<Input> = []
         /// The requests the inputs fed so far asked for, whose answers are fed back in this order before the next
@@ -301,16 +305,20 @@ public final class PresenterClient: Service, Sendable {
         }
         guard feeds else { return }
         while true {
-            let (changes, onChange, failure) = state.withLock { state in
+            let (changes, onChange, acks, failure) = state.withLock { state in
                 let failure = feedWhatWaits(&state)
                 let changes = state.unhanded
                 state.unhanded.removeAll()
-                if changes.isEmpty, failure == nil { state.feeding = false }
-                return (changes, state.onChange, failure)
+                let acks = state.unsentAcks
+                state.unsentAcks.removeAll()
+                if changes.isEmpty, acks.isEmpty, failure == nil { state.feeding = false }
+                return (changes, state.onChange, acks, failure)
             }
             if let failure { failures.push(failure) }
             if let onChange { for change in changes { onChange(change) } }
-            guard !changes.isEmpty || failure != nil else { return }
+            // Only the feeder sends these, so they leave in order; after the UI had the change, not on its way.
+            for ack in acks { connection.send(.ack(ack)) }
+            guard !changes.isEmpty || !acks.isEmpty || failure != nil else { return }
         }
     }
 
@@ -382,6 +390,12 @@ public final class PresenterClient: Service, Sendable {
         }
     }
 
+    /// Sends the `ACK`s not sent yet, ahead of a request the machine asked for after them (the feeder only).
+    private func sendAcks(_ state: inout State) {
+        for ack in state.unsentAcks { connection.send(.ack(ack)) }
+        state.unsentAcks.removeAll()
+    }
+
     /// Carries out the machine's actions under the lock, in the order it decided: sends and requests (so reports
     /// leave in the order the model changed; their answers awaited in turn), and changes handed to the app (to the
     /// streams now, to `onChange` by the feeder outside the lock). Returns the machine's failure, if it failed.
@@ -395,8 +409,9 @@ public final class PresenterClient: Service, Sendable {
         for action in actions {
             switch action {
             case .ack(let ack):
-                connection.send(.ack(ack))
+                state.unsentAcks.append(ack)
             case .sync(let lastSeq, let timeout):
+                sendAcks(&state)
                 let create = createsSession
                 do {
                     let ticket = try connection.submit(
@@ -408,6 +423,7 @@ public final class PresenterClient: Service, Sendable {
                     state.awaited.append(.syncNotSent(error))
                 }
             case .report(let report, let timeout):
+                sendAcks(&state)
                 do {
                     let ticket = try connection.submit(
                         policy: .fail, timeout: timeout,

@@ -108,6 +108,8 @@ extension PresentationModel {
         _ visits: inout Int
     ) -> [CoordinatorInput] {
         let after = visibleOrder(&visits)
+        // The common turn (a screen's content replaced in place): nothing to report, no sets to build.
+        if removed.isEmpty, after == before { return [] }
         let afterSet = Set(after)
         let removedSet = Set(removed)
         let beforeSet = Set(before)
