@@ -45,6 +45,7 @@ final class LoopThread {
 
     /// Polls and runs commands until shutdown, then tears down.
     func run() {
+        core.loopThreadID.store(ZMQThread.currentID, ordering: .relaxed)
         var polled: [Entry] = []
         while true {
             let (commands, stopping) = core.mailbox.take()
@@ -73,6 +74,8 @@ final class LoopThread {
                 if !events.isEmpty { polled.append(entry) }
             }
 
+            // The commands just run may have posted more, without a wake-up (they are this thread's): take them now.
+            if core.mailbox.hasItems { nearestDeadline = ContinuousClock.now }
             do {
                 try reactor.wait(timeout: nearestDeadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) })
             } catch {

@@ -13,9 +13,9 @@ import Synchronization
 ///   plain descriptor). The poll's timeout is the nearest pending-send deadline, or none.
 /// - Async callers never touch a socket. Each call (``makeSocket(_:options:)``, ``bind(_:to:)``,
 ///   ``setOption(_:to:on:)``, ``send(_:on:timeout:)``, …) posts a command to the thread's ``ZMQMailbox``, which
-///   wakes the reactor. The thread takes the commands, runs them in order and resumes each caller's continuation with
-///   the result. Callers therefore see their own calls carried out in the
-///   order they made them.
+///   wakes the reactor (unless the loop's own thread posts it, from a receiver or a completion: it takes the command
+///   before it waits again). The thread takes the commands, runs them in order and resumes each caller's continuation
+///   with the result. Callers therefore see their own calls carried out in the order they made them.
 /// - What a socket receives is read on the thread and handed to that socket's ``ZMQSocketHandle/messages``
 ///   (a bounded ``ZMQInbox``; when it is full the thread stops reading that socket, so libzmq's high-water marks
 ///   push back on the senders).
@@ -363,11 +363,18 @@ final class LoopCore: Sendable {
 
     var isShuttingDown: Bool { mailbox.isClosed }
 
-    /// Queues `command` for the loop thread and wakes it.
+    /// The loop thread's id (`pthread_self`), set when it starts: its own commands need no wake-up.
+    let loopThreadID = Atomic<UInt>(0)
+
+    /// Queues `command` for the loop thread and wakes it, unless this is the loop thread (a receiver or a send's
+    /// completion posting): it takes the command before it waits again, with no wake-up to write and read.
     ///
     /// - Returns: `false` when shutdown has begun (the command is dropped).
     func enqueue(_ command: @escaping Command) -> Bool {
-        mailbox.post(command)
+        if loopThreadID.load(ordering: .relaxed) == ZMQThread.currentID {
+            return mailbox.postWithoutWaking(command)
+        }
+        return mailbox.post(command)
     }
 
     /// Runs `body` on the loop thread and returns its result.

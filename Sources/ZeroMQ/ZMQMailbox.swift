@@ -43,6 +43,22 @@ package final class ZMQMailbox<Item: Sendable>: Sendable {
         }
     }
 
+    /// Queues `item` without waking the reactor: for the reactor's own thread, which takes it before it waits again
+    /// (it checks ``hasItems`` before each wait).
+    ///
+    /// - Returns: `false` (and drops `item`) once the mailbox is closed.
+    @discardableResult
+    package func postWithoutWaking(_ item: Item) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.items.append(item)
+            return true
+        }
+    }
+
+    /// Whether items wait to be taken.
+    package var hasItems: Bool { state.withLock { !$0.items.isEmpty } }
+
     /// Refuses later items and wakes the reactor, which sees `closed` at its next ``take()``.
     package func close() {
         state.withLock { state in

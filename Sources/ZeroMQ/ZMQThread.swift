@@ -48,6 +48,17 @@ package enum ZMQThread: Sendable {
     }
 }
 
+extension ZMQThread {
+    /// The calling thread's identity (`pthread_self`), to tell a loop's own thread from the others.
+    static var currentID: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+}
+
 /// What a new thread runs, passed through `pthread_create`'s context pointer.
 private final class ThreadStart {
     let name: String

@@ -61,4 +61,34 @@ struct ZMQEventLoopTasklessTests {
         }
         await loop.shutdown()
     }
+
+    /// A post made on the loop's own thread (here by a receiver) writes no wake-up: the loop takes it before it waits
+    /// again, so the message still leaves at once and in order with the posts around it.
+    @Test func postsFromTheLoopThreadItselfLeaveInOrderWithoutAWakeUp() async throws {
+        let loop = try ZMQEventLoop(logger: testLogger)
+        let requests = uniqueInprocEndpoint()
+        let replies = uniqueInprocEndpoint()
+        let back = try await loop.makeSocket(.pull)
+        try await loop.bind(back, to: replies)
+        let forth = try await loop.makeSocket(.push)
+        try await loop.connect(forth, to: replies)
+        let (outcomes, outcome) = AsyncStream<Result<Void, ZMQError>>.makeStream()
+        // Each request is answered by two posts from the receiver, on the loop's thread.
+        let echo = try await loop.makeSocket(.pull) { message in
+            loop.post(message, on: forth) { outcome.yield($0) }
+            loop.post(.text("after"), on: forth) { outcome.yield($0) }
+        }
+        try await loop.bind(echo, to: requests)
+        let ask = try await loop.makeSocket(.push)
+        try await loop.connect(ask, to: requests)
+
+        var results = outcomes.makeAsyncIterator()
+        for text in ["a", "b", "c"] {
+            try await loop.send(.text(text), on: ask)
+            #expect(await back.messages.next() == .text(text))
+            #expect(await back.messages.next() == .text("after"))
+            for _ in 0..<2 { #expect((try? #require(await results.next()).get()) != nil) }
+        }
+        await loop.shutdown()
+    }
 }
