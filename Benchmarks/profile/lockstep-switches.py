@@ -9,12 +9,17 @@ and the handshake cancel out, and a count does not depend on the machine's load 
 
     python3 Benchmarks/profile/lockstep-switches.py --bench .build-bench/release/flowd-bench --clients library
     python3 Benchmarks/profile/lockstep-switches.py --bench BIN --clients wire --samples 2000,12000
+    python3 Benchmarks/profile/lockstep-switches.py --bench BIN --clients library --instructions --samples 300,1300
 
+With `--instructions` the two clients run under callgrind instead (`--client-prefix`; the copy of flowd-bench without
+debug sections and the `sigsuspend` shim of callgrind-run.py), with a throughput phase of a few steps, and the
+difference of their whole runs' instruction counts (every thread, libzmq's too) per step is printed.
 Further arguments go to flowd-bench (`--transport tcp`, `--journal interval`, ...).
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -69,8 +74,11 @@ def main():
     parser.add_argument("--samples", default="2000,12000", help="the two runs' lock-step samples")
     parser.add_argument("--warmup", type=int, default=500)
     parser.add_argument("--transport", default="ipc")
+    parser.add_argument("--instructions", action="store_true", help="count the clients' instructions (callgrind)")
     args, rest = parser.parse_known_args()
     low, high = (int(x) for x in args.samples.split(","))
+    if args.instructions:
+        return count_instructions(args, rest, low, high)
     hz = os.sysconf("SC_CLK_TCK")
     runs = []
     with tempfile.TemporaryDirectory() as folder:
@@ -97,6 +105,34 @@ def main():
             totals = [t + p for t, p in zip(totals, per)]
             print(f"{role:<10} {name:<16} {b[3]:>3} {per[0]:>10.2f} {per[1]:>12.2f} {per[2]:>8.1f}")
         print(f"{role:<10} {'(all)':<16} {'':>3} {totals[0]:>10.2f} {totals[1]:>12.2f} {totals[2]:>8.1f}")
+
+
+def count_instructions(args, rest, low, high):
+    here = os.path.dirname(os.path.abspath(__file__))
+    totals = {}
+    with tempfile.TemporaryDirectory() as folder:
+        shim = os.path.join(folder, "sigsuspend-copy.so")
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", shim, os.path.join(here, "sigsuspend-copy.c")], check=True)
+        bench = os.path.join(folder, "flowd-bench")
+        shutil.copyfile(args.bench, bench)
+        os.chmod(bench, 0o755)
+        subprocess.run(["strip", "--strip-debug", bench], check=True)
+        for samples in (low, high):
+            out = os.path.join(folder, f"{samples}-{{role}}.out")
+            prefix = f"env LD_PRELOAD={shim} valgrind --tool=callgrind --callgrind-out-file={out}"
+            command = [
+                bench, "--systems", "flowd", "--clients", args.clients, "--transport", args.transport,
+                "--samples", str(samples), "--warmup", str(args.warmup), "--seconds", "0.0001", "--repeat", "1",
+                "--client-prefix", prefix,
+            ] + rest
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for role in ("stepper", "presenter"):
+                with open(out.replace("{role}", role)) as profile:
+                    line = next(line for line in profile if line.startswith("totals:"))
+                totals[(role, samples)] = int(line.split()[1])
+    print(f"instructions per lock-step step ({args.clients} clients, {args.transport}; {low} and {high} samples):")
+    for role in ("stepper", "presenter"):
+        print(f"{role:<10} {(totals[(role, high)] - totals[(role, low)]) / (high - low):>10.0f}")
 
 
 if __name__ == "__main__":
