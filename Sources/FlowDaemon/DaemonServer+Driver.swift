@@ -20,6 +20,8 @@ extension DaemonServer {
         /// Whether anything was sent on the control socket since the I/O loop last asked it for messages.
         var sentControl = false
         var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
+        /// Where each control message's body is written before it is sent, reused message after message.
+        var bodyWriter = FastJSONWriter()
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
         /// written (and synced, by the fsync policy). While the journal cannot be written, outputs wait in the
@@ -52,7 +54,11 @@ extension DaemonServer {
                 case .send(let address, let message):
                     sentControl = true
                     do {
-                        if try !router.trySend(routingID: address.routingID, codec.encode(message.wire)) {
+                        codec.encodeBody(message, into: &bodyWriter)
+                        let sent = try router.trySend(
+                            routingID: address.routingID, WireProtocol.signature, message.typeFrame, bodyWriter.bytes
+                        )
+                        if !sent {
                             core.sendDropped(message, to: address)
                             // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.
                             droppedSends += 1

@@ -15,6 +15,13 @@ package struct FastJSONWriter {
 
     package init() { bytes.reserveCapacity(256) }
 
+    /// Empties the writer for the next body, keeping its buffer: a writer reused a message after another allocates
+    /// nothing once its buffer fits the largest.
+    package mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+
+    /// Replaces what was written with `body` (one `JSONEncoder` wrote).
+    package mutating func replace(with body: [UInt8]) { bytes = body }
+
     package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { literal in
             // Most literals are a few bytes (`{`, `,`, `":`): appended one by one they cost a half to a third of

@@ -55,4 +55,7 @@ extension MessageType {
 
     private static let stepFrame = Array(MessageType.step.rawValue.utf8)
     private static let ackFrame = Array(MessageType.ack.rawValue.utf8)
+    /// The daemon's replies of a step's round trip, without the dictionary lookup of ``frame``.
+    static let commandFrame = Array(MessageType.command.rawValue.utf8)
+    static let okFrame = Array(MessageType.ok.rawValue.utf8)
 }

@@ -88,6 +88,13 @@ extension WireMessage {
     /// body the fast path leaves to `JSONEncoder` (a double somewhere).
     var fastBody: [UInt8]? {
         var writer = FastJSONWriter()
+        return writeFastBody(to: &writer) ? writer.bytes : nil
+    }
+
+    /// Writes the body as ``fastBody`` does, after what `writer` holds.
+    ///
+    /// - Returns: `false` when the fast path leaves the body to `JSONEncoder` (`writer` may hold part of it).
+    func writeFastBody(to writer: inout FastJSONWriter) -> Bool {
         do throws(FastPathUnsupported) {
             switch self {
             case .step(let body): try body.write(to: &writer)
@@ -96,12 +103,12 @@ extension WireMessage {
             case .ack(let body): body.write(to: &writer)
             case .event(let body): try body.write(to: &writer)
             case .adapt(let body): try body.write(to: &writer)
-            default: return nil
+            default: return false
             }
         } catch {
-            return nil
+            return false
         }
-        return writer.bytes
+        return true
     }
 
     /// The message `body` holds for `type`, for the messages of a step's round trip (`STEP`, `ACK` and `ADAPTED` to the

@@ -134,16 +134,21 @@ package final class ZMQSocket {
         let handle = try open("zmq_send")
         let count = frames.count + (first == nil ? 0 : 1)
         guard count > 0 else { throw ZMQError(.invalidArgument, call: "zmq_send(message without frames)") }
-        func sendFrame(_ frame: [UInt8], at index: Int) throws(ZMQError) {
-            var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
-            if index < count - 1 { flags |= ZMQ_SNDMORE }
-            try retryingOnInterrupt("zmq_send(frame \(index + 1) of \(count))") {
-                frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
-            }
-        }
-        if let first { try sendFrame(first, at: 0) }
+        if let first { try send(first, at: 0, of: count, on: handle, nonBlocking: nonBlocking) }
         let offset = first == nil ? 0 : 1
-        for (index, frame) in frames.enumerated() { try sendFrame(frame, at: index + offset) }
+        for (index, frame) in frames.enumerated() {
+            try send(frame, at: index + offset, of: count, on: handle, nonBlocking: nonBlocking)
+        }
+    }
+
+    private func send(
+        _ frame: [UInt8], at index: Int, of count: Int, on handle: UnsafeMutableRawPointer, nonBlocking: Bool
+    ) throws(ZMQError) {
+        var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
+        if index < count - 1 { flags |= ZMQ_SNDMORE }
+        try retryingOnInterrupt("zmq_send(frame \(index + 1) of \(count))") {
+            frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+        }
     }
 
     /// Sends `message` if it can be queued now.
@@ -159,6 +164,25 @@ package final class ZMQSocket {
     /// - Returns: `false` when it would block (nothing was sent).
     package func trySend(routingID: [UInt8], _ frames: [[UInt8]]) throws(ZMQError) -> Bool {
         try trySend(first: routingID, frames)
+    }
+
+    /// Sends a ROUTER's `routingID` frame and three frames if the message can be queued now, as
+    /// ``trySend(routingID:_:)`` does without an array of the frames (a control message on the daemon's hot path).
+    ///
+    /// - Returns: `false` when it would block (nothing was sent).
+    package func trySend(
+        routingID: [UInt8], _ first: [UInt8], _ second: [UInt8], _ third: [UInt8]
+    ) throws(ZMQError) -> Bool {
+        do throws(ZMQError) {
+            let handle = try open("zmq_send")
+            try send(routingID, at: 0, of: 4, on: handle, nonBlocking: true)
+            try send(first, at: 1, of: 4, on: handle, nonBlocking: true)
+            try send(second, at: 2, of: 4, on: handle, nonBlocking: true)
+            try send(third, at: 3, of: 4, on: handle, nonBlocking: true)
+            return true
+        } catch where error.code == .wouldBlock {
+            return false
+        }
     }
 
     private func trySend(first: [UInt8]?, _ frames: [[UInt8]]) throws(ZMQError) -> Bool {

@@ -92,6 +92,20 @@ struct FastPathTests {
         #expect(String(decoding: WireCodec().encodeBody(message), as: UTF8.self) == expected)
     }
 
+    /// The daemon writes every message it sends into one writer, reused: each body and type frame is the codec's own,
+    /// whatever the message before it left in the writer (a fast body after one left to `JSONEncoder` and back).
+    @Test func aReusedWriterWritesEachDaemonMessageAsTheCodecDoes() {
+        let codec = WireCodec()
+        var writer = FastJSONWriter()
+        let daemonMessages = (Self.messages + Self.messages.reversed()).compactMap(DaemonMessage.init)
+        #expect(daemonMessages.count > 20)
+        for message in daemonMessages {
+            codec.encodeBody(message, into: &writer)
+            #expect(writer.bytes == codec.encodeBody(message.wire))
+            #expect(message.typeFrame == codec.encode(message.wire)[1])
+        }
+    }
+
     @Test(arguments: messages)
     func whatTheCodecWritesItReadsBack(_ message: WireMessage) throws {
         let codec = WireCodec()
