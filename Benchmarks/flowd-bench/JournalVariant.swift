@@ -72,6 +72,9 @@ struct RecoveryResult: Codable, Sendable {
     /// Resident memory at READY and once every pending session is made (`VmRSS`).
     var readyResidentBytes: Int?
     var madeResidentBytes: Int?
+    /// Minor page faults (fresh pages touched) up to READY, and while making the pending sessions.
+    var readyMinorFaults: Int?
+    var makeMinorFaults: Int?
 
     var totalSeconds: Double { loadSeconds + replaySeconds }
     var recordsPerSecond: Double { totalSeconds > 0 ? Double(records) / totalSeconds : 0 }
@@ -84,12 +87,14 @@ func runRecovery(stateDirectory: String, application: any FlowApplication = Benc
     let logger = Logger(label: "flowd-bench.recover", factory: { _ in SwiftLogNoOpLogHandler() })
     let started = monotonicNanoseconds()
     let startedCPU = processCPUNanoseconds()
+    let startedFaults = minorFaults()
     let store = try JournalStore(
         configuration: JournalConfiguration(directory: stateDirectory, fsync: .never), logger: logger
     )
     defer { store.close() }
-    let contents = try store.load()
-    var records = try contents.snapshot.map(snapshotRecords(in:)) ?? []
+    var contents = try store.load()
+    var records: [[UInt8]] = []
+    if let payload = contents.snapshot.take() { records = try JournalSnapshot.records(in: consume payload) }
     records += contents.records
     let loaded = monotonicNanoseconds()
     var core = DaemonCore(
@@ -100,6 +105,7 @@ func runRecovery(stateDirectory: String, application: any FlowApplication = Benc
     let replayed = monotonicNanoseconds()
     let readyCPU = processCPUNanoseconds()
     let readyResident = residentBytes(pid: getpid())
+    let readyFaults = minorFaults()
     // What flowd's I/O loop does after READY, a slice per turn, until no session is pending.
     while core.pendingSessionCount > 0 { _ = core.makePendingSessions(limit: DaemonCore.pendingSessionsMadePerTurn, now: 0) }
     let made = monotonicNanoseconds()
@@ -109,7 +115,8 @@ func runRecovery(stateDirectory: String, application: any FlowApplication = Benc
         recordBytes: records.reduce(0) { $0 + $1.count },
         cpuSeconds: Double(readyCPU - startedCPU) / 1e9, pendingSessions: report.pendingSessions,
         makeSeconds: Double(made - replayed) / 1e9, makeCPUSeconds: Double(processCPUNanoseconds() - readyCPU) / 1e9,
-        readyResidentBytes: readyResident, madeResidentBytes: residentBytes(pid: getpid())
+        readyResidentBytes: readyResident, madeResidentBytes: residentBytes(pid: getpid()),
+        readyMinorFaults: readyFaults - startedFaults, makeMinorFaults: minorFaults() - readyFaults
     )
     // Freeing the recovered sessions is not part of a restart: not before the times are taken.
     withExtendedLifetime(core) {}
@@ -123,22 +130,11 @@ func processCPUNanoseconds() -> UInt64 {
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
-/// The records of a snapshot's payload: each a little-endian `UInt32` length and its bytes (the format of
-/// FlowDaemon's internal `JournalSnapshot`, read here the same way).
-func snapshotRecords(in payload: [UInt8]) throws -> [[UInt8]] {
-    var records: [[UInt8]] = []
-    var offset = 0
-    while offset < payload.count {
-        guard payload.count - offset >= 4 else { throw BenchError("snapshot payload ends inside a length") }
-        let length =
-            Int(payload[offset]) | Int(payload[offset + 1]) << 8 | Int(payload[offset + 2]) << 16
-            | Int(payload[offset + 3]) << 24
-        offset += 4
-        guard payload.count - offset >= length else { throw BenchError("snapshot payload ends inside a record") }
-        records.append(Array(payload[offset..<offset + length]))
-        offset += length
-    }
-    return records
+/// Minor page faults of this process so far (`getrusage`): pages touched for the first time.
+func minorFaults() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_minflt
 }
 
 /// A field of `/proc/<pid>/io` (`write_bytes`, …), 0 when unreadable.

@@ -21,9 +21,10 @@ extension DaemonServer {
             while true {
                 contents = try store.load()
                 damage = damage ?? contents.damage
-                let snapshot = try contents.snapshot.map { bytes throws(JournalError) in
-                    try JournalSnapshot.records(in: bytes)
-                } ?? []
+                var snapshot: [[UInt8]] = []
+                if let payload = contents.snapshot.take() {  // its last use: its largest record may keep its buffer
+                    snapshot = try JournalSnapshot.records(in: consume payload)
+                }
                 let records = snapshot + contents.records
                 setRecoveryProgress(RecoveryProgress(replayed: 0, total: records.count))
                 defer { setRecoveryProgress(nil) }
@@ -33,7 +34,7 @@ extension DaemonServer {
                     }
                     break
                 } catch {
-                    let located = locate(error, contents: contents, snapshotRecords: snapshot.count, store: store)
+                    let located = locate(error, contents: contents, snapshotRecords: snapshot, store: store)
                     guard settings.damage == .truncate, error.code != .newerRecord, error.code != .missingAppVersion,
                         let index = error.record,
                         index >= snapshot.count
@@ -84,16 +85,16 @@ extension DaemonServer {
 
     /// `error` naming the file and offset of its record: the snapshot's payload, or the live journal's frame.
     private func locate(
-        _ error: RecoveryError, contents: JournalContents, snapshotRecords: Int, store: JournalStore
+        _ error: RecoveryError, contents: JournalContents, snapshotRecords: [[UInt8]], store: JournalStore
     ) -> RecoveryError {
         guard let index = error.record else { return error }
-        if index < snapshotRecords, let payload = contents.snapshot {
+        if index < snapshotRecords.count {
             return error.located(
                 file: store.snapshotPath,
-                offset: JournalFormat.snapshotHeaderSize + JournalSnapshot.offset(ofRecord: index, in: payload))
+                offset: JournalFormat.snapshotHeaderSize + JournalSnapshot.offset(ofRecord: index, in: snapshotRecords))
         }
         let offsets = contents.recordOffsets
-        let position = index - snapshotRecords
+        let position = index - snapshotRecords.count
         guard position < offsets.count else { return error.located(file: contents.journalPath, offset: nil) }
         return error.located(
             file: contents.journalPaths[contents.journal(ofRecord: position)], offset: offsets[position])

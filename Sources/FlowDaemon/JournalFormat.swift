@@ -170,38 +170,34 @@ enum JournalFormat {
         throw JournalError(.corrupt, "\(path) does not start with a valid journal header for generation \(generation)")
     }
 
-    /// Checks a snapshot file's bytes: its payload and the generation of the journal that applies on top of it. The
-    /// payload is `bytes` without the header (moved in place, not copied, when the caller passes its last use).
-    static func decodeSnapshot(_ bytes: consuming [UInt8], path: String) throws(JournalError) -> (
-        payload: [UInt8], generation: UInt64
-    ) {
+    /// Checks a snapshot file: its header (the file's first ``snapshotHeaderSize`` bytes, fewer if it is shorter) and
+    /// `payload` (the bytes after the header, read into their own array so that nothing is copied or moved here).
+    /// Returns the generation of the journal that applies on top of it.
+    static func checkSnapshot(header: [UInt8], payload: [UInt8], path: String) throws(JournalError) -> UInt64 {
         let headerSize = snapshotHeaderSize
-        guard bytes.count >= headerSize, Array(bytes[0..<8]) == snapshotMagic else {
-            throw JournalError(.corrupt, "\(path) is not a flowd snapshot (\(bytes.count) bytes)")
+        guard header.count >= headerSize, Array(header[0..<8]) == snapshotMagic else {
+            throw JournalError(.corrupt, "\(path) is not a flowd snapshot (\(header.count + payload.count) bytes)")
         }
-        let fileVersion = bytes.readLittleEndianUInt32(at: 8)
+        let fileVersion = header.readLittleEndianUInt32(at: 8)
         guard fileVersion == snapshotVersion else {
             throw JournalError(
                 .incompatible,
                 "\(path) has format version \(fileVersion); this flowd reads version \(snapshotVersion)")
         }
-        guard CRC32C.checksum(bytes[0..<(headerSize - 4)]) == bytes.readLittleEndianUInt32(at: headerSize - 4) else {
+        guard CRC32C.checksum(header[0..<(headerSize - 4)]) == header.readLittleEndianUInt32(at: headerSize - 4) else {
             throw JournalError(.corrupt, "\(path): the header's CRC does not match")
         }
-        let generation = bytes.readLittleEndianUInt64(at: 12)
-        let length = bytes.readLittleEndianUInt64(at: 20)
-        guard length == UInt64(bytes.count - headerSize) else {
+        let generation = header.readLittleEndianUInt64(at: 12)
+        let length = header.readLittleEndianUInt64(at: 20)
+        guard length == UInt64(payload.count) else {
             throw JournalError(
-                .corrupt, "\(path): the header says \(length) payload bytes, the file has \(bytes.count - headerSize)")
+                .corrupt, "\(path): the header says \(length) payload bytes, the file has \(payload.count)")
         }
-        let payloadCRC = bytes.readLittleEndianUInt32(at: 28)
-        var payload = bytes
-        payload.removeFirst(headerSize)
-        guard CRC32C.checksum(payload) == payloadCRC else {
+        guard CRC32C.checksum(payload) == header.readLittleEndianUInt32(at: 28) else {
             throw JournalError(.corrupt, "\(path): the payload's CRC does not match")
         }
         guard generation >= 1 else { throw JournalError(.corrupt, "\(path): generation 0") }
-        return (payload, generation)
+        return generation
     }
 }
 

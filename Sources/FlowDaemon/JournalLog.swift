@@ -95,7 +95,7 @@ struct JournalLog {
         if let replaced = sessions[session]?.count, replaced > 1 { droppedStepRecords = true }
         count -= sessions[session]?.count ?? 0
         var records = SessionRecords()
-        records.first = bytes.capacity - bytes.count <= bytes.count / 16 ? bytes : Array(bytes[...])
+        records.first = JournalSnapshot.keepsBuffer(count: bytes.count, capacity: bytes.capacity) ? bytes : Array(bytes[...])
         records.count = 1
         sessions[session] = records
         count += 1

@@ -428,7 +428,7 @@ extension JournalRecord {
 
 /// A snapshot's payload: the records the state needs (``DaemonCore/journalHistory``), each as a little-endian
 /// `UInt32` length and its bytes. The ``JournalStore`` checksums the payload as a whole.
-enum JournalSnapshot {
+package enum JournalSnapshot {
     static func payload(_ records: [[UInt8]]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.reduce(0) { $0 + 4 + $1.count })
@@ -446,8 +446,11 @@ enum JournalSnapshot {
         payload.append(contentsOf: record)
     }
 
-    static func records(in payload: [UInt8]) throws(JournalError) -> [[UInt8]] {
-        var records: [[UInt8]] = []
+    /// The records of a payload, each its own array. The largest takes over the payload's buffer (moved to its
+    /// start, not copied) when the others are small beside it (``keepsBuffer(count:capacity:)``): a deep UI's
+    /// megabyte state record then costs no second megabyte of fresh pages at a restart. Pass the payload's last use.
+    package static func records(in payload: consuming [UInt8]) throws(JournalError) -> [[UInt8]] {
+        var ranges: [Range<Int>] = []
         var offset = 0
         while offset < payload.count {
             guard payload.count - offset >= 4 else {
@@ -458,17 +461,34 @@ enum JournalSnapshot {
             guard payload.count - offset >= length else {
                 throw JournalError(.corrupt, "the snapshot's payload ends inside a record")
             }
-            records.append(Array(payload[offset..<offset + length]))
+            ranges.append(offset..<offset + length)
             offset += length
+        }
+        let largest = ranges.indices.max { ranges[$0].count < ranges[$1].count }
+        let takesBuffer = largest.map { keepsBuffer(count: ranges[$0].count, capacity: payload.capacity) } ?? false
+        var records: [[UInt8]] = []
+        records.reserveCapacity(ranges.count)
+        for (index, range) in ranges.enumerated() {
+            records.append(takesBuffer && index == largest ? [] : Array(payload[range]))
+        }
+        if takesBuffer, let largest {
+            var bytes = consume payload
+            bytes.removeSubrange(ranges[largest].upperBound...)
+            bytes.removeSubrange(..<ranges[largest].lowerBound)
+            records[largest] = bytes
         }
         return records
     }
 
-    /// Where record `index`'s length starts in a payload ``records(in:)`` read; for error messages.
-    static func offset(ofRecord index: Int, in payload: [UInt8]) -> Int {
-        var offset = 0
-        for _ in 0..<index where payload.count - offset >= 4 { offset += 4 + length(at: offset, in: payload) }
-        return offset
+    /// Whether a record of `count` bytes is kept in a buffer of `capacity` bytes as it is, rather than copied into one
+    /// of its size: when the spare room is at most a sixteenth of it.
+    static func keepsBuffer(count: Int, capacity: Int) -> Bool {
+        capacity - count <= count / 16
+    }
+
+    /// Where record `index`'s length starts in the payload `records` were read from; for error messages.
+    static func offset(ofRecord index: Int, in records: [[UInt8]]) -> Int {
+        records.prefix(index).reduce(0) { $0 + 4 + $1.count }
     }
 
     private static func length(at offset: Int, in payload: [UInt8]) -> Int {

@@ -32,10 +32,11 @@ extension JournalStore {
             let path = directory.filePath("snapshot")
             let file = try FileDescriptor.open(journalFile: path, .readOnly)
             defer { try? file.close() }
-            let bytes = try file.readAll(path: path)
-            let size = bytes.count
-            (snapshot, snapshotGeneration) = try JournalFormat.decodeSnapshot(consume bytes, path: path)
-            snapshotBytes = size
+            let header = try file.read(from: 0, upTo: JournalFormat.snapshotHeaderSize, path: path)
+            let payload = try file.read(from: header.count, upTo: nil, path: path)
+            snapshotGeneration = try JournalFormat.checkSnapshot(header: header, payload: payload, path: path)
+            snapshotBytes = header.count + payload.count
+            snapshot = payload
         }
         let journals = names.compactMap(JournalFormat.journalGeneration(fileName:)).sorted()
         let chain = journals.filter { $0 >= snapshotGeneration }

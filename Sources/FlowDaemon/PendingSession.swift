@@ -23,8 +23,9 @@ struct PendingSession {
     let lastActive: UInt64
     /// The entry that stands for it in the idle deadlines (``IdleDeadlines``).
     var idleEntry: UInt64?
-    /// Its `state` record's bytes, read when it is made; `nil` for a session only created. Its own array, copied out
-    /// of the snapshot's payload (``JournalSnapshot/records(in:)``), so the payload is freed after recovery; the
-    /// journal log shares it as the session's record (``JournalLog``): keeping it costs no second copy.
+    /// Its `state` record's bytes, read when it is made; `nil` for a session only created. Its own array, out of the
+    /// snapshot's payload (``JournalSnapshot/records(in:)``: copied, or the payload's own buffer when it is most of
+    /// it), so the rest of the payload is freed after recovery; the journal log shares it as the session's record
+    /// (``JournalLog``): keeping it costs no second copy.
     var savedState: [UInt8]?
 }

@@ -173,19 +173,27 @@ extension FileDescriptor {
 
     /// The whole file, read from offset 0 (what is there if it shrinks meanwhile).
     func readAll(path: String) throws(JournalError) -> [UInt8] {
-        let size: Int
+        try read(from: 0, upTo: nil, path: path)
+    }
+
+    /// The bytes from `start` to the end of the file, or to `start + limit`: fewer if the file is shorter (or
+    /// shrinks meanwhile), none if it ends before `start`. Read into an array of that size, nothing copied after.
+    func read(from start: Int, upTo limit: Int?, path: String) throws(JournalError) -> [UInt8] {
+        let fileSize: Int
         do {
-            size = Int(try stat().size)
+            fileSize = Int(try stat().size)
         } catch {
             throw .io("cannot stat \(path)", error)
         }
+        let size = max(0, min(fileSize - start, limit ?? .max))
         var failure: (any Error)?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             var done = 0
             while done < size {
                 do {
                     let count = try read(
-                        fromAbsoluteOffset: Int64(done), into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[done...])))
+                        fromAbsoluteOffset: Int64(start + done),
+                        into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[done...])))
                     if count == 0 { break }
                     done += count
                 } catch {

@@ -308,6 +308,29 @@ struct JournalStoreTests {
         }
     }
 
+    @Test(arguments: [0, 20, 36, 37, -1])  // empty, inside the header, the header alone, one payload byte, one too many
+    func snapshotOfAnotherLengthThanItsHeaderSaysIsCorruptAndKept(length: Int) throws {
+        try withStateDirectory { directory in
+            let store = try open(directory)
+            _ = try store.load()
+            try store.writeSnapshot(record("state of the session"))
+            store.close()
+
+            let snapshotPath = directory + "/snapshot"
+            let good = try fileBytes(snapshotPath)
+            let bad = length < 0 ? good + [0] : Array(good.prefix(length))
+            try writeFile(snapshotPath, bad)
+            let reopened = try open(directory)
+            let error = #expect(throws: JournalError.self) { try reopened.load() }
+            #expect(error?.code == .corrupt)
+            if length >= 36 || length < 0 {
+                #expect(error?.message.contains("payload bytes, the file has \(bad.count - 36)") == true)
+            }
+            #expect(try fileBytes(snapshotPath) == bad)
+            reopened.close()
+        }
+    }
+
     @Test func journalNewerThanTheSnapshotIsRefused() throws {
         try withStateDirectory { directory in
             let store = try open(directory)
