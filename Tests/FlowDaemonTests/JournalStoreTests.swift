@@ -606,4 +606,25 @@ struct JournalStoreTests {
             }
         }
     }
+
+    @Test(
+        "CRC-32C by the instruction over three streams (24 KiB and more) is the tables' CRC, whatever came before",
+        .enabled(if: CRC32C.usesHardware, "this CPU has no CRC-32C instruction: the tables are the only path"))
+    func crc32cOfLongInputsByTheInstructionAndByTheTablesAgree() {
+        var generator = SystemRandomNumberGenerator()
+        let data = (0..<(3 * 3 * 8192 + 77)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        data.withUnsafeBytes { whole in
+            for (start, end) in [(0, 3 * 8192), (1, 3 * 8192 + 1), (3, 3 * 8192 + 2), (0, whole.count), (5, whole.count)] {
+                let bytes = UnsafeRawBufferPointer(rebasing: whole[start..<end])
+                var crc = CRC32C()
+                crc.update(bytes)
+                #expect(crc.state == CRC32C.tableUpdate(0xFFFF_FFFF, bytes))
+                let head = UnsafeRawBufferPointer(rebasing: whole[0..<13])
+                var pieces = CRC32C()
+                pieces.update(head)
+                pieces.update(bytes)
+                #expect(pieces.state == CRC32C.tableUpdate(CRC32C.tableUpdate(0xFFFF_FFFF, head), bytes))
+            }
+        }
+    }
 }
