@@ -13,7 +13,8 @@ struct StateRecordHeader: Equatable {
     private static let stateKey = Array(#","state":{"#.utf8)
     private static let versionKey = Array(#"},"v":"#.utf8)
 
-    init?(_ bytes: [UInt8]) {
+    /// `versions`: the format versions that hold `state` records, 3 up to this flowd's (a parameter for tests).
+    init?(_ bytes: [UInt8], versions: ClosedRange<Int> = 3...JournalRecord.formatVersion) {
         var offset = 0
         var app: String?
         if Self.match(Self.appKey, in: bytes, at: &offset) {
@@ -24,20 +25,27 @@ struct StateRecordHeader: Equatable {
             return nil
         }
         guard let session = Self.string(in: bytes, at: &offset), Self.match(Self.stateKey, in: bytes, at: &offset),
-            Self.endsWithVersion(bytes, after: offset)
+            Self.endsWithVersion(bytes, after: offset, in: versions)
         else { return nil }
         self.session = session
         self.app = app
     }
 
-    /// Whether `bytes` end with `},"v":N}`, N a format version that holds `state` records (3 up to the current one).
-    private static func endsWithVersion(_ bytes: [UInt8], after offset: Int) -> Bool {
-        var tail = bytes.count - versionKey.count - 2
-        guard tail >= offset, match(versionKey, in: bytes, at: &tail), bytes[tail + 1] == UInt8(ascii: "}") else {
-            return false
+    /// Whether `bytes` end with `},"v":N}`, N one of `versions` in decimal without leading zeros (any number of
+    /// digits: a format version may reach 10).
+    private static func endsWithVersion(_ bytes: [UInt8], after offset: Int, in versions: ClosedRange<Int>) -> Bool {
+        guard bytes.last == UInt8(ascii: "}") else { return false }
+        let end = bytes.count - 1
+        var start = end
+        while start > offset, end - start < 9, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[start - 1]) {
+            start -= 1
         }
-        let version = Int(bytes[tail]) - Int(UInt8(ascii: "0"))
-        return version >= 3 && version <= JournalRecord.formatVersion
+        var tail = start - versionKey.count
+        guard start < end, bytes[start] != UInt8(ascii: "0") || end - start == 1, tail >= offset,
+            match(versionKey, in: bytes, at: &tail)
+        else { return false }
+        let version = bytes[start..<end].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        return versions.contains(version)
     }
 
     private static func match(_ expected: [UInt8], in bytes: [UInt8], at offset: inout Int) -> Bool {

@@ -60,6 +60,14 @@ struct PendingStateTests {
         #expect(header(#"{"kind":"session","session":"s1","v":4}"#) == nil, "another kind")
         #expect(header(#"{"kind":"state","session":"s1","state":{}}"#) == nil, "no version")
         #expect(header(#"{"kind":"state","session":"s1"#) == nil, "cut short")
+        #expect(header(#"{"kind":"state","session":"s1","state":{},"v":13}"#) == nil, "a newer version of two digits")
+        #expect(header(#"{"kind":"state","session":"s1","state":{},"v":04}"#) == nil, "a leading zero")
+        #expect(header(#"{"kind":"state","session":"s1","state":{},"v":}"#) == nil, "no digits")
+        let later = { (text: String) in StateRecordHeader(Array(text.utf8), versions: 3...12) }
+        #expect(later(#"{"kind":"state","session":"s1","state":{},"v":10}"#)?.session == "s1", "two digits")
+        #expect(later(#"{"kind":"state","session":"s1","state":{},"v":4}"#)?.session == "s1")
+        #expect(later(#"{"kind":"state","session":"s1","state":{},"v":13}"#) == nil)
+        #expect(later(#"{"kind":"state","session":"s1","state":{"v":10}"#) == nil, "the version key must follow the state")
     }
 
     @Test("Saved sessions are pending after a restart and end as eager recovery made them: state, snapshot, SESSIONS")
