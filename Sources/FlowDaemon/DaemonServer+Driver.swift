@@ -49,8 +49,9 @@ extension DaemonServer {
             // Events go out after the control messages of the same turn: nothing waits for them, and a presenter
             // waits for its COMMAND (docs/PERFORMANCE.md).
             var events: [EventMessage] = []
-            for output in outputs {
-                switch output {
+            // Switched on in place: a copy of each output retains and then releases everything the message holds.
+            for index in outputs.indices {
+                switch outputs[index] {
                 case .send(let address, let message):
                     sentControl = true
                     do {
