@@ -209,7 +209,8 @@ final class Session {
             rejection = error
         }
         for id in removed { awaitedDismissalReports[id, default: 0] += 1 }
-        if awaitedDismissalReports.count > 64 + 2 * ui.count {
+        // `uiModel`, not `ui`: carryOut read a restored UI already, and `ui`'s getter copies the whole model.
+        if awaitedDismissalReports.count > 64 + 2 * uiModel.count {
             // Only what is back in the UI needs its report told apart from a person's dismissal.
             awaitedDismissalReports = awaitedDismissalReports.filter { ui.contains($0.key) }
         }
