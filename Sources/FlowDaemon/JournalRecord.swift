@@ -450,7 +450,9 @@ package enum JournalSnapshot {
     /// start, not copied) when the others are small beside it (``keepsBuffer(count:capacity:)``): a deep UI's
     /// megabyte state record then costs no second megabyte of fresh pages at a restart. Pass the payload's last use.
     package static func records(in payload: consuming [UInt8]) throws(JournalError) -> [[UInt8]] {
-        var ranges: [Range<Int>] = []
+        // Two passes rather than a list of ranges: at 100 000 records that list would be megabytes of garbage.
+        var count = 0
+        var largest: (index: Int, range: Range<Int>)?
         var offset = 0
         while offset < payload.count {
             guard payload.count - offset >= 4 else {
@@ -461,21 +463,25 @@ package enum JournalSnapshot {
             guard payload.count - offset >= length else {
                 throw JournalError(.corrupt, "the snapshot's payload ends inside a record")
             }
-            ranges.append(offset..<offset + length)
+            if length > largest?.range.count ?? -1 { largest = (count, offset..<offset + length) }
+            count += 1
             offset += length
         }
-        let largest = ranges.indices.max { ranges[$0].count < ranges[$1].count }
-        let takesBuffer = largest.map { keepsBuffer(count: ranges[$0].count, capacity: payload.capacity) } ?? false
+        let kept = largest.flatMap { keepsBuffer(count: $0.range.count, capacity: payload.capacity) ? $0 : nil }
         var records: [[UInt8]] = []
-        records.reserveCapacity(ranges.count)
-        for (index, range) in ranges.enumerated() {
-            records.append(takesBuffer && index == largest ? [] : Array(payload[range]))
+        records.reserveCapacity(count)
+        offset = 0
+        while offset < payload.count {
+            let length = self.length(at: offset, in: payload)
+            offset += 4
+            records.append(records.count == kept?.index ? [] : Array(payload[offset..<offset + length]))
+            offset += length
         }
-        if takesBuffer, let largest {
+        if let kept {
             var bytes = consume payload
-            bytes.removeSubrange(ranges[largest].upperBound...)
-            bytes.removeSubrange(..<ranges[largest].lowerBound)
-            records[largest] = bytes
+            bytes.removeSubrange(kept.range.upperBound...)
+            bytes.removeSubrange(..<kept.range.lowerBound)
+            records[kept.index] = bytes
         }
         return records
     }
