@@ -94,11 +94,11 @@ private enum PresenterMilestone: Sendable {
 /// The presenter as a user's UI: `PresenterClient.run(onChange:)`, every change taken by the handler on the client's
 /// I/O thread as its batch is applied (the time a UI would draw it).
 func runLibraryPresenter(plan: PhasePlan, side sideEndpoint: String) async throws {
-    let context = try ZMQContext()
     let client = PresenterClient(
         name: "bench-presenter", session: BenchWire.session,
-        configuration: libraryConfiguration(control: plan.control, label: "flowd-bench.presenter", context: context)
+        configuration: libraryConfiguration(control: plan.control, label: "flowd-bench.presenter")
     )
+    let context = try ZMQContext()
     let side = try ZMQSocket(.push, context: context, options: ZMQSocketOptions(linger: .seconds(5)))
     try side.bind(sideEndpoint)
     let endpoint = try side.option(.lastEndpoint)

@@ -11,20 +11,17 @@ import ZeroMQ
 // change to `run(onChange:)`'s handler, both on the clients' I/O threads). The phases, the side channel and the
 // results are the hand-written mode's (Roles.swift).
 
-/// A client configuration for the benchmark's daemon, logging warnings only; its sockets are made in `context`, the
-/// side channel's, so that one libzmq I/O thread serves both as in the hand-written clients.
-func libraryConfiguration(control: String, label: String, context: ZMQContext) -> FlowClientConfiguration {
+/// A client configuration for the benchmark's daemon, logging warnings only.
+func libraryConfiguration(control: String, label: String) -> FlowClientConfiguration {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = .warning
         return handler
     }
     // The clients here never open the events socket; it is named for completeness.
-    var configuration = FlowClientConfiguration(
+    return FlowClientConfiguration(
         endpoints: FlowdEndpoints(control: control, events: control), logger: Logger(label: label)
     )
-    configuration.context = context
-    return configuration
 }
 
 /// Runs a client until its task is cancelled (once the results are out), which is not a failure.
@@ -49,12 +46,12 @@ final class SideListener: Sendable {
     private let continuation: AsyncStream<Void>.Continuation
     private let counts = Mutex(Counts())
 
-    init(endpoint: String, context: ZMQContext) throws {
+    init(endpoint: String) throws {
         (wakeUps, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // The wake-ups outlive the thread (a verdict may come after the presenter's last word): they end only when
         // the side channel cannot connect.
         let thread = Thread { [self] in
-            guard let socket = try? ZMQSocket(.pull, context: context),
+            guard let context = try? ZMQContext(), let socket = try? ZMQSocket(.pull, context: context),
                 (try? socket.connect(endpoint)) != nil
             else {
                 note("library stepper: the side channel could not connect")
@@ -118,10 +115,9 @@ private final class Verdicts: Sendable {
 /// The stepper as a user's service: `StepperClient`, its attachment from `events`, steps through
 /// `emit(_:for:onVerdict:)`.
 func runLibraryStepper(plan: PhasePlan, side sideEndpoint: String) async throws {
-    let context = try ZMQContext()
     let client = StepperClient(
         name: "bench-stepper", serves: [BenchWire.kind],
-        configuration: libraryConfiguration(control: plan.control, label: "flowd-bench.stepper", context: context)
+        configuration: libraryConfiguration(control: plan.control, label: "flowd-bench.stepper")
     )
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await runUntilCancelled(client.run) }
@@ -135,7 +131,7 @@ func runLibraryStepper(plan: PhasePlan, side sideEndpoint: String) async throws 
             }
         }
         guard let attachment else { throw BenchError("the library stepper ended before its ATTACH") }
-        let side = try SideListener(endpoint: sideEndpoint, context: context)
+        let side = try SideListener(endpoint: sideEndpoint)
         var wakeUps = side.wakeUps.makeAsyncIterator()
         emit("READY")
         var result = StepperResult()

@@ -43,9 +43,6 @@ public struct FlowClientConfiguration: Sendable {
     public var curve: FlowClientCurve?
     /// Where the client logs.
     public var logger: Logger
-    /// The libzmq context of the client's sockets (and its I/O thread); `nil`: the client makes its own. For
-    /// flowd-bench, whose side channel shares its clients' context as the hand-written clients' does.
-    package var context: ZMQContext?
 
     /// A configuration; every parameter has a default.
     public init(

@@ -243,7 +243,6 @@ final class FlowConnection: Sendable {
         let loop: ZMQEventLoop
         do {
             loop = try ZMQEventLoop(
-                context: configuration.context,
                 configuration: .init(socketOptions: configuration.socketOptions, threadName: "flowd-client"),
                 logger: logger
             )
