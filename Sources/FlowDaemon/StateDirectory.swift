@@ -114,7 +114,12 @@ final class StateDirectory {
     func close() {
         try? directory?.close()
         directory = nil
-        try? lock?.close()  // releases the flock
+        if let lock {
+            // Unlocked first: a child another thread is spawning holds a copy of the descriptor until its exec, and
+            // the flock (on the open file description) would outlive this close until then.
+            _ = retryingOnInterrupt { flock(lock.rawValue, LOCK_UN) }
+            try? lock.close()
+        }
         lock = nil
     }
 

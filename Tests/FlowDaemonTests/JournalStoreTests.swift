@@ -449,6 +449,25 @@ struct JournalStoreTests {
         }
     }
 
+    @Test("Closed, the directory is free at once, even while a child being spawned holds a copy of the lock's descriptor")
+    func closeReleasesTheLockThatACopiedDescriptorSharesToo() throws {
+        try withStateDirectory { directory in
+            let first = try open(directory)
+            // A dup shares the open file description, as a child between fork and exec does.
+            let lockPath = directory + "/lock"
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap(Int32.init)
+            let lockDescriptor = try #require(descriptors.first {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == lockPath
+            })
+            let copy = dup(lockDescriptor)
+            #expect(copy >= 0)
+            defer { _ = close(copy) }
+            first.close()
+            let second = try open(directory)
+            second.close()
+        }
+    }
+
     // MARK: - Fsync policies
 
     @Test func alwaysSyncsEveryCommit() throws {
