@@ -21,9 +21,10 @@ its profile. Writes into --out: `callgrind.<plain|journal>.out`, `annotate.<…>
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
+
+import valgrind_copy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -63,12 +64,7 @@ def main():
     out = os.path.abspath(arguments.out)
     os.makedirs(out, exist_ok=True)
 
-    shim = os.path.join(out, "sigsuspend-copy.so")
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", shim, os.path.join(HERE, "sigsuspend-copy.c")], check=True)
-    bench = os.path.join(out, "flowd-bench")
-    shutil.copyfile(arguments.bench, bench)
-    os.chmod(bench, 0o755)
-    subprocess.run(["strip", "--strip-debug", bench], check=True)
+    shim, bench = valgrind_copy.prepare(arguments.bench, out)
     toggle = os.path.join(out, "toggle.sh")
     pids = os.path.join(out, "pids.txt")
     with open(toggle, "w") as script:

@@ -19,10 +19,11 @@ Further arguments go to flowd-bench (`--transport tcp`, `--journal interval`, ..
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+import valgrind_copy
 
 
 def snapshot(pid):
@@ -108,15 +109,9 @@ def main():
 
 
 def count_instructions(args, rest, low, high):
-    here = os.path.dirname(os.path.abspath(__file__))
     totals = {}
     with tempfile.TemporaryDirectory() as folder:
-        shim = os.path.join(folder, "sigsuspend-copy.so")
-        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", shim, os.path.join(here, "sigsuspend-copy.c")], check=True)
-        bench = os.path.join(folder, "flowd-bench")
-        shutil.copyfile(args.bench, bench)
-        os.chmod(bench, 0o755)
-        subprocess.run(["strip", "--strip-debug", bench], check=True)
+        shim, bench = valgrind_copy.prepare(args.bench, folder)
         for samples in (low, high):
             out = os.path.join(folder, f"{samples}-{{role}}.out")
             prefix = f"env LD_PRELOAD={shim} valgrind --tool=callgrind --callgrind-out-file={out}"
