@@ -10,34 +10,28 @@ import Foundation
 /// The state is what the flow decides with and that changes (a counter its `adapt` keeps, the ID of what it shows);
 /// what it is made with and that never changes (a factory of steppers, a service) comes from the maker registered
 /// with ``FlowRestoration/register(_:make:)``.
-public protocol RestorableFlow: Flow {
-    /// The flow's own state as data.
-    associatedtype State: Codable
-    /// The state now; the maker given to ``FlowRestoration`` gets it back.
-    var state: State { get }
-    /// The name the saved flow is known by, unique within an application; the type's name by default.
-    static var restorationName: String { get }
-}
-
-extension RestorableFlow {
-    public static var restorationName: String { String(describing: Self.self) }
-}
+public protocol RestorableFlow: Flow, Restorable {}
 
 /// A stepper that is data: saved with its attachment and made again after a restart. It is made again as attached:
 /// its ``Stepper/initialStep`` and ``Stepper/readyToEmitSteps()`` are not used again (they were, when it was attached).
 ///
 /// FlowCore's own steppers (``OneStepper``, ``DefaultStepper``, ``NoneStepper``, ``RemoteStepper``,
 /// ``ActionStepper``) are restorable and known to every ``FlowRestoration``.
-public protocol RestorableStepper: Stepper {
-    /// The stepper's own state as data.
+public protocol RestorableStepper: Stepper, Restorable {}
+
+/// What a ``RestorableFlow`` and a ``RestorableStepper`` have alike: their own state as data, and the name they are
+/// saved by.
+public protocol Restorable {
+    /// The object's own state as data.
     associatedtype State: Codable
-    /// The state now.
+    /// The state now; the maker given to ``FlowRestoration`` gets it back.
     var state: State { get }
-    /// The name the saved stepper is known by, unique within an application; the type's name by default.
+    /// The name the saved object is known by, unique among an application's flows (or its steppers); the type's name
+    /// by default.
     static var restorationName: String { get }
 }
 
-extension RestorableStepper {
+extension Restorable {
     public static var restorationName: String { String(describing: Self.self) }
 }
 
@@ -48,7 +42,7 @@ public struct NoState: Codable, Hashable, Sendable {
 
 /// A saved flow or stepper: its restoration name and its state.
 public struct SavedObject: Codable, Hashable, Sendable {
-    /// The ``RestorableFlow/restorationName`` or ``RestorableStepper/restorationName``.
+    /// The ``Restorable/restorationName`` of a flow or stepper.
     public var type: String
     /// The state, as JSON.
     public var state: JSONValue
