@@ -54,8 +54,10 @@ public struct SavedObject: Codable, Hashable, Sendable {
 }
 
 /// Why a tree cannot be saved or made again.
-public struct RestorationError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+///
+/// Equality looks at the code only.
+public struct RestorationError: CodedError, Sendable {
+    public enum Code: String, Sendable, Hashable, CustomStringConvertible {
         /// A flow or stepper of the tree is not restorable, or its type is not registered.
         case notRestorable
         /// The tree waits for something that is code, not data: an asynchronous adaptation or a `.ready` block.
@@ -64,6 +66,8 @@ public struct RestorationError: Error, Hashable, Sendable, CustomStringConvertib
         case unknownType
         /// The saved tree contradicts itself (an attachment on a coordinator it does not have, ...).
         case inconsistent
+
+        public var description: String { rawValue }
     }
 
     public var code: Code
@@ -73,8 +77,6 @@ public struct RestorationError: Error, Hashable, Sendable, CustomStringConvertib
         self.code = code
         self.message = message
     }
-
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 /// How an application's flows and steppers are made again from their saved state: a registry of makers by
