@@ -58,17 +58,16 @@ public struct DeepLinkRequest: Sendable, Hashable, Codable {
     public var session: String
     public var step: Step?
     public var uri: String?
+}
 
+// In an extension, so that both go through the memberwise initializer Swift writes.
+extension DeepLinkRequest {
     public init(req: UInt64, session: String, step: Step) {
-        self.req = req
-        self.session = session
-        self.step = step
+        self.init(req: req, session: session, step: step, uri: nil)
     }
 
     public init(req: UInt64, session: String, uri: String) {
-        self.req = req
-        self.session = session
-        self.uri = uri
+        self.init(req: req, session: session, step: nil, uri: uri)
     }
 }
 
