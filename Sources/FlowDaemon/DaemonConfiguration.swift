@@ -18,6 +18,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     /// How long a session may go without a presenter and without a journaled change before the daemon ends it, in
     /// seconds; 0 (the default): sessions are never ended for idleness.
     public var idleSessionTimeoutS: Int = 0
+    /// How long a session may go without a presenter and without a journaled change before the daemon keeps it as its
+    /// saved state only, made again on its next use (docs/RELIABILITY.md, "Hibernation"), in seconds; 0: never.
+    public var hibernateAfterS: Int = 60
     /// The screens (UI model nodes) a session may hold before its steps are refused (`sessionFull`).
     public var maxSessionScreens: Int = 20_000
     /// The live attachments (remote and in-daemon) a session may hold before its steps are refused (`sessionFull`).
@@ -40,6 +43,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         case maxReplayCommands = "max_replay_commands"
         case defaultSession = "default_session"
         case idleSessionTimeoutS = "idle_session_timeout_s"
+        case hibernateAfterS = "hibernate_after_s"
         case maxSessionScreens = "max_session_screens"
         case maxSessionAttachments = "max_session_attachments"
         case adaptTimeoutMs = "adapt_timeout_ms"
@@ -61,6 +65,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         defaultSession = try container.decodeIfPresent(String.self, forKey: .defaultSession) ?? defaults.defaultSession
         idleSessionTimeoutS =
             try container.decodeIfPresent(Int.self, forKey: .idleSessionTimeoutS) ?? defaults.idleSessionTimeoutS
+        hibernateAfterS = try container.decodeIfPresent(Int.self, forKey: .hibernateAfterS) ?? defaults.hibernateAfterS
         maxSessionScreens =
             try container.decodeIfPresent(Int.self, forKey: .maxSessionScreens) ?? defaults.maxSessionScreens
         maxSessionAttachments =

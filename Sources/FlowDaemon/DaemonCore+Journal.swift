@@ -185,6 +185,7 @@ extension DaemonCore {
             sessions.insert(session)
             apps.retain(session.appVersion)
             idleDeadlines.watch(session)
+            watchForHibernation(session, since: currentTime)
         case .stepWindows(let windows):
             stepResults = windows
             return  // not kept: every snapshot writes the live windows anew

@@ -78,6 +78,8 @@ extension DaemonCore {
 
     func healthReport(now: UInt64) -> HealthReport {
         let counts = peerCounts
+        var counters = self.counters
+        counters.sessionsHibernatedNow = sessions.hibernatedCount
         return HealthReport(
             status: journalAvailable ? "ok" : "degraded",
             daemon: daemonID, uptimeSeconds: Double(now - startedAt) / 1000, sessions: sessions.count,

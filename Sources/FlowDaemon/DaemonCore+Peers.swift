@@ -247,6 +247,7 @@ extension DaemonCore {
             session.host = nil
             session.lastActive = currentTime
             idleDeadlines.watch(session)
+            watchForHibernation(session, since: currentTime)
             presentablesLost(in: session)
         }
         var orphans: [(session: String, attachment: AttachmentID)] = []

@@ -77,7 +77,8 @@ extension DaemonCore {
 
     /// Makes a pending session as recovery makes it (replaying: nothing sent, published or counted): a created one's
     /// root coordinated, a saved one's state read and restored. Then, once recovery is over, asks what recovery asks
-    /// for each session at its end (``resumeRecovered(_:)``).
+    /// for each session at its end (``resumeRecovered(_:)``); a hibernated one takes back what it held
+    /// (``wake(_:from:)``).
     ///
     /// - Throws: ``RecoveryError`` (`unreadableRecord`, `unrestorable`) when a saved state does not read or restore;
     ///   the session is then left pending.
@@ -105,7 +106,10 @@ extension DaemonCore {
         counters = counted
         publishesEvents = publishes
         replaying = recovering
-        if !recovering {
+        watchForHibernation(session, since: currentTime)
+        if let hibernation = pending.hibernation {
+            wake(session, from: hibernation)
+        } else if !recovering {
             resumeRecovered(session)
             session.lastActive = pending.lastActive  // what resuming journals is no activity (idle expiry)
             // Its attachments wait, as a recovered session's do: offered to the stepper processes connected already.

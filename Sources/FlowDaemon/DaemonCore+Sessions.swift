@@ -32,6 +32,7 @@ extension DaemonCore {
         sessions.insert(session)
         apps.retain(session.appVersion)
         idleDeadlines.watch(session)
+        watchForHibernation(session, since: currentTime)
         coordinateRoot(of: session)
     }
 
@@ -62,7 +63,8 @@ extension DaemonCore {
     /// process holding one of its attachments a `DETACH` (`sessionEnded`), its in-daemon steppers stop (PROTOCOL §4).
     mutating func endSessionNow(_ id: String) {
         if let pending = sessions.remove(pending: id) {
-            apps.release(pending.appVersion)  // nothing else: no presenter, stepper or adaptation knew of it
+            apps.release(pending.appVersion)  // nothing else: no presenter or adaptation knew of it
+            if let hibernation = pending.hibernation { endHibernated(id, hibernation) }
             return
         }
         guard let session = sessions.remove(id) else { return }

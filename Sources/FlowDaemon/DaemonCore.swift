@@ -37,6 +37,8 @@ package struct DaemonCore {
     let holdings = PeerHoldings()
     /// When sessions without a presenter may have been idle long enough to end (`daemon.idle_session_timeout_s`).
     var idleDeadlines: IdleDeadlines
+    /// When made sessions without a presenter may hibernate (`daemon.hibernate_after_s`).
+    var hibernationDeadlines: IdleDeadlines
     /// The daemon's clock at the input being handled, in milliseconds.
     var currentTime: UInt64
     /// When the transport last found its inbox empty, if it has one: a peer is silent only up to then, so a daemon
@@ -106,6 +108,7 @@ package struct DaemonCore {
         self.startedAt = now
         self.currentTime = now
         self.idleDeadlines = IdleDeadlines(timeoutMs: UInt64(max(0, configuration.idleSessionTimeoutS)) * 1000)
+        self.hibernationDeadlines = IdleDeadlines(timeoutMs: UInt64(max(0, configuration.hibernateAfterS)) * 1000)
     }
 
     // MARK: - Inputs
@@ -143,6 +146,7 @@ package struct DaemonCore {
             tick(now: now)
             expireQuestions(now: now)
             endIdleSessions(now: now)
+            hibernateIdleSessions(now: now)
             if let due = attachOffersDue, now >= due { offerWaitingAttachments(now: now) }
         case .localStep(let sessionID, let attachment, let step):
             guard let session = self.session(sessionID) else { break }
@@ -177,6 +181,7 @@ package struct DaemonCore {
             deadline = min(deadline, peer.nextHeartbeat, expiry(of: peer))
         }
         if let idle = idleDeadlines.next { deadline = min(deadline, idle) }
+        if let hibernation = hibernationDeadlines.next { deadline = min(deadline, hibernation) }
         if let offers = attachOffersDue { deadline = min(deadline, offers) }
         if let adapt = remoteAdapts.nextDeadline { deadline = min(deadline, adapt) }
         if let link = nextDeepLinkDeadline { deadline = min(deadline, link) }

@@ -27,6 +27,14 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Sessions a compaction could not save as data and kept as history in the snapshot, by reason
     /// (`notRestorable`, `notAtRest`); in ``json`` once there is one.
     package var sessionsKeptAsHistory: [String: Int] = [:]
+    /// Sessions hibernated (kept as their saved state), and made again from hibernation; with the number hibernated
+    /// now, set when a report is made (``DaemonCore/healthReport(now:)``); in ``json`` once one hibernated.
+    package var sessionsHibernated = 0
+    package var sessionsWoken = 0
+    package var sessionsHibernatedNow = 0
+    /// Sessions found due to hibernate that could not, by reason (`adaptPending`, `deepLinkWaiting`, `localStepper`,
+    /// `visible`, `notRestorable`, `notAtRest`, ...); in ``json`` once there is one.
+    package var sessionsNotHibernated: [String: Int] = [:]
     /// Connections the ZAP handler refused (a key not on the allow-list, or not allowed on that socket); `nil` when
     /// the daemon runs without CURVE (then it is not in ``json``).
     package var authDenied: Int?
@@ -72,6 +80,14 @@ package struct DaemonCounters: Sendable, Hashable {
         ]
         if !sessionsKeptAsHistory.isEmpty {
             fields["sessions_kept_as_history"] = .object(sessionsKeptAsHistory.mapValues { .int($0) })
+        }
+        if sessionsHibernated > 0 {
+            fields["sessions_hibernated"] = .object([
+                "now": .int(sessionsHibernatedNow), "total": .int(sessionsHibernated), "woken": .int(sessionsWoken),
+            ])
+        }
+        if !sessionsNotHibernated.isEmpty {
+            fields["sessions_not_hibernated"] = .object(sessionsNotHibernated.mapValues { .int($0) })
         }
         if !adapts.isEmpty { fields["adapts"] = .object(adapts.mapValues { .int($0) }) }
         if !adaptAnswersDropped.isEmpty {

@@ -42,6 +42,14 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     )
     package var idleSessionTimeoutS: Int?
 
+    @Option(
+        name: .customLong("hibernate-after-s"),
+        help: ArgumentHelp(
+            "Keep a session without a presenter and without a change for this many seconds as its saved state only, "
+                + "made again on its next use (0: never; 60 by default).")
+    )
+    package var hibernateAfterS: Int?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     package var logLevel: String?
 
@@ -126,6 +134,9 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let idleSessionTimeoutS, idleSessionTimeoutS < 0 {
             throw ValidationError("--idle-session-timeout-s must be 0 (never) or more")
         }
+        if let hibernateAfterS, hibernateAfterS < 0 {
+            throw ValidationError("--hibernate-after-s must be 0 (never) or more")
+        }
         if let logLevel, FlowdSettings.logLevel(named: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -158,6 +169,10 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let idleSessionTimeoutS { daemon.idleSessionTimeoutS = idleSessionTimeoutS }
         if daemon.idleSessionTimeoutS < 0 {
             throw FlowdConfigError(path: config ?? "-", reason: "sets a negative daemon.idle_session_timeout_s")
+        }
+        if let hibernateAfterS { daemon.hibernateAfterS = hibernateAfterS }
+        if daemon.hibernateAfterS < 0 {
+            throw FlowdConfigError(path: config ?? "-", reason: "sets a negative daemon.hibernate_after_s")
         }
         var sockets = ZMQSocketOptions()
         if let linger = file.sockets?.lingerMs { sockets.linger = .milliseconds(linger) }
@@ -273,7 +288,7 @@ package struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 /// ```json
 /// {"app": "/usr/local/share/flowd/movies.flows.yaml", "control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
 ///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 10000, "max_body_bytes": 262144, "outbox_limit": 1024,
-///             "idle_session_timeout_s": 0},
+///             "idle_session_timeout_s": 0, "hibernate_after_s": 60},
 ///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608,
 ///              "damage": "refuse"},
 ///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}

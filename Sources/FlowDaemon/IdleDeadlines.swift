@@ -57,9 +57,16 @@ extension DaemonCore {
     mutating func endIdleSessions(now: UInt64) {
         guard journalAvailable else { return }
         while let entry = idleDeadlines.popDue(now: now) {
-            if let pending = sessions[pending: entry.session] {
-                // Pending: nothing changed it since recovery (a change makes it), and no presenter hosts it.
-                if pending.idleEntry == entry.serial { endSession(pending.id, reason: "idle") }
+            if var pending = sessions[pending: entry.session] {
+                // Pending: nothing changed it since recovery or hibernation (a change makes it), no presenter hosts it.
+                guard pending.idleEntry == entry.serial else { continue }
+                if pending.lastActive + idleDeadlines.timeoutMs > now {
+                    pending.idleEntry = nil  // it changed before it hibernated: its deadline moved
+                    idleDeadlines.watch(pending.id, lastActive: pending.lastActive, entry: &pending.idleEntry)
+                    sessions.update(pending: pending)
+                    continue
+                }
+                endSession(pending.id, reason: "idle")
                 continue
             }
             guard let session = sessions[made: entry.session], session.idleEntry == entry.serial else { continue }

@@ -90,6 +90,13 @@ struct JournalLog {
         changedSessions.insert(session)
     }
 
+    /// The session's record when it is the only one the log holds for it (nothing changed it since it was created
+    /// or saved as data): its `session` or `state` record, the log's own bytes.
+    func soleRecord(of session: String) -> [UInt8]? {
+        guard enabled, let records = sessions[session], records.rest.isEmpty else { return nil }
+        return records.first
+    }
+
     /// Replaces a session's records by one: its creation, or its state as data.
     mutating func replace(_ session: String, with bytes: [UInt8]) {
         if let replaced = sessions[session]?.count, replaced > 1 { droppedStepRecords = true }

@@ -86,6 +86,16 @@ extension DaemonCore {
                 }
             }
         }
+        for pending in sessions.hibernated {
+            for attachment in pending.hibernation?.attachments ?? [] {
+                let key = PeerHoldings.AttachmentKey(session: pending.id, attachment: attachment.id)
+                if let peer = attachment.assignedTo {
+                    assigned[peer, default: []].insert(key)
+                } else {
+                    waiting[attachment.kind, default: []].insert(key)
+                }
+            }
+        }
         let index = holdings.contents
         var mismatches: [String] = []
         if index.hosted != hosted { mismatches.append("hosted: index \(index.hosted), sessions \(hosted)") }

@@ -1,10 +1,11 @@
 internal import FlowCore
+internal import FlowWire
 
 /// A session recovery found and has not made yet: one only created (its last record a `session` record), or one saved
 /// as data (a `state` record with nothing after it), kept as its record's bytes with only their header read
 /// (``StateRecordHeader``). What making it needs, and nothing of its flows. It is made, exactly as recovery makes it, on
 /// first use
-/// (``DaemonCore/session(_:)``) or in the background after start (``DaemonCore/makePendingSessions(limit:now:)``),
+/// (``DaemonCore/session(_:)``); a made session idle long enough is turned back into one (``hibernation``) or in the background after start (``DaemonCore/makePendingSessions(limit:now:)``),
 /// so that a restart with many idle sessions serves at once (docs/RELIABILITY.md, "Recovery").
 ///
 /// Not `Sendable`: owned by ``DaemonCore`` on the daemon's I/O thread.
@@ -20,7 +21,7 @@ struct PendingSession {
     /// Whether its `session` record does not name its version (``Session/appVersionUnrecorded``).
     let appVersionUnrecorded: Bool
     /// When it was recovered, on the daemon's clock: its idle time counts from then, as a made session's does.
-    let lastActive: UInt64
+    var lastActive: UInt64
     /// The entry that stands for it in the idle deadlines (``IdleDeadlines``).
     var idleEntry: UInt64?
     /// Its `state` record's bytes, read when it is made; `nil` for a session only created. Its own array, out of the
@@ -28,4 +29,19 @@ struct PendingSession {
     /// it), so the rest of the payload is freed after recovery; the journal log shares it as the session's record
     /// (``JournalLog``): keeping it costs no second copy.
     var savedState: [UInt8]?
+    /// Set for a session hibernated (``DaemonCore/hibernate(_:)``), `nil` for one recovery found.
+    var hibernation: Hibernation?
+
+    /// What a hibernated session keeps beside its saved state: its remote attachments as the peer index holds them.
+    /// They stay in the index while it sleeps, so a stepper's `HELLO` or loss and a `STEP` for one of them make it
+    /// and find each attachment with the peer that holds it: nothing changes on the wire (no second `ATTACH`).
+    struct Hibernation {
+        struct Attachment {
+            let id: AttachmentID
+            let kind: String
+            let assignedTo: PeerAddress?
+        }
+
+        let attachments: [Attachment]
+    }
 }

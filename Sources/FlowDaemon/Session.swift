@@ -73,6 +73,8 @@ final class Session {
     /// in the idle deadlines, if one does (``IdleDeadlines``).
     var lastActive: UInt64
     var idleEntry: UInt64?
+    /// The entry that stands for it in the hibernation deadlines, if one does.
+    var hibernationEntry: UInt64?
     /// Whether the session was found at its bounds when a step last came (``DaemonCore/admitsSteps(_:)``).
     var full = false
 

@@ -23,6 +23,8 @@ struct SessionTable {
     /// ended since is skipped when reached.
     private var pendingOrder: [String] = []
     private var nextPending = 0
+    /// How many of the pending sessions are hibernated (``PendingSession/hibernation``).
+    private(set) var hibernatedCount = 0
     /// Every session's ID (made and pending), sorted.
     private var sortedIDs = SortedSessionIDs()
     let visits = Visits()
@@ -30,8 +32,8 @@ struct SessionTable {
     /// Sessions made, pending and unrestorable.
     var count: Int { byID.count + pendingByID.count + unrestorableByID.count }
 
-    /// Sessions not made yet.
-    var pendingCount: Int { pendingByID.count }
+    /// Sessions recovery found and did not make yet (hibernated ones are counted in ``hibernatedCount``).
+    var pendingCount: Int { pendingByID.count - hibernatedCount }
 
     /// Sessions whose saved state did not restore.
     var unrestorableCount: Int { unrestorableByID.count }
@@ -51,7 +53,9 @@ struct SessionTable {
     /// Adds a session (a new ID: a session is created once; ``remove(_:)`` frees its ID), or the made session of a
     /// pending one.
     mutating func insert(_ session: Session) {
-        let wasPending = pendingByID.removeValue(forKey: session.id) != nil
+        let pending = pendingByID.removeValue(forKey: session.id)
+        let wasPending = pending != nil
+        if pending?.hibernation != nil { hibernatedCount -= 1 }
         if byID.updateValue(session, forKey: session.id) == nil, !wasPending { sortedIDs.insert(session.id) }
     }
 
@@ -61,6 +65,7 @@ struct SessionTable {
     /// Turns a pending session whose state did not restore into an unrestorable one.
     mutating func markUnrestorable(_ id: String, reason: String) {
         guard let session = pendingByID.removeValue(forKey: id) else { return }
+        if session.hibernation != nil { hibernatedCount -= 1 }
         unrestorableByID[id] = (session, reason)
     }
 
@@ -70,12 +75,29 @@ struct SessionTable {
         pendingOrder.append(session.id)
     }
 
+    /// Turns a made session into the hibernated pending one that stands for it (same ID, so its place in the
+    /// sorted IDs stays; not made in the background: it waits for its next use).
+    mutating func insert(hibernated session: PendingSession) {
+        guard byID.removeValue(forKey: session.id) != nil else { return }
+        pendingByID[session.id] = session
+        hibernatedCount += 1
+    }
+
+    /// Replaces a pending session by a changed copy of it.
+    mutating func update(pending session: PendingSession) {
+        guard pendingByID[session.id] != nil else { return }
+        pendingByID[session.id] = session
+    }
+
+    /// The hibernated sessions (a walk over the pending ones, for checks).
+    var hibernated: [PendingSession] { pendingByID.values.filter { $0.hibernation != nil } }
+
     /// The next pending session to make in the background, in the order recovery found them.
     mutating func nextPendingSession() -> PendingSession? {
         while nextPending < pendingOrder.count {
             let id = pendingOrder[nextPending]
             nextPending += 1
-            if let pending = pendingByID[id] { return pending }
+            if let pending = pendingByID[id], pending.hibernation == nil { return pending }
         }
         pendingOrder = []
         nextPending = 0
@@ -91,8 +113,12 @@ struct SessionTable {
 
     /// Removes a pending or unrestorable session; returns it if it was there.
     mutating func remove(pending id: String) -> PendingSession? {
-        guard let session = pendingByID.removeValue(forKey: id) ?? unrestorableByID.removeValue(forKey: id)?.session
-        else { return nil }
+        if let session = pendingByID.removeValue(forKey: id) {
+            if session.hibernation != nil { hibernatedCount -= 1 }
+            sortedIDs.remove(id)
+            return session
+        }
+        guard let session = unrestorableByID.removeValue(forKey: id)?.session else { return nil }
         sortedIDs.remove(id)
         return session
     }
