@@ -186,10 +186,7 @@ package struct FastJSONReader {
     }
 
     package mutating func value(depth: Int) throws(FastPathUnsupported) -> JSONValue {
-        guard depth < 64 else { throw FastPathUnsupported() }
-        skipWhitespace()
-        guard index < bytes.count else { throw FastPathUnsupported() }
-        switch bytes[index] {
+        switch try valueStart(depth: depth) {
         case 0x7B:  // {
             index += 1
             var members: [String: JSONValue] = [:]
@@ -229,10 +226,7 @@ package struct FastJSONReader {
 
     /// Reads past a value as ``value(depth:)`` reads it, refusing what it refuses, without making it.
     package mutating func skipValue(depth: Int) throws(FastPathUnsupported) {
-        guard depth < 64 else { throw FastPathUnsupported() }
-        skipWhitespace()
-        guard index < bytes.count else { throw FastPathUnsupported() }
-        switch bytes[index] {
+        switch try valueStart(depth: depth) {
         case 0x7B:  // {
             index += 1
             if closesAtOnce(0x7D) { return }
@@ -262,6 +256,16 @@ package struct FastJSONReader {
         default:
             _ = try integer()
         }
+    }
+
+    /// The first byte of the value at `index`, past whitespace: what ``value(depth:)`` and ``skipValue(depth:)``
+    /// switch on. Refuses a value nested 64 deep and the end of the bytes.
+    @inline(__always)
+    private mutating func valueStart(depth: Int) throws(FastPathUnsupported) -> UInt8 {
+        guard depth < 64 else { throw FastPathUnsupported() }
+        skipWhitespace()
+        guard index < bytes.count else { throw FastPathUnsupported() }
+        return bytes[index]
     }
 
     /// A string as ``string()`` reads it, as the range of its text (without the quotes).
