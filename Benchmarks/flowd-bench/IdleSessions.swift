@@ -49,6 +49,13 @@ struct IdleCommand: ParsableCommand {
             "With --state-dir: a deep link into each idle session before the compaction, so that the snapshot saves "
                 + "each as a `state` record (a restart then keeps them pending with their bytes)."))
     var saved = false
+    @Option(
+        help: ArgumentHelp(
+            "daemon.hibernate_after_s (0: never, the default here). With it the clock advances 100 ms per 100 "
+                + "sessions created and ticks, as a long-running daemon sees them: sessions hibernate as they come, "
+                + "and the memory per session is that of hibernated ones; then 1 000 of them are made again by a "
+                + "first use (cpu_us_per_wake)."))
+    var hibernateAfterS = 0
 
     func run() throws {
         let journaling = journal || stateDir != nil
@@ -56,6 +63,7 @@ struct IdleCommand: ParsableCommand {
         let codec = WireCodec()
         var configuration = DaemonConfiguration()
         configuration.maxSessions = sessions + 1000
+        configuration.hibernateAfterS = hibernateAfterS
         var core = DaemonCore(
             application: app == .bench ? BenchApplication(uiScreens: uiScreens) : app.application, configuration: configuration, daemonID: "bench-idle", logger: logger, now: 0,
             journaling: journaling
@@ -63,8 +71,9 @@ struct IdleCommand: ParsableCommand {
         _ = core.start(now: 0)
         let operatorPeer = PeerAddress([7])
         var req: UInt64 = 0
+        var now: UInt64 = 0
         func send(_ message: WireMessage) {
-            _ = core.handle(.message(from: operatorPeer, frames: codec.encode(message)), now: 0)
+            _ = core.handle(.message(from: operatorPeer, frames: codec.encode(message)), now: now)
         }
         func create(_ session: String) {
             req += 1
@@ -79,6 +88,14 @@ struct IdleCommand: ParsableCommand {
         for index in 0..<sessions {
             create(String(format: "idle-%07d", index))
             if index % 100 == 0 { _ = core.takeJournal() }  // the I/O thread takes the records as they come
+            if hibernateAfterS > 0, index % 100 == 99 {
+                now += 100
+                _ = core.handle(.tick, now: now)
+            }
+        }
+        if hibernateAfterS > 0 {
+            now += UInt64(hibernateAfterS) * 1000
+            _ = core.handle(.tick, now: now)
         }
         _ = core.takeJournal()
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
@@ -88,11 +105,25 @@ struct IdleCommand: ParsableCommand {
         guard core.sessionCount == sessions + 501 else {
             throw BenchError("\(core.sessionCount) sessions, not \(sessions + 501)")
         }
+        let hibernated = core.hibernatedSessionCount
         var line =
             "IDLE app=\(app.rawValue) journal=\(journaling) sessions=\(sessions) "
             + "resident_per_session=\((after - before) / sessions) "
             + "creates_per_s=\(Int(Double(sessions) / seconds))"
             + String(format: " cpu_us_per_create=%.1f", cpuMicroseconds / Double(sessions))
+        if hibernateAfterS > 0 {
+            // A first use of hibernated sessions: what making one again costs (its `seq` read, nothing else).
+            let woken = min(1000, sessions)
+            let waking = processCPUNanoseconds()
+            for index in 0..<woken { _ = core.seq(of: String(format: "idle-%07d", sessions - 1 - index)) }
+            let wakeMicroseconds = Double(processCPUNanoseconds() - waking) / 1e3
+            line +=
+                " hibernate_after_s=\(hibernateAfterS) hibernated=\(hibernated)"
+                + core.counters.sessionsNotHibernated.keys.sorted().map {
+                    " not_hibernated_\($0)=\(core.counters.sessionsNotHibernated[$0]!)"
+                }.joined()
+                + String(format: " cpu_us_per_wake=%.1f", wakeMicroseconds / Double(woken))
+        }
         // What one of them holds, for the breakdown by type.
         let nodes = core.tree(of: "idle-0000000")?.allNodes ?? []
         line +=

@@ -102,10 +102,9 @@ extension DaemonCore {
     }
 
     /// Whether an in-daemon stepper emits only as it is attached or handles a `USER_ACTION` (which makes its
-    /// session first), never by itself: a hibernated session cannot hear it.
-    private static func emitsOnlyWhenAsked(_ stepper: any Stepper) -> Bool {
-        stepper is OneStepper || stepper is DefaultStepper || stepper is NoneStepper || stepper is ActionStepper
-    }
+    /// session first), never by itself: a hibernated session cannot hear it. A restorable stepper is data by its
+    /// contract (made again as attached, its state saved): FlowCore's own and an application's alike.
+    private static func emitsOnlyWhenAsked(_ stepper: any Stepper) -> Bool { stepper is any RestorableStepper }
 
     /// A hibernated session made again: its remote attachments taken back from the peer index with the peers that
     /// hold them (no `ATTACH` again), its in-daemon steppers listened to again.
