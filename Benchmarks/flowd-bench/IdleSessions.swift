@@ -56,6 +56,11 @@ struct IdleCommand: ParsableCommand {
                 + "and the memory per session is that of hibernated ones; then 1 000 of them are made again by a "
                 + "first use (cpu_us_per_wake)."))
     var hibernateAfterS = 0
+    @Flag(
+        help: ArgumentHelp(
+            "A deep link into each session right after its creation (the demo's settingsAreRequired, the bench's "
+                + "tick): sessions changed since their creation, which hibernate as their encoded state."))
+    var changed = false
 
     func run() throws {
         let journaling = journal || stateDir != nil
@@ -87,6 +92,11 @@ struct IdleCommand: ParsableCommand {
         let startedCPU = processCPUNanoseconds()
         for index in 0..<sessions {
             create(String(format: "idle-%07d", index))
+            if changed {
+                req += 1
+                let step = app == .demo ? Step("settingsAreRequired") : Step("tick", payload: 1)
+                send(.deepLink(DeepLinkRequest(req: req, session: String(format: "idle-%07d", index), step: step)))
+            }
             if index % 100 == 0 { _ = core.takeJournal() }  // the I/O thread takes the records as they come
             if hibernateAfterS > 0, index % 100 == 99 {
                 now += 100
@@ -107,7 +117,7 @@ struct IdleCommand: ParsableCommand {
         }
         let hibernated = core.hibernatedSessionCount
         var line =
-            "IDLE app=\(app.rawValue) journal=\(journaling) sessions=\(sessions) "
+            "IDLE app=\(app.rawValue) journal=\(journaling) sessions=\(sessions) changed=\(changed) "
             + "resident_per_session=\((after - before) / sessions) "
             + "creates_per_s=\(Int(Double(sessions) / seconds))"
             + String(format: " cpu_us_per_create=%.1f", cpuMicroseconds / Double(sessions))
