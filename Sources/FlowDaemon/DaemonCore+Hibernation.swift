@@ -39,6 +39,8 @@ extension DaemonCore {
         let saved: [UInt8]?
         if !session.appVersionUnrecorded, let record = log.soleRecord(of: session.id), let kept = Self.kept(record) {
             saved = kept  // unchanged since it was created or saved as data: made again from the log's record
+        } else if !log.enabled, session.unchangedSinceCreation {
+            saved = nil  // without a journal too: made again as it was created
         } else {
             guard let restoration = session.application.restoration(session: session.id) else {
                 return RestorationError.Code.notRestorable.rawValue

@@ -292,7 +292,9 @@ extension DaemonCore {
     mutating func journal(_ record: JournalRecord, of session: Session? = nil) {
         guard !replaying else { return }
         log.append(record)
-        (session ?? sessions[made: record.session])?.lastActive = currentTime  // a change is activity (idle expiry)
+        guard let changed = session ?? sessions[made: record.session] else { return }
+        changed.lastActive = currentTime  // a change is activity (idle expiry)
+        changed.unchangedSinceCreation = false
     }
 
     /// Applies one state change, journaling it: the only way sessions change, live and in recovery alike.

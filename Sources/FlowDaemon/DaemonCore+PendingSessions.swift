@@ -91,6 +91,7 @@ extension DaemonCore {
                 id: pending.id, application: pending.application, appVersion: pending.appVersion,
                 outboxLimit: configuration.outboxLimit, holdings: holdings, now: pending.lastActive)
             session.appVersionUnrecorded = pending.appVersionUnrecorded
+            session.unchangedSinceCreation = true
         }
         session.idleEntry = pending.idleEntry
         sessions.insert(session)

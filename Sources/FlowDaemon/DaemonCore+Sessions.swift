@@ -29,6 +29,7 @@ extension DaemonCore {
             id: id, application: version?.application ?? application, appVersion: version?.id,
             outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime)
         session.appVersionUnrecorded = app == nil && version != nil
+        session.unchangedSinceCreation = true
         sessions.insert(session)
         apps.retain(session.appVersion)
         idleDeadlines.watch(session)

@@ -75,6 +75,9 @@ final class Session {
     var idleEntry: UInt64?
     /// The entry that stands for it in the hibernation deadlines, if one does.
     var hibernationEntry: UInt64?
+    /// Whether nothing was journaled for it since it was created (or made again from its `session` record): made
+    /// again by coordinating its root, it is the same session, so a hibernation keeps no bytes for it.
+    var unchangedSinceCreation = false
     /// Whether the session was found at its bounds when a step last came (``DaemonCore/admitsSteps(_:)``).
     var full = false
 

@@ -198,8 +198,13 @@ struct HibernationTests {
     func withoutJournal() {
         let pair = Pair(journaling: false)
         servedThenLeft(pair)
+        pair.both("session b, only created") { $0.receive(.createSession(SessionRequest(req: 8, session: "b")), from: ops) }
+        pair.both("session c, created and changed") {
+            $0.receive(.createSession(SessionRequest(req: 9, session: "c")), from: ops)
+        }
+        pair.both("c changed") { $0.deepLink(ops, Step("openDetail", payload: 4), session: "c", req: 10) }
         tick(pair, at: 31_500)
-        #expect(pair.sleeping.core.hibernatedSessionCount == 1)
+        #expect(pair.sleeping.core.hibernatedSessionCount == 3)
         pair.both("ops again") { $0.hello(ops, .operator, name: "ops", at: 31_600) }
         pair.both("TREE") { $0.receive(.tree(SessionRequest(req: 9, session: "default")), from: ops) }
         pair.both("SESSIONS") { $0.receive(.sessions(SessionsRequest(req: 10)), from: ops) }
