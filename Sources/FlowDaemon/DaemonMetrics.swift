@@ -35,6 +35,7 @@ package struct DaemonMetrics: Sendable {
     private let sessions: Gauge
     private let sessionsPending: Gauge
     private let sessionsUnrestorable: Gauge
+    private let sessionsHibernated: Gauge
     /// The counters as last recorded.
     private var last = DaemonCounters()
 
@@ -56,6 +57,7 @@ package struct DaemonMetrics: Sendable {
         sessions = Gauge(label: MetricName.sessions, factory: factory)
         sessionsPending = Gauge(label: MetricName.sessionsPending, factory: factory)
         sessionsUnrestorable = Gauge(label: MetricName.sessionsUnrestorable, factory: factory)
+        sessionsHibernated = Gauge(label: MetricName.sessionsHibernated, factory: factory)
     }
 
     /// Adds what `counters` counted since the last call to the counters.
@@ -90,13 +92,16 @@ package struct DaemonMetrics: Sendable {
         last = counters
     }
 
-    /// Sets the gauges: connected peers by role (every role, 0 when none), sessions held and, of those, pending and
-    /// unrestorable.
-    package func record(peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0, unrestorable: Int = 0) {
+    /// Sets the gauges: connected peers by role (every role, 0 when none), sessions held and, of those, pending,
+    /// unrestorable and hibernated.
+    package func record(
+        peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0, unrestorable: Int = 0, hibernated: Int = 0
+    ) {
         for (role, gauge) in peers { gauge.record(counts[role] ?? 0) }
         sessions.record(count)
         sessionsPending.record(pending)
         sessionsUnrestorable.record(unrestorable)
+        sessionsHibernated.record(hibernated)
     }
 
     /// Records everything about `core`: its counters and its peers and sessions.
@@ -104,7 +109,7 @@ package struct DaemonMetrics: Sendable {
         record(core.counters)
         record(
             peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount,
-            unrestorable: core.unrestorableSessionCount)
+            unrestorable: core.unrestorableSessionCount, hibernated: core.hibernatedSessionCount)
     }
 
     private static func add(_ now: Int, _ before: Int, to counter: Counter) {

@@ -21,6 +21,7 @@ package enum MetricName: Sendable {
     package static let sessions = "flowd_sessions"
     package static let sessionsPending = "flowd_sessions_pending"
     package static let sessionsUnrestorable = "flowd_sessions_unrestorable"
+    package static let sessionsHibernated = "flowd_sessions_hibernated"
     // The journal's (``JournalMetrics``).
     package static let journalBytes = "flowd_journal_bytes"
     package static let snapshotBytes = "flowd_snapshot_bytes"

@@ -59,6 +59,7 @@ struct MetricsTests {
         "flowd_peers{role=\"presenter\"}": "1.0",
         "flowd_peers{role=\"operator\"}": "1.0",
         "flowd_sessions": "1.0", "flowd_sessions_pending": "0.0", "flowd_sessions_unrestorable": "0.0",
+        "flowd_sessions_hibernated": "0.0",
     ]
 
     @Test func aScriptedRunGivesTheseSeriesAndValues() {
@@ -84,7 +85,7 @@ struct MetricsTests {
                 "flowd_navigations_total": "counter", "flowd_errors_total": "counter",
                 "flowd_messages_in_total": "counter", "flowd_messages_out_total": "counter",
                 "flowd_peers": "gauge", "flowd_sessions": "gauge", "flowd_sessions_pending": "gauge",
-                "flowd_sessions_unrestorable": "gauge",
+                "flowd_sessions_unrestorable": "gauge", "flowd_sessions_hibernated": "gauge",
             ]
         )
     }
@@ -119,6 +120,25 @@ struct MetricsTests {
         metrics.record(h.core)
         #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "0.0")
         #expect(scrape(registry).values["flowd_sessions"] == "2.0")
+    }
+
+    @Test func theHibernatedGaugeFollowsSessionsHibernatingAndMadeAgain() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var configuration = DaemonConfiguration()
+        configuration.hibernateAfterS = 30
+        let h = DaemonHarness(configuration: configuration)
+        metrics.record(h.core)
+        #expect(scrape(registry).values["flowd_sessions_hibernated"] == "0.0")
+        h.tick(at: 31_000)
+        metrics.record(h.core)
+        #expect(h.core.hibernatedSessionCount == 1)
+        #expect(scrape(registry).values["flowd_sessions_hibernated"] == "1.0")
+        #expect(scrape(registry).values["flowd_sessions"] == "1.0", "a hibernated session is still held")
+        h.presenter(Peers.tui, name: "tui")  // its SYNC names the default session: made again
+        metrics.record(h.core)
+        #expect(h.core.hibernatedSessionCount == 0)
+        #expect(scrape(registry).values["flowd_sessions_hibernated"] == "0.0")
     }
 
     @Test func refusedConnectionsAreCountedOnlyWithCURVE() {
