@@ -56,9 +56,10 @@ extension DaemonServer {
                     sentControl = true
                     do {
                         codec.encodeBody(message, into: &bodyWriter)
-                        let sent = try router.trySend(
-                            routingID: address.routingID, WireProtocol.signature, message.typeFrame, bodyWriter.bytes
-                        )
+                        let sent = try bodyWriter.withBytes { (body) throws(ZMQError) in
+                            try router.trySend(
+                                routingID: address.routingID, WireProtocol.signature, message.typeFrame, body)
+                        }
                         if !sent {
                             core.sendDropped(message, to: address)
                             // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.

@@ -247,9 +247,9 @@ private struct RecordWriter {
     mutating func finish() -> [UInt8] {
         guard let encodedStep else {
             writer.raw("}")
-            return writer.bytes
+            return writer.takeBytes()
         }
-        return writer.bytes + encodedStep + [UInt8(ascii: "}")]
+        return writer.takeBytes() + encodedStep + [UInt8(ascii: "}")]
     }
 
     private mutating func separator(_ key: StaticString, first: Bool) {

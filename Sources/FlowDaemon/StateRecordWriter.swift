@@ -48,7 +48,7 @@ enum StateRecordWriter {
             writer.raw("],\"seq\":")
             writer.unsigned(state.seq)
             writer.raw(",\"tree\":")
-            var bytes = writer.bytes
+            var bytes = writer.takeBytes()
             bytes.append(contentsOf: tree)
             writer = FastJSONWriter()
             writer.raw(",\"ui\":")
@@ -56,14 +56,14 @@ enum StateRecordWriter {
             case .model(let ui):
                 try write(ui, to: &writer)
             case .unread(let saved):  // as it was read, untouched since
-                bytes.append(contentsOf: writer.bytes)
+                bytes.append(contentsOf: writer.takeBytes())
                 bytes.append(contentsOf: saved)
                 writer = FastJSONWriter()
             }
             writer.raw("},\"v\":")
             writer.int(app == nil ? 3 : 4)
             writer.raw("}")
-            bytes.append(contentsOf: writer.bytes)
+            bytes.append(contentsOf: writer.takeBytes())
             return bytes
         } catch {
             return nil

@@ -88,7 +88,7 @@ extension WireMessage {
     /// body the fast path leaves to `JSONEncoder` (a double somewhere).
     var fastBody: [UInt8]? {
         var writer = FastJSONWriter()
-        return writeFastBody(to: &writer) ? writer.bytes : nil
+        return writeFastBody(to: &writer) ? writer.takeBytes() : nil
     }
 
     /// Writes the body as ``fastBody`` does, after what `writer` holds.

@@ -144,10 +144,19 @@ package final class ZMQSocket {
     private func send(
         _ frame: [UInt8], at index: Int, of count: Int, on handle: UnsafeMutableRawPointer, nonBlocking: Bool
     ) throws(ZMQError) {
+        try frame.withUnsafeBufferPointer { (bytes) throws(ZMQError) in
+            try send(UnsafeRawBufferPointer(bytes), at: index, of: count, on: handle, nonBlocking: nonBlocking)
+        }
+    }
+
+    private func send(
+        _ frame: UnsafeRawBufferPointer, at index: Int, of count: Int, on handle: UnsafeMutableRawPointer,
+        nonBlocking: Bool
+    ) throws(ZMQError) {
         var flags: Int32 = nonBlocking ? ZMQ_DONTWAIT : 0
         if index < count - 1 { flags |= ZMQ_SNDMORE }
         try retryingOnInterrupt("zmq_send(frame \(index + 1) of \(count))") {
-            frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+            zmq_send(handle, frame.baseAddress, frame.count, flags)
         }
     }
 
@@ -167,11 +176,12 @@ package final class ZMQSocket {
     }
 
     /// Sends a ROUTER's `routingID` frame and three frames if the message can be queued now, as
-    /// ``trySend(routingID:_:)`` does without an array of the frames (a control message on the daemon's hot path).
+    /// ``trySend(routingID:_:)`` does without an array of the frames (a control message on the daemon's hot path;
+    /// its body, the third, is read where it was written).
     ///
     /// - Returns: `false` when it would block (nothing was sent).
     package func trySend(
-        routingID: [UInt8], _ first: [UInt8], _ second: [UInt8], _ third: [UInt8]
+        routingID: [UInt8], _ first: [UInt8], _ second: [UInt8], _ third: UnsafeRawBufferPointer
     ) throws(ZMQError) -> Bool {
         do throws(ZMQError) {
             let handle = try open("zmq_send")
