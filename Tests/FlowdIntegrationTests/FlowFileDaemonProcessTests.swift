@@ -56,8 +56,11 @@ struct FlowFileDaemonProcessTests {
         try await withCluster { cluster in
             try await cluster.startFlowd(["--app", Self.moviesFile], executable: "flowd")
             let watch = try await cluster.startWatch(session: "default")
-            try cluster.startLoginService()
-            try cluster.startMovieService()
+            let login = try cluster.startLoginService()
+            let movies = try cluster.startMovieService()
+            // The list's action counts its steppers and the adapt asks the movie service: both must have attached.
+            try await waitForAttachments(of: movies, kinds: DemoSystem.movieServiceLaunchKinds)
+            try await waitForAttachments(of: login, kinds: ["login.app", "login.logout"])
             let presenter = try cluster.startPresenter()
             try await presenter.waitFor("report onboarding.login visible")
             try await presenter.run(#"action onboarding.login proceed {"user":"demo","password":"demo"}"#)
