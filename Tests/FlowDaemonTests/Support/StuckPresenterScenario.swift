@@ -16,6 +16,9 @@ final class StuckPresenterScenario {
         /// Commands for the slow session while it was stuck that its queue took after all (libzmq's I/O thread went on
         /// moving queued messages into the kernel's socket buffers), received live once it read again.
         var commandsQueuedWhileStuck = 0
+        /// Whether a command received live after the queue filled came after a dropped one: then the presenter sees
+        /// the gap as soon as it reads again, before any `HEARTBEAT`.
+        var liveCommandsSkippedASeq = false
         var sendsDropped: [String: Int] = [:]
         var presentersWhileStuck = 0
         var healthAnsweredWhileStuck = false
@@ -153,6 +156,9 @@ final class StuckPresenterScenario {
         report.stuckApplied = stuck.applied
         let receivedLive = stuck.received.filter { $0.syncsAnswered == syncsAnsweredBeforeReading }.map(\.seq)
         report.commandsQueuedWhileStuck = Set(receivedLive.filter { $0 > slowSeqBefore && $0 <= slowSeqAfter }).count
+        let liveAfterFirstSnapshot = receivedLive.filter { $0 > report.stuckFirstSeq }
+        report.liveCommandsSkippedASeq = zip([report.stuckFirstSeq] + liveAfterFirstSnapshot, liveAfterFirstSnapshot)
+            .contains { previous, next in next > previous + 1 }
         report.stuckFinalSeq = caughtUpSeq
         report.stuckDaemonSeq = try daemonSeq("slow")
         report.recoveryModes = recoveryModes
