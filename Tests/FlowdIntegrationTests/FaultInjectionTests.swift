@@ -35,9 +35,14 @@ extension FlowdIntegrationTests {
             )
         }
 
+        /// The processes' heartbeat in a faulty run: short, so that a killed process is found out quickly (the
+        /// times in docs/RELIABILITY.md are with it). A live process counted dead on a loaded machine is one more
+        /// fault the journey converges from.
+        static let heartbeatMs = 200
+
         private func run(_ plan: FaultPlan) async throws {
             let reference = try await JourneyReferenceCache.reference()
-            try await withCluster { cluster in
+            try await withCluster(heartbeatMs: Self.heartbeatMs) { cluster in
                 let system = try await JourneySystem.start(in: cluster)
                 let journey = FaultyJourney(system: system, reference: reference, plan: plan)
                 let report = try await journey.run(MovieJourney.operations)

@@ -29,7 +29,7 @@ struct TerminalPresenterJourneyTests {
         try await system.start()
         // After `q`, the shell prints the exit code and the terminal's settings (raw mode must be undone), then waits.
         let presenter =
-            "'\(system.binaries)/movie-presenter' --heartbeat-ms 200 --log-file '\(system.folder)/presenter.log'"
+            "'\(system.binaries)/movie-presenter' --heartbeat-ms \(DemoProcesses.heartbeatMs) --log-file '\(system.folder)/presenter.log'"
         try tmux.start(
             "\(presenter); echo \"presenter exited with $?\";"
                 + " stty -a | tr -s ' ;' '\\n\\n' | grep -x -e echo -e icanon; exec sleep 3600",

@@ -21,10 +21,17 @@ final class Cluster: Sendable {
     /// The daemon's executable: the movie demo's flows under Flowd.
     static let daemonExecutable = "movie-flowd"
 
-    /// The heartbeat interval every process is started with, so liveness takes a fraction of a second.
-    static let heartbeatMs = 200
+    /// The heartbeat interval every process is started with (flowd and the clients): the product's default. flowd
+    /// counts a client dead after 3 of its intervals without a message, and a client process can go that long
+    /// without running on a loaded 2-core machine: a window of 3 s, not 0.6 s, keeps that out of tests that do not
+    /// kill anything.
+    static let defaultHeartbeatMs = 1000
 
-    init() throws {
+    /// This cluster's heartbeat interval (`--heartbeat-ms` of every process it starts).
+    let heartbeatMs: Int
+
+    init(heartbeatMs: Int = Cluster.defaultHeartbeatMs) throws {
+        self.heartbeatMs = heartbeatMs
         binDirectory = try Self.findBinDirectory()
         runtimeDirectory = "/tmp/fit-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(
@@ -87,7 +94,7 @@ final class Cluster: Sendable {
     func startFlowd(_ extraArguments: [String] = [], executable: String = daemonExecutable) async throws -> Daemon {
         let process = try launch(
             executable,
-            ["--runtime-dir", runtimeDirectory, "--heartbeat-ms", "\(Self.heartbeatMs)", "--log-level", "info"]
+            ["--runtime-dir", runtimeDirectory, "--heartbeat-ms", "\(heartbeatMs)", "--log-level", "info"]
                 + extraArguments,
             name: "flowd"
         )
@@ -111,20 +118,20 @@ final class Cluster: Sendable {
     /// Starts the login service.
     @discardableResult
     func startLoginService(_ extraArguments: [String] = []) throws -> ManagedProcess {
-        try launch("login-service", ["--heartbeat-ms", "\(Self.heartbeatMs)"] + extraArguments)
+        try launch("login-service", ["--heartbeat-ms", "\(heartbeatMs)"] + extraArguments)
     }
 
     /// Starts the movie service.
     @discardableResult
     func startMovieService(_ extraArguments: [String] = []) throws -> ManagedProcess {
-        try launch("movie-service", ["--heartbeat-ms", "\(Self.heartbeatMs)"] + extraArguments)
+        try launch("movie-service", ["--heartbeat-ms", "\(heartbeatMs)"] + extraArguments)
     }
 
     /// Starts a headless presenter.
     func startPresenter(_ extraArguments: [String] = [], name: String = "movie-presenter") throws -> Presenter {
         Presenter(
             process: try launch(
-                "movie-presenter", ["--heartbeat-ms", "\(Self.heartbeatMs)", "--name", name] + extraArguments,
+                "movie-presenter", ["--heartbeat-ms", "\(heartbeatMs)", "--name", name] + extraArguments,
                 name: name
             )
         )
@@ -302,10 +309,13 @@ struct Presenter: Sendable {
     }
 }
 
-/// Runs `body` with a fresh ``Cluster``; whatever happens, every process it started is ended (SIGTERM, then
-/// SIGKILL) and waited for, and the runtime folder is removed. A failure adds the processes' output to the error.
-func withCluster<T: Sendable>(_ body: (Cluster) async throws -> T) async throws -> T {
-    let cluster = try Cluster()
+/// Runs `body` with a fresh ``Cluster`` whose processes use `heartbeatMs`; whatever happens, every process it started
+/// is ended (SIGTERM, then SIGKILL) and waited for, and the runtime folder is removed. A failure adds the processes'
+/// output to the error.
+func withCluster<T: Sendable>(
+    heartbeatMs: Int = Cluster.defaultHeartbeatMs, _ body: (Cluster) async throws -> T
+) async throws -> T {
+    let cluster = try Cluster(heartbeatMs: heartbeatMs)
     let result: Result<T, any Error>
     do {
         result = .success(try await body(cluster))

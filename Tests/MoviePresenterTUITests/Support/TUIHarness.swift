@@ -145,6 +145,10 @@ final class DemoProcesses: Sendable {
     let binaries: String
     private let processes = Mutex<[ServiceProcess]>([])
 
+    /// Every process's `--heartbeat-ms`: the product's default. flowd counts a client dead after 3 of its intervals
+    /// without a message, and on a loaded 2-core machine a process can go 0.6 s without running.
+    static let heartbeatMs = "1000"
+
     /// The executables this test runs, found next to the test binary (or in `FLOWD_BIN_DIR`).
     static let executables = ["movie-flowd", "login-service", "movie-service", "movie-presenter"]
 
@@ -167,11 +171,11 @@ final class DemoProcesses: Sendable {
     /// wishlist's attachment (the lists are attached at launch).
     func start() async throws {
         let flowd = try launch(
-            "movie-flowd", ["--runtime-dir", folder, "--heartbeat-ms", "200", "--log-level", "info"]
+            "movie-flowd", ["--runtime-dir", folder, "--heartbeat-ms", Self.heartbeatMs, "--log-level", "info"]
         )
         try await flowd.waitForLog("flowd ready")
-        try launch("login-service", ["--heartbeat-ms", "200"])
-        let movies = try launch("movie-service", ["--heartbeat-ms", "200"])
+        try launch("login-service", ["--heartbeat-ms", Self.heartbeatMs])
+        let movies = try launch("movie-service", ["--heartbeat-ms", Self.heartbeatMs])
         try await movies.waitForLog("attachment=movies.wishlist", " attached")
     }
 
