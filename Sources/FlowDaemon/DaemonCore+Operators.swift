@@ -78,14 +78,12 @@ extension DaemonCore {
 
     func healthReport(now: UInt64) -> HealthReport {
         let counts = peerCounts
-        var counters = self.counters
-        counters.sessionsHibernatedNow = sessions.hibernatedCount
         return HealthReport(
             status: journalAvailable ? "ok" : "degraded",
             daemon: daemonID, uptimeSeconds: Double(now - startedAt) / 1000, sessions: sessions.count,
             sessionsPending: sessions.pendingCount, sessionsUnrestorable: sessions.unrestorableCount,
             peers: Dictionary(uniqueKeysWithValues: PeerRole.allCases.map { ($0.rawValue, counts[$0] ?? 0) }),
-            counters: counters.json,
+            counters: counters.json(hibernatedNow: sessions.hibernatedCount),
             journal: journaling
                 ? HealthReport.Journal(
                     records: log.count, recoveredRecords: recoveredRecords, available: journalAvailable)

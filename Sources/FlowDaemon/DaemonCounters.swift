@@ -27,11 +27,10 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Sessions a compaction could not save as data and kept as history in the snapshot, by reason
     /// (`notRestorable`, `notAtRest`); in ``json`` once there is one.
     package var sessionsKeptAsHistory: [String: Int] = [:]
-    /// Sessions hibernated (kept as their saved state), and made again from hibernation; with the number hibernated
-    /// now, set when a report is made (``DaemonCore/healthReport(now:)``); in ``json`` once one hibernated.
+    /// Sessions hibernated (kept as their saved state), and made again from hibernation; in ``json(hibernatedNow:)``
+    /// once one hibernated, with the number hibernated now (the session table's count, given by the report).
     package var sessionsHibernated = 0
     package var sessionsWoken = 0
-    package var sessionsHibernatedNow = 0
     /// Sessions found due to hibernate that could not, by reason (`adaptPending`, `deepLinkWaiting`, `localStepper`,
     /// `visible`, `notRestorable`, `notAtRest`, ...); in ``json`` once there is one.
     package var sessionsNotHibernated: [String: Int] = [:]
@@ -59,8 +58,8 @@ package struct DaemonCounters: Sendable, Hashable {
         appReloadsRefused = appReloadsRefused ?? 0
     }
 
-    /// The counters as JSON for `HEALTH`.
-    package var json: JSONValue {
+    /// The counters as JSON for `HEALTH`, with `hibernatedNow` sessions hibernated now.
+    package func json(hibernatedNow: Int) -> JSONValue {
         var fields: [String: JSONValue] = [
             "messages_in": .int(messagesIn),
             "messages_out": .int(messagesOut),
@@ -83,7 +82,7 @@ package struct DaemonCounters: Sendable, Hashable {
         }
         if sessionsHibernated > 0 {
             fields["sessions_hibernated"] = .object([
-                "now": .int(sessionsHibernatedNow), "total": .int(sessionsHibernated), "woken": .int(sessionsWoken),
+                "now": .int(hibernatedNow), "total": .int(sessionsHibernated), "woken": .int(sessionsWoken),
             ])
         }
         if !sessionsNotHibernated.isEmpty {

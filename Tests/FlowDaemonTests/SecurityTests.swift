@@ -99,7 +99,7 @@ struct SecurityTests {
         // `movies` is still in: its step is judged (not refused), and dropped because nobody shows `home` now.
         let step = daemon.send(stepMessage("openDetail"), from: Peers.movies, key: AllowListKeys.movies.z85)
         #expect(step == [Delivery(Peers.movies, ok(31, dropped("notVisible")))])
-        guard case .object(let counters) = daemon.core.counters.json else {
+        guard case .object(let counters) = daemon.core.counters.json(hibernatedNow: 0) else {
             Issue.record("the counters are not a JSON object")
             return
         }
@@ -347,7 +347,7 @@ struct SecurityTests {
         }
         #expect(counters["auth_denied"] == 2)
         // Without CURVE the counter is not there at all.
-        #expect(DaemonCounters().json.objectValue?["auth_denied"] == nil)
+        #expect(DaemonCounters().json(hibernatedNow: 0).objectValue?["auth_denied"] == nil)
     }
 }
 

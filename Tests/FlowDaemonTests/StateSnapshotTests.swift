@@ -92,7 +92,7 @@ struct StateSnapshotTests {
         let waiting = harness.core.compactJournal()
         #expect(waiting.keptAsHistory == ["notAtRest": 1])
         #expect(harness.core.counters.sessionsKeptAsHistory == ["notAtRest": 1])
-        guard case .object(let counters) = harness.core.counters.json else { Issue.record("counters"); return }
+        guard case .object(let counters) = harness.core.counters.json(hibernatedNow: 0) else { Issue.record("counters"); return }
         #expect(counters["sessions_kept_as_history"] == ["notAtRest": 1])
         #expect(try kinds(harness.core.journalHistory).contains("state") == false)
 
