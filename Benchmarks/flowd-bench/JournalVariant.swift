@@ -92,10 +92,8 @@ func runRecovery(stateDirectory: String, application: any FlowApplication = Benc
         configuration: JournalConfiguration(directory: stateDirectory, fsync: .never), logger: logger
     )
     defer { store.close() }
-    var contents = try store.load()
-    var records: [[UInt8]] = []
-    if let payload = contents.snapshot.take() { records = try JournalSnapshot.records(in: consume payload) }
-    records += contents.records
+    let contents = try store.load(splittingSnapshot: true)
+    let records = contents.snapshotRecords + contents.records
     let loaded = monotonicNanoseconds()
     var core = DaemonCore(
         application: application, daemonID: "bench-recovery", logger: logger, now: 0, journaling: true

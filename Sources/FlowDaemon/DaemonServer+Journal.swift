@@ -19,12 +19,10 @@ extension DaemonServer {
         var report: RecoveryReport
         do {
             while true {
-                contents = try store.load()
+                contents = try store.load(splittingSnapshot: true)
                 damage = damage ?? contents.damage
-                var snapshot: [[UInt8]] = []
-                if let payload = contents.snapshot.take() {  // its last use: its largest record may keep its buffer
-                    snapshot = try JournalSnapshot.records(in: consume payload)
-                }
+                let snapshot = contents.snapshotRecords
+                contents.snapshotRecords = []  // held by `snapshot` and `records` only
                 let records = snapshot + contents.records
                 setRecoveryProgress(RecoveryProgress(replayed: 0, total: records.count))
                 defer { setRecoveryProgress(nil) }

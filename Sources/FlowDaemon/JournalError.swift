@@ -53,8 +53,10 @@ extension ErrorCode<JournalError> {
 
 /// What ``JournalStore/load()`` found.
 package struct JournalContents: Sendable {
-    /// The last snapshot's payload, `nil` if none.
+    /// The last snapshot's payload, `nil` if none or when it was split into ``snapshotRecords``.
     package var snapshot: [UInt8]?
+    /// The last snapshot's records, when ``JournalStore/load(splittingSnapshot:)`` was asked to split it.
+    package var snapshotRecords: [[UInt8]] = []
     /// Records appended after that snapshot, in order: those of each journal from the snapshot's generation on.
     package var records: [[UInt8]]
     /// The offset of each record's frame in its journal (``journalPaths``).

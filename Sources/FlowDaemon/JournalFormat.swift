@@ -170,13 +170,20 @@ enum JournalFormat {
         throw JournalError(.corrupt, "\(path) does not start with a valid journal header for generation \(generation)")
     }
 
-    /// Checks a snapshot file: its header (the file's first ``snapshotHeaderSize`` bytes, fewer if it is shorter) and
-    /// `payload` (the bytes after the header, read into their own array so that nothing is copied or moved here).
-    /// Returns the generation of the journal that applies on top of it.
-    static func checkSnapshot(header: [UInt8], payload: [UInt8], path: String) throws(JournalError) -> UInt64 {
+    /// What a snapshot's header says, once checked.
+    struct SnapshotHeader {
+        /// The generation of the journal that applies on top of the snapshot.
+        let generation: UInt64
+        let payloadBytes: Int
+        let payloadCRC: UInt32
+    }
+
+    /// Checks a snapshot file's header (its first ``snapshotHeaderSize`` bytes, fewer if it is shorter) against the
+    /// file's size; the payload's CRC is checked by whoever reads the payload (``SnapshotFileReader``).
+    static func checkSnapshotHeader(_ header: [UInt8], fileBytes: Int, path: String) throws(JournalError) -> SnapshotHeader {
         let headerSize = snapshotHeaderSize
         guard header.count >= headerSize, Array(header[0..<8]) == snapshotMagic else {
-            throw JournalError(.corrupt, "\(path) is not a flowd snapshot (\(header.count + payload.count) bytes)")
+            throw JournalError(.corrupt, "\(path) is not a flowd snapshot (\(fileBytes) bytes)")
         }
         let fileVersion = header.readLittleEndianUInt32(at: 8)
         guard fileVersion == snapshotVersion else {
@@ -189,15 +196,15 @@ enum JournalFormat {
         }
         let generation = header.readLittleEndianUInt64(at: 12)
         let length = header.readLittleEndianUInt64(at: 20)
-        guard length == UInt64(payload.count) else {
-            throw JournalError(
-                .corrupt, "\(path): the header says \(length) payload bytes, the file has \(payload.count)")
-        }
-        guard CRC32C.checksum(payload) == header.readLittleEndianUInt32(at: 28) else {
-            throw JournalError(.corrupt, "\(path): the payload's CRC does not match")
-        }
+        guard length == UInt64(fileBytes - headerSize) else { throw payloadLengthMismatch(length, fileBytes - headerSize, path) }
         guard generation >= 1 else { throw JournalError(.corrupt, "\(path): generation 0") }
-        return generation
+        return SnapshotHeader(
+            generation: generation, payloadBytes: Int(length), payloadCRC: header.readLittleEndianUInt32(at: 28))
+    }
+
+    /// The error of a snapshot whose payload is not as long as its header says.
+    static func payloadLengthMismatch(_ length: UInt64, _ found: Int, _ path: String) -> JournalError {
+        JournalError(.corrupt, "\(path): the header says \(length) payload bytes, the file has \(found)")
     }
 }
 

@@ -18,9 +18,9 @@ package enum JournalSnapshot {
         payload.append(contentsOf: record)
     }
 
-    /// The records of a payload, each its own array. The largest takes over the payload's buffer (moved to its
-    /// start, not copied) when the others are small beside it (``keepsBuffer(count:capacity:)``): a deep UI's
-    /// megabyte state record then costs no second megabyte of fresh pages at a restart. Pass the payload's last use.
+    /// The records of a payload in memory, each its own array (a restart reads them from the file with
+    /// ``SnapshotFileReader/records()``). The largest takes over the payload's buffer (moved to its start, not copied)
+    /// when the others are small beside it (``keepsBuffer(count:capacity:)``). Pass the payload's last use.
     package static func records(in payload: consuming [UInt8]) throws(JournalError) -> [[UInt8]] {
         // Two passes rather than a list of ranges: at 100 000 records that list would be megabytes of garbage.
         var count = 0

@@ -9,9 +9,12 @@ extension JournalStore {
     /// left (`snapshot.tmp`, journals older than the snapshot) and creates the live journal if missing. Afterwards
     /// the store accepts appends. Calling it again reads afresh and drops what is buffered.
     ///
+    /// - Parameter splittingSnapshot: give the snapshot's payload as its records (``JournalSnapshot``'s framing, a
+    ///   framing error is `.corrupt`) in ``JournalContents/snapshotRecords``, rather than as one array.
+    ///
     /// - Throws: ``JournalError`` `.damaged` (with the file and offset), `.corrupt` or `.incompatible` when the files
     ///   cannot be trusted (nothing is changed then), `.io` when they cannot be read.
-    package func load() throws(JournalError) -> JournalContents {
+    package func load(splittingSnapshot: Bool = false) throws(JournalError) -> JournalContents {
         guard directory.isOpen else { throw JournalError(.notOpen, "the journal store is closed") }
         writer?.waitUntilIdle()
         _ = writer?.takeOutcome()
@@ -28,15 +31,15 @@ extension JournalStore {
         var snapshot: [UInt8]?
         var snapshotGeneration: UInt64 = 1
         snapshotBytes = 0
+        var snapshotRecords: [[UInt8]] = []
         if names.contains("snapshot") {
             let path = directory.filePath("snapshot")
             let file = try FileDescriptor.open(journalFile: path, .readOnly)
             defer { try? file.close() }
-            let header = try file.read(from: 0, upTo: JournalFormat.snapshotHeaderSize, path: path)
-            let payload = try file.read(from: header.count, upTo: nil, path: path)
-            snapshotGeneration = try JournalFormat.checkSnapshot(header: header, payload: payload, path: path)
-            snapshotBytes = header.count + payload.count
-            snapshot = payload
+            let reader = try SnapshotFileReader(file, path: path)
+            if splittingSnapshot { snapshotRecords = try reader.records() } else { snapshot = try reader.payload() }
+            snapshotGeneration = reader.header.generation
+            snapshotBytes = reader.fileBytes
         }
         let journals = names.compactMap(JournalFormat.journalGeneration(fileName:)).sorted()
         let chain = journals.filter { $0 >= snapshotGeneration }
@@ -68,7 +71,9 @@ extension JournalStore {
                 metadata: ["file": "\(journalPath(stale))", "snapshot_generation": "\(snapshotGeneration)"])
             directory.remove(JournalFormat.journalFileName(stale), logger: logger)
         }
-        return try apply(plan, reads: reads, snapshot: snapshot, snapshotGeneration: snapshotGeneration)
+        var contents = try apply(plan, reads: reads, snapshot: snapshot, snapshotGeneration: snapshotGeneration)
+        contents.snapshotRecords = snapshotRecords
+        return contents
     }
 
     /// A journal file as read, with what its header and frames say.
