@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SystemPackage
 
 /// Reads a snapshot file that ``JournalFormat/checkSnapshotHeader(_:fileBytes:path:)`` accepts: its payload as one
@@ -86,7 +89,7 @@ private struct PayloadStream {
         self.file = file
         self.path = path
         self.payloadBytes = payloadBytes
-        bytes = [UInt8](repeating: 0, count: buffer)
+        bytes = [UInt8](unsafeUninitializedCapacity: buffer) { $1 = buffer }  // only what was read is ever read
     }
 
     /// Payload bytes not taken yet (buffered or still in the file).
@@ -140,6 +143,7 @@ private struct PayloadStream {
         var failure: JournalError?
         let record = [UInt8](unsafeUninitializedCapacity: count) { record, initialized in
             let target = UnsafeMutableRawBufferPointer(record)
+            Self.populate(target)
             bytes.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress! + head, byteCount: buffered) }
             do throws(JournalError) {
                 try source.read(into: UnsafeMutableRawBufferPointer(rebasing: target[buffered...]))
@@ -153,6 +157,19 @@ private struct PayloadStream {
         read += count - buffered
         self.head += buffered
         return record
+    }
+
+    /// Has the kernel make `buffer`'s fresh pages in one call (Linux's `MADV_POPULATE_WRITE`, 5.14 and later; older
+    /// kernels refuse it and the read faults them in one by one, as elsewhere).
+    private static func populate(_ buffer: UnsafeMutableRawBufferPointer) {
+        #if canImport(Glibc)
+        guard let base = buffer.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: base) + page - 1) & ~(page - 1)
+        let end = (Int(bitPattern: base) + buffer.count) & ~(page - 1)
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_POPULATE_WRITE)
+        #endif
     }
 
     /// Reads what is left of the payload, for its CRC only.
