@@ -77,10 +77,19 @@ public struct FlowClientConfiguration: Sendable {
     /// client's sockets and does not bound what it sends; libzmq drops the connection on a larger one.
     public static let defaultMaxMessageSize: Int64 = 64 << 20
 
-    /// The options of the sockets that talk to the daemon: ``socketOptions`` with ``curve``, if set, as a CURVE client.
+    /// The options of the sockets that talk to the daemon: ``socketOptions`` with ``curve``, if set, as a CURVE client,
+    /// and a ZMTP heartbeat TTL of at least ``livenessIntervals`` of ``heartbeatInterval``.
+    ///
+    /// The TTL is how long the daemon's libzmq keeps the connection of a client it hears nothing from (its own ZMTP
+    /// heartbeats off): no shorter than the window after which the daemon counts the client dead (`docs/PROTOCOL.md`
+    /// §3), so a client announcing a 60 s heartbeat is not cut off after 3 s.
     public var connectionSocketOptions: ZMQSocketOptions {
         var options = socketOptions
         if let curve { options.curve = .client(keyPair: curve.keyPair, serverKey: curve.serverKey) }
+        if var heartbeat = options.heartbeat {
+            heartbeat.ttl = max(heartbeat.ttl, .milliseconds(heartbeatMilliseconds) * max(1, livenessIntervals))
+            options.heartbeat = heartbeat
+        }
         return options
     }
 

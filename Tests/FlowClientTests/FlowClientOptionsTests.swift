@@ -2,6 +2,7 @@ import ArgumentParser
 import FlowClient
 import FlowWire
 import Testing
+import ZeroMQ
 
 /// ``FlowClientOptions``: the command-line options every client process shares, and the configuration they give.
 struct FlowClientOptionsTests {
@@ -26,6 +27,23 @@ struct FlowClientOptionsTests {
         #expect(try defaults.clientConfiguration(logger: testLogger).heartbeatInterval == .seconds(1))
         #expect(defaults.level(default: .error) == .error)
         #expect(defaults.level() == .info)
+    }
+
+    /// The ZMTP TTL a client asks of the daemon covers the liveness window of its own heartbeat: a client announcing
+    /// 60 s is not cut off by the daemon's libzmq after 3 s of silence (the default, kept for shorter heartbeats).
+    @Test func theZMTPHeartbeatTTLIsNoShorterThanTheClientsLivenessWindow() throws {
+        let long = try FlowClientOptions.parse(["--heartbeat-ms", "60000"]).clientConfiguration(logger: testLogger)
+        #expect(long.connectionSocketOptions.heartbeat?.ttl == .seconds(180))
+        #expect(long.connectionSocketOptions.heartbeat?.interval == .seconds(1))
+        #expect(long.connectionSocketOptions.heartbeat?.timeout == .seconds(3))
+        for milliseconds in ["200", "1000"] {
+            let short = try FlowClientOptions.parse(["--heartbeat-ms", milliseconds])
+                .clientConfiguration(logger: testLogger)
+            #expect(short.connectionSocketOptions.heartbeat?.ttl == .seconds(3), "\(milliseconds) ms")
+        }
+        var off = FlowClientConfiguration(heartbeatInterval: .seconds(60))
+        off.socketOptions.heartbeat = nil
+        #expect(off.connectionSocketOptions.heartbeat == nil)
     }
 
     @Test func badValuesAreRefusedWhenParsing() {

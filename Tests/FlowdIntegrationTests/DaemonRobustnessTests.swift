@@ -115,7 +115,8 @@ extension FlowdIntegrationTests {
         try await withCluster { cluster in
             let config = "\(cluster.runtimeDirectory)/flowd.json"
             // No ZMTP heartbeats: libzmq would drop the stopped process's connection after 3 s without a PONG, and on
-            // a busy machine the flood can take longer than that.
+            // a busy machine the flood can take longer than that. (The presenter's PINGs ask for a TTL of three of its
+            // 60 s heartbeats, not 3 s, or libzmq would drop it all the same.)
             try #"{"sockets": {"send_high_water_mark": 100, "zmtp_heartbeat_ms": 0}}"#.write(
                 toFile: config, atomically: true, encoding: .utf8)
             let daemon = try await cluster.startFlowd(["--config", config, "--heartbeat-ms", "3000"])
