@@ -17,7 +17,9 @@ package struct FastJSONWriter {
     /// How many bytes of `storage` were written.
     package private(set) var count = 0
 
-    package init() { storage = [UInt8](repeating: 0, count: 256) }
+    // Not `Array(repeating:count:)`: it goes through the standard library's unspecialized allocation, which looks up
+    // the array's storage type at run time.
+    package init() { storage = Array(repeatElement(0, count: 256)) }
 
     /// What was written (a copy: ``withBytes(_:)`` and ``takeBytes()`` make none).
     package var bytes: [UInt8] { Array(storage[..<count]) }
