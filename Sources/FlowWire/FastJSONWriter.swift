@@ -88,13 +88,27 @@ package struct FastJSONWriter {
     }
 
     package mutating func string(_ text: String) {
-        append(0x22)
         var text = text
         text.withUTF8 { utf8 in
+            guard utf8.contains(where: Self.isEscaped) else {
+                // Nothing to escape (nearly every string): stored at once with its quotes, under one uniqueness check.
+                let end = count + utf8.count + 2
+                if end > storage.count { grow(toHold: end) }
+                let at = count
+                storage.withUnsafeMutableBufferPointer { all in
+                    let to = all.baseAddress! + at
+                    to[0] = 0x22
+                    if let from = utf8.baseAddress { (to + 1).update(from: from, count: utf8.count) }
+                    to[utf8.count + 1] = 0x22
+                }
+                count = end
+                return
+            }
+            append(0x22)
             var start = 0
             for index in 0..<utf8.count {
                 let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                guard Self.isEscaped(byte) else { continue }
                 append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 start = index + 1
                 append(0x5C)
@@ -112,9 +126,13 @@ package struct FastJSONWriter {
                 }
             }
             append(UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
+            append(0x22)
         }
-        append(0x22)
     }
+
+    /// Whether a string's byte is written escaped: a control character, a quote or a backslash.
+    @inline(__always)
+    private static func isEscaped(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
 
     package mutating func int(_ value: Int) {
         if value < 0 {

@@ -106,6 +106,21 @@ struct FastPathTests {
         }
     }
 
+    /// A string with nothing to escape is stored at once with its quotes, the writer's buffer grown first when it
+    /// must be: the empty string, one that ends just past the first buffer, one far longer, each after an escaped one.
+    @Test(arguments: [0, 250, 254, 255, 3_000])
+    func plainStringsAreWrittenAsJSONEncoderWritesThem(_ length: Int) throws {
+        let plain = String(repeating: "é/x", count: length / 4) + String(repeating: "a", count: length % 4)
+        var writer = FastJSONWriter()
+        writer.string("tab\t")
+        writer.string(plain)
+        writer.string("")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = try ["tab\t", plain, ""].map { String(decoding: try encoder.encode($0), as: UTF8.self) }.joined()
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
+    }
+
     @Test(arguments: messages)
     func whatTheCodecWritesItReadsBack(_ message: WireMessage) throws {
         let codec = WireCodec()
