@@ -71,8 +71,15 @@ struct SlowPresenterTests {
             report.commandsDroppedWhileStuck + report.commandsQueuedWhileStuck == StuckPresenterScenario.stepsWhileStuck,
             "dropped \(report.commandsDroppedWhileStuck), queued \(report.commandsQueuedWhileStuck)"
         )
-        #expect((report.sendsDropped["HEARTBEAT"] ?? 0) >= 1)
-        #expect(Set(report.sendsDropped.keys).isSubset(of: ["COMMAND", "HEARTBEAT"]))
+        #expect((report.sendsDroppedWhileStuck["HEARTBEAT"] ?? 0) >= 1)
+        #expect(Set(report.sendsDroppedWhileStuck.keys).isSubset(of: ["COMMAND", "HEARTBEAT"]))
+        // Catching up, the queue may still be too full for a SYNC's OK as well as for a replay's commands: the OK is
+        // dropped and counted, and the presenter sends that unanswered SYNC again.
+        #expect(Set(report.sendsDropped.keys).isSubset(of: ["COMMAND", "HEARTBEAT", "OK"]))
+        #expect(
+            (report.sendsDropped["OK"] ?? 0) <= report.recoveryTriggers.count { $0 == "unanswered" },
+            "\(report.sendsDropped), \(report.recoveryTriggers)"
+        )
         #expect(report.presentersWhileStuck == 2)
         #expect(report.healthAnsweredWhileStuck)
 

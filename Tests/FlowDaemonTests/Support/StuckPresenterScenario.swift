@@ -19,6 +19,8 @@ final class StuckPresenterScenario {
         /// Whether a command received live after the queue filled came after a dropped one: then the presenter sees
         /// the gap as soon as it reads again, before any `HEARTBEAT`.
         var liveCommandsSkippedASeq = false
+        /// `sends_dropped` by type when the slow presenter reads again, and at the end of the run.
+        var sendsDroppedWhileStuck: [String: Int] = [:]
         var sendsDropped: [String: Int] = [:]
         var presentersWhileStuck = 0
         var healthAnsweredWhileStuck = false
@@ -120,6 +122,7 @@ final class StuckPresenterScenario {
             let pause = ContinuousClock.now + .milliseconds(200)
             try waitUntil("200 ms passed") { ContinuousClock.now >= pause }
         }
+        report.sendsDroppedWhileStuck = try counters().counters.sendsDropped
 
         // 3. The slow presenter reads again (while steps for its session go on a while, or not). It catches up.
         let syncsAnsweredBeforeReading = stuck.syncModes.count
