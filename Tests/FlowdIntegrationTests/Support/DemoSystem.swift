@@ -67,10 +67,10 @@ struct DemoSystem: Sendable {
         // The onboarding ends when flowd hears the presenter report its root dismissed; until then OnboardingFlow is
         // in the tree (and would get deep links). Poll the tree, bounded, so a test that kills the presenter next
         // does not race that report.
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        let deadline = ContinuousClock.now.advanced(by: generousDeadline)
         while try await flows().contains("OnboardingFlow") {
             guard ContinuousClock.now < deadline else {
-                throw HarnessError("OnboardingFlow still in the tree 30 s after the onboarding completed")
+                throw HarnessError("OnboardingFlow still in the tree \(generousDeadline) after the onboarding completed")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
