@@ -19,12 +19,9 @@ package enum JournalSnapshot {
     }
 
     /// The records of a payload in memory, each its own array (a restart reads them from the file with
-    /// ``SnapshotFileReader/records()``). The largest takes over the payload's buffer (moved to its start, not copied)
-    /// when the others are small beside it (``keepsBuffer(count:capacity:)``). Pass the payload's last use.
-    package static func records(in payload: consuming [UInt8]) throws(JournalError) -> [[UInt8]] {
-        // Two passes rather than a list of ranges: at 100 000 records that list would be megabytes of garbage.
-        var count = 0
-        var largest: (index: Int, range: Range<Int>)?
+    /// ``SnapshotFileReader/records()``).
+    package static func records(in payload: [UInt8]) throws(JournalError) -> [[UInt8]] {
+        var records: [[UInt8]] = []
         var offset = 0
         while offset < payload.count {
             guard payload.count - offset >= 4 else {
@@ -35,25 +32,8 @@ package enum JournalSnapshot {
             guard payload.count - offset >= length else {
                 throw JournalError(.corrupt, "the snapshot's payload ends inside a record")
             }
-            if length > largest?.range.count ?? -1 { largest = (count, offset..<offset + length) }
-            count += 1
+            records.append(Array(payload[offset..<offset + length]))
             offset += length
-        }
-        let kept = largest.flatMap { keepsBuffer(count: $0.range.count, capacity: payload.capacity) ? $0 : nil }
-        var records: [[UInt8]] = []
-        records.reserveCapacity(count)
-        offset = 0
-        while offset < payload.count {
-            let length = self.length(at: offset, in: payload)
-            offset += 4
-            records.append(records.count == kept?.index ? [] : Array(payload[offset..<offset + length]))
-            offset += length
-        }
-        if let kept {
-            var bytes = consume payload
-            bytes.removeSubrange(kept.range.upperBound...)
-            bytes.removeSubrange(..<kept.range.lowerBound)
-            records[kept.index] = bytes
         }
         return records
     }

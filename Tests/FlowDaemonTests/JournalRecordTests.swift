@@ -160,27 +160,6 @@ struct JournalRecordTests {
         #expect(throws: JournalError.self) { _ = try JournalSnapshot.records(in: Array(payload.dropLast(3))) }
     }
 
-    @Test("A payload's largest record takes its buffer over when the others are small beside it, else each is copied")
-    func largestRecordKeepsThePayloadsBuffer() throws {
-        let large = [UInt8](repeating: 0x61, count: 4096)
-        let records: [[UInt8]] = [Array("daemon".utf8), large, Array("windows".utf8)]
-        var payload = JournalSnapshot.payload(records)
-        let buffer = payload.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
-        let read = try JournalSnapshot.records(in: consume payload)
-        #expect(read == records)
-        #expect(read[1].withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == buffer)
-
-        let even: [[UInt8]] = [large, large]
-        payload = JournalSnapshot.payload(even)
-        let evenBuffer = payload.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
-        let evenRead = try JournalSnapshot.records(in: payload)
-        #expect(evenRead == even)
-        #expect(evenRead.allSatisfy { record in
-            record.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } != evenBuffer
-        })
-        #expect(payload.count == 8 + 2 * 4096)  // the caller's payload is left as it was
-    }
-
     @Test("The de-duplication window keeps the last 1024 verdicts of an instance and 256 instances")
     func windowsAreBounded() {
         var windows = StepResultWindows()
