@@ -221,7 +221,7 @@ final class Session {
         }
         let message = CommandMessage(session: id, seq: seq, command: command)
         outbox.append(command)
-        if outbox.count > outboxLimit { outbox.removeFirst(outbox.count - outboxLimit) }
+        while outbox.count > outboxLimit { outbox.removeFirst() }
         sequenced.append((message, rejection))
         if sequenced.count > 1 { sequencedGrew = true }
         return removed
