@@ -76,14 +76,19 @@ package struct FastJSONWriter {
         storage.append(contentsOf: repeatElement(0, count: Swift.max(needed, storage.count * 2, 64) - storage.count))
     }
 
+    @inline(__always)
     package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { literal in
-            // Most literals are a few bytes (`{`, `,`, `":`): stored one by one they cost less than a `memcpy` call.
-            if literal.count <= 3 {
-                for byte in literal { append(byte) }
-            } else {
-                append(literal)
+            // Most literals are a few bytes (`{`, `,`, `":`): stored one by one, under one uniqueness check, they cost
+            // less than a `memcpy` call.
+            guard literal.count <= 3 else { return append(literal) }
+            let end = count + literal.count
+            if end > storage.count { grow(toHold: end) }
+            let at = count
+            storage.withUnsafeMutableBufferPointer { all in
+                for index in 0..<literal.count { all[at + index] = literal[index] }
             }
+            count = end
         }
     }
 
