@@ -208,17 +208,17 @@ private struct RecordWriter {
     init() { writer.raw("{") }
 
     mutating func field(_ key: StaticString, literal: StaticString, first: Bool = false) {
-        separator(key, first: first)
+        writer.key(key, first: first)
         writer.raw(literal)
     }
 
     mutating func field(_ key: StaticString, string: String, first: Bool = false) {
-        separator(key, first: first)
+        writer.key(key, first: first)
         writer.string(string)
     }
 
     mutating func field(_ key: StaticString, int: Int, first: Bool = false) {
-        separator(key, first: first)
+        writer.key(key, first: first)
         writer.int(int)
     }
 
@@ -250,13 +250,6 @@ private struct RecordWriter {
             return writer.takeBytes()
         }
         return writer.takeBytes() + encodedStep + [UInt8(ascii: "}")]
-    }
-
-    private mutating func separator(_ key: StaticString, first: Bool) {
-        if !first { writer.raw(",") }
-        writer.raw("\"")
-        writer.raw(key)
-        writer.raw("\":")
     }
 }
 

@@ -92,6 +92,26 @@ package struct FastJSONWriter {
         }
     }
 
+    /// An object member's `"key":`, after a `,` unless it is the `first`; the caller keeps the keys sorted. Stored
+    /// under one uniqueness check: the journal's records write six or more keys each.
+    package mutating func key(_ key: StaticString, first: Bool) {
+        key.withUTF8Buffer { name in
+            let start = first ? count : count + 1
+            let end = start + name.count + 3
+            if end > storage.count { grow(toHold: end) }
+            let comma = count
+            storage.withUnsafeMutableBufferPointer { all in
+                if !first { all[comma] = 0x2C }
+                let to = all.baseAddress! + start
+                to[0] = 0x22
+                if let from = name.baseAddress { (to + 1).update(from: from, count: name.count) }
+                to[name.count + 1] = 0x22
+                to[name.count + 2] = 0x3A
+            }
+            count = end
+        }
+    }
+
     package mutating func string(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in

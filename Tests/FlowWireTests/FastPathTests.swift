@@ -121,6 +121,18 @@ struct FastPathTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
     }
 
+    @Test func keysAreWrittenWithTheirSeparator() {
+        var writer = FastJSONWriter()
+        writer.raw("{")
+        writer.key("attachment", first: true)
+        writer.int(1)
+        writer.key("", first: false)
+        writer.string("x")
+        writer.key("v", first: false)
+        writer.raw("null}")
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"attachment":1,"":"x","v":null}"#)
+    }
+
     @Test(arguments: messages)
     func whatTheCodecWritesItReadsBack(_ message: WireMessage) throws {
         let codec = WireCodec()
