@@ -19,23 +19,32 @@ package enum JournalSnapshot {
     }
 
     /// The records of a payload in memory, each its own array (a restart reads them from the file with
-    /// ``SnapshotFileReader/records()``).
+    /// ``SnapshotFileReader/records()``, through the same ``split(_:naming:)``).
     package static func records(in payload: [UInt8]) throws(JournalError) -> [[UInt8]] {
-        var records: [[UInt8]] = []
-        var offset = 0
-        while offset < payload.count {
-            guard payload.count - offset >= 4 else {
-                throw JournalError(.corrupt, "the snapshot's payload ends inside a record length")
-            }
-            let length = self.length(at: offset, in: payload)
-            offset += 4
-            guard payload.count - offset >= length else {
-                throw JournalError(.corrupt, "the snapshot's payload ends inside a record")
-            }
-            records.append(Array(payload[offset..<offset + length]))
-            offset += length
-        }
+        var source = PayloadInMemory(bytes: payload)
+        let (records, framing) = try split(&source, naming: "the snapshot's payload")
+        if let framing { throw framing }
         return records
+    }
+
+    /// Splits the payload `source` holds into its records, up to the first that its framing cuts short: that
+    /// `.corrupt` error (its message starting with `payload`) is returned beside the records before it rather than
+    /// thrown, so that a file's reader can check the payload's CRC first; a thrown error is the source's own.
+    static func split(
+        _ source: inout some SnapshotPayloadSource, naming payload: String
+    ) throws(JournalError) -> (records: [[UInt8]], framing: JournalError?) {
+        var records: [[UInt8]] = []
+        while source.unread > 0 {
+            guard try source.buffer(4) else {
+                return (records, JournalError(.corrupt, "\(payload) ends inside a record length"))
+            }
+            let length = source.takeLength()
+            guard length <= source.unread else {
+                return (records, JournalError(.corrupt, "\(payload) ends inside a record"))
+            }
+            records.append(try source.take(length))
+        }
+        return (records, nil)
     }
 
     /// Whether a record of `count` bytes is kept in a buffer of `capacity` bytes as it is, rather than copied into one
@@ -49,8 +58,42 @@ package enum JournalSnapshot {
         records.prefix(index).reduce(0) { $0 + 4 + $1.count }
     }
 
-    private static func length(at offset: Int, in payload: [UInt8]) -> Int {
+    /// The little-endian `UInt32` record length at `offset`.
+    static func length(at offset: Int, in payload: [UInt8]) -> Int {
         Int(payload[offset]) | Int(payload[offset + 1]) << 8 | Int(payload[offset + 2]) << 16
             | Int(payload[offset + 3]) << 24
+    }
+}
+
+/// A snapshot's payload as ``JournalSnapshot/split(_:naming:)`` reads it, in order: in memory, or from a snapshot
+/// file as it is read (``SnapshotFileReader``).
+protocol SnapshotPayloadSource {
+    /// Payload bytes not taken yet.
+    var unread: Int { get }
+    /// Makes the next `count` bytes (at most 4) ready to take; `false` when the payload has fewer left.
+    mutating func buffer(_ count: Int) throws(JournalError) -> Bool
+    /// A record's length, made ready by ``buffer(_:)``.
+    mutating func takeLength() -> Int
+    /// The next `count` bytes (at most ``unread``) as an array of their own.
+    mutating func take(_ count: Int) throws(JournalError) -> [UInt8]
+}
+
+/// A payload held in memory whole.
+private struct PayloadInMemory: SnapshotPayloadSource {
+    let bytes: [UInt8]
+    var offset = 0
+
+    var unread: Int { bytes.count - offset }
+
+    func buffer(_ count: Int) -> Bool { unread >= count }
+
+    mutating func takeLength() -> Int {
+        defer { offset += 4 }
+        return JournalSnapshot.length(at: offset, in: bytes)
+    }
+
+    mutating func take(_ count: Int) -> [UInt8] {
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
     }
 }

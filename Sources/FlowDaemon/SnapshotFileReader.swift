@@ -44,20 +44,7 @@ struct SnapshotFileReader {
     func records() throws(JournalError) -> [[UInt8]] {
         var stream = PayloadStream(
             file: file, path: path, payloadBytes: header.payloadBytes, buffer: min(Self.bufferBytes, header.payloadBytes))
-        var records: [[UInt8]] = []
-        var framing: JournalError?
-        while stream.unread > 0 {
-            guard try stream.buffer(4) else {
-                framing = JournalError(.corrupt, "\(path): the snapshot's payload ends inside a record length")
-                break
-            }
-            let length = stream.takeLength()
-            guard length <= stream.unread else {
-                framing = JournalError(.corrupt, "\(path): the snapshot's payload ends inside a record")
-                break
-            }
-            records.append(length > Self.bufferBytes / 2 ? try stream.takeLarge(length) : try stream.take(length))
-        }
+        let (records, framing) = try JournalSnapshot.split(&stream, naming: "\(path): the snapshot's payload")
         if framing != nil { try stream.readToEnd() }  // a damaged length is reported as the CRC's mismatch
         try check(stream.crc.value)
         if let framing { throw framing }
@@ -73,7 +60,7 @@ struct SnapshotFileReader {
 }
 
 /// A snapshot's payload read in order through one reused buffer, every byte into the CRC as it is read.
-private struct PayloadStream {
+private struct PayloadStream: SnapshotPayloadSource {
     let file: FileDescriptor
     let path: String
     let payloadBytes: Int
@@ -123,21 +110,24 @@ private struct PayloadStream {
 
     /// A little-endian `UInt32` length, made ready by ``buffer(_:)``.
     mutating func takeLength() -> Int {
-        let length = Int(bytes[head]) | Int(bytes[head + 1]) << 8 | Int(bytes[head + 2]) << 16
-            | Int(bytes[head + 3]) << 24
-        head += 4
-        return length
+        defer { head += 4 }
+        return JournalSnapshot.length(at: head, in: bytes)
+    }
+
+    /// The next `count` bytes (at most ``unread``): a large record is read straight into its own array.
+    mutating func take(_ count: Int) throws(JournalError) -> [UInt8] {
+        count > SnapshotFileReader.bufferBytes / 2 ? try takeLarge(count) : try takeBuffered(count)
     }
 
     /// The next `count` bytes (at most the buffer's size, at most ``unread``), copied into an array of their own.
-    mutating func take(_ count: Int) throws(JournalError) -> [UInt8] {
+    private mutating func takeBuffered(_ count: Int) throws(JournalError) -> [UInt8] {
         _ = try buffer(count)
         defer { head += count }
         return Array(bytes[head..<head + count])
     }
 
     /// The next `count` bytes (at most ``unread``): what is buffered, then the rest read straight into the array.
-    mutating func takeLarge(_ count: Int) throws(JournalError) -> [UInt8] {
+    private mutating func takeLarge(_ count: Int) throws(JournalError) -> [UInt8] {
         let buffered = min(tail - head, count)
         let (source, bytes, head) = (source, bytes, head)
         var failure: JournalError?
