@@ -92,8 +92,9 @@ package struct FastJSONWriter {
         }
     }
 
-    /// An object member's `"key":`, after a `,` unless it is the `first`; the caller keeps the keys sorted. Stored
-    /// under one uniqueness check: the journal's records write six or more keys each.
+    /// An object member's `"key":`, after a `,` unless it is the `first`. `key` is written unescaped, so it must need
+    /// no escaping in JSON; members are written in call order, so a caller matching `JSONEncoder`'s `.sortedKeys`
+    /// calls in that order. Stored under one uniqueness check: the journal's records write six or more keys each.
     package mutating func key(_ key: StaticString, first: Bool) {
         key.withUTF8Buffer { name in
             let start = first ? count : count + 1
