@@ -65,13 +65,13 @@ package struct DaemonMetrics: Sendable {
     /// Cheap when little changed: a few integer comparisons, and the three small dictionaries are walked only when
     /// they differ.
     package mutating func record(_ counters: DaemonCounters) {
-        Self.add(counters.stepsAccepted, last.stepsAccepted, to: stepsAccepted)
-        Self.add(counters.stepsDuplicate, last.stepsDuplicate, to: stepsDuplicate)
-        Self.add(counters.commandsSent, last.commandsSent, to: commandsSent)
-        Self.add(counters.commandsAcked, last.commandsAcked, to: commandsAcked)
-        Self.add(counters.navigations, last.navigations, to: navigations)
-        Self.add(counters.messagesIn, last.messagesIn, to: messagesIn)
-        Self.add(counters.messagesOut, last.messagesOut, to: messagesOut)
+        stepsAccepted.increment(total: counters.stepsAccepted, before: last.stepsAccepted)
+        stepsDuplicate.increment(total: counters.stepsDuplicate, before: last.stepsDuplicate)
+        commandsSent.increment(total: counters.commandsSent, before: last.commandsSent)
+        commandsAcked.increment(total: counters.commandsAcked, before: last.commandsAcked)
+        navigations.increment(total: counters.navigations, before: last.navigations)
+        messagesIn.increment(total: counters.messagesIn, before: last.messagesIn)
+        messagesOut.increment(total: counters.messagesOut, before: last.messagesOut)
         addLabelled(counters.stepsDropped, last.stepsDropped, to: &stepsDropped, MetricName.stepsDropped, "reason")
         addLabelled(counters.errors, last.errors, to: &errors, MetricName.errors, "code")
         addLabelled(counters.sendsDropped, last.sendsDropped, to: &sendsDropped, MetricName.sendsDropped, "type")
@@ -81,14 +81,8 @@ package struct DaemonMetrics: Sendable {
             MetricName.adaptAnswersDropped, "reason"
         )
         addLabelled(Self.appReloads(counters), Self.appReloads(last), to: &appReloads, MetricName.appReloads, "outcome")
-        if let denied = counters.authDenied, denied > last.authDenied ?? 0 {
-            if authDenied == nil { authDenied = Counter(label: MetricName.authDenied, factory: factory) }
-            authDenied!.increment(by: denied - (last.authDenied ?? 0))
-        }
-        if let revoked = counters.peersRevoked, revoked > last.peersRevoked ?? 0 {
-            if peersRevoked == nil { peersRevoked = Counter(label: MetricName.peersRevoked, factory: factory) }
-            peersRevoked!.increment(by: revoked - (last.peersRevoked ?? 0))
-        }
+        addMadeOnFirstUse(counters.authDenied, last.authDenied, to: &authDenied, MetricName.authDenied)
+        addMadeOnFirstUse(counters.peersRevoked, last.peersRevoked, to: &peersRevoked, MetricName.peersRevoked)
         last = counters
     }
 
@@ -112,16 +106,21 @@ package struct DaemonMetrics: Sendable {
             unrestorable: core.unrestorableSessionCount, hibernated: core.hibernatedSessionCount)
     }
 
-    private static func add(_ now: Int, _ before: Int, to counter: Counter) {
-        if now > before { counter.increment(by: now - before) }
+    /// Adds the increase of a total the core counts only in some setups (`nil` otherwise) to `counter`, made the
+    /// first time there is one.
+    private func addMadeOnFirstUse(_ now: Int?, _ before: Int?, to counter: inout Counter?, _ name: String) {
+        guard let now, now > before ?? 0 else { return }
+        let made = counter ?? Counter(label: name, factory: factory)
+        made.increment(total: now, before: before ?? 0)
+        counter = made
     }
 
-    /// Adds each label value's increase since `before` to its counter (made the first time the value shows up).
     private static func appReloads(_ counters: DaemonCounters) -> [String: Int] {
         guard let taken = counters.appReloads, let refused = counters.appReloadsRefused else { return [:] }
         return ["taken": taken, "refused": refused]
     }
 
+    /// Adds each label value's increase since `before` to its counter (made the first time the value shows up).
     private func addLabelled(
         _ now: [String: Int], _ before: [String: Int], to cache: inout [String: Counter], _ name: String,
         _ label: String

@@ -42,16 +42,14 @@ package struct JournalMetrics: Sendable {
     /// Records the journal's sizes, syncs and write failures, and whether its writes are `failing`.
     package mutating func record(_ journal: JournalStore, failing: Bool = false) {
         available.record(failing ? 0 : 1)
-        let failures = journal.writeFailures - lastWriteFailures
-        if failures > 0 { writeFailures.increment(by: failures) }
+        writeFailures.increment(total: journal.writeFailures, before: lastWriteFailures)
         lastWriteFailures = journal.writeFailures
         journalBytes.record(journal.journalBytes)
         snapshotBytes.record(journal.snapshotBytes)
-        let increase = journal.syncCount - lastSyncs
-        if increase > 0 { syncs.increment(by: increase) }
+        syncs.increment(total: journal.syncCount, before: lastSyncs)
         lastSyncs = journal.syncCount
         if journal.compactions > lastCompactions {
-            compactions.increment(by: journal.compactions - lastCompactions)
+            compactions.increment(total: journal.compactions, before: lastCompactions)
             lastCompactions = journal.compactions
             let stall = journal.longestCompactionStall.components
             compactionStallMax.record(Double(stall.seconds) + Double(stall.attoseconds) / 1e18)
