@@ -70,18 +70,8 @@ struct AppVersionStore {
 
     /// Deletes the kept versions not in `live` (and temporary files a crash left); logs what it deletes.
     func removeAll(except live: Set<String>, logger: Logger) {
-        guard let stream = opendir(path) else { return }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
-                    String(cString: $0)
-                }
-            }
-            names.append(name)
-        }
-        closedir(stream)
-        for name in names where name.hasSuffix(".tmp") || name.hasSuffix(".flows.yaml") {
+        guard let names = try? StateDirectory.names(in: path) else { return }
+        for name in names.sorted() where name.hasSuffix(".tmp") || name.hasSuffix(".flows.yaml") {
             let id = String(name.prefix { $0 != "." })
             guard name.hasSuffix(".tmp") || !live.contains(id) else { continue }
             if unlink("\(path)/\(name)") == 0 {

@@ -67,7 +67,10 @@ final class StateDirectory {
     func filePath(_ name: String) -> String { "\(path)/\(name)" }
 
     /// The names in the directory.
-    func list() throws(JournalError) -> Set<String> {
+    func list() throws(JournalError) -> Set<String> { try Self.names(in: path) }
+
+    /// The names in the directory at `path` (``AppVersionStore``'s folder too).
+    static func names(in path: String) throws(JournalError) -> Set<String> {
         guard let stream = opendir(path) else { throw .io("cannot list \(path)", Errno(rawValue: errno)) }
         defer { closedir(stream) }
         var names: Set<String> = []
