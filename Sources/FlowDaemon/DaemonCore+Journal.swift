@@ -181,11 +181,7 @@ extension DaemonCore {
     private mutating func recover(_ record: JournalRecord, bytes: [UInt8]) throws(RestorationError) {
         switch record.kind {
         case .state(let state, let app):
-            let session = try restoredSession(record.session, state: state, app: app, now: currentTime)
-            sessions.insert(session)
-            apps.retain(session.appVersion)
-            idleDeadlines.watch(session)
-            watchForHibernation(session, since: currentTime)
+            insertLive(try restoredSession(record.session, state: state, app: app, now: currentTime))
         case .stepWindows(let windows):
             stepResults = windows
             return  // not kept: every snapshot writes the live windows anew

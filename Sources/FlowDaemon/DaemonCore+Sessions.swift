@@ -30,11 +30,17 @@ extension DaemonCore {
             outboxLimit: configuration.outboxLimit, holdings: holdings, now: currentTime)
         session.appVersionUnrecorded = app == nil && version != nil
         session.unchangedSinceCreation = true
+        insertLive(session)
+        coordinateRoot(of: session)
+    }
+
+    /// Makes a new or restored session live: in the table, its application version kept, its idle and hibernation
+    /// deadlines watched.
+    mutating func insertLive(_ session: Session) {
         sessions.insert(session)
         apps.retain(session.appVersion)
         idleDeadlines.watch(session)
         watchForHibernation(session, since: currentTime)
-        coordinateRoot(of: session)
     }
 
     /// Coordinates a new session's root flow and carries out what it asks.
