@@ -75,25 +75,21 @@ extension DaemonCore {
         var hosted: [PeerAddress: Set<String>] = [:]
         var assigned: [PeerAddress: Set<PeerHoldings.AttachmentKey>] = [:]
         var waiting: [String: Set<PeerHoldings.AttachmentKey>] = [:]
+        func add(session: String, attachment: AttachmentID, kind: String, assignedTo peer: PeerAddress?) {
+            let key = PeerHoldings.AttachmentKey(session: session, attachment: attachment)
+            if let peer { assigned[peer, default: []].insert(key) } else { waiting[kind, default: []].insert(key) }
+        }
         for session in sessions.made {
             if let host = session.host { hosted[host, default: []].insert(session.id) }
             for (id, attachment) in session.remoteAttachments {
-                let key = PeerHoldings.AttachmentKey(session: session.id, attachment: id)
-                if let peer = attachment.assignedTo {
-                    assigned[peer, default: []].insert(key)
-                } else {
-                    waiting[attachment.kind, default: []].insert(key)
-                }
+                add(session: session.id, attachment: id, kind: attachment.kind, assignedTo: attachment.assignedTo)
             }
         }
         for pending in sessions.hibernated {
             for attachment in pending.hibernation?.attachments ?? [] {
-                let key = PeerHoldings.AttachmentKey(session: pending.id, attachment: attachment.id)
-                if let peer = attachment.assignedTo {
-                    assigned[peer, default: []].insert(key)
-                } else {
-                    waiting[attachment.kind, default: []].insert(key)
-                }
+                add(
+                    session: pending.id, attachment: attachment.id, kind: attachment.kind,
+                    assignedTo: attachment.assignedTo)
             }
         }
         let index = holdings.contents
