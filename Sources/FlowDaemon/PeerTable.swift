@@ -3,16 +3,45 @@ internal import FlowWire
 extension DaemonCore {
     /// A connected peer: what it said in `HELLO` and when it was last heard.
     struct Peer {
-        let address: PeerAddress
-        let id: String
-        let hello: Hello
-        /// The allow-list entry of the peer's key (with an ``AccessPolicy``), which its `HELLO` matched.
-        let identity: AllowedClient?
-        /// The connection's `User-Id` (its key, Z85) when it said `HELLO`: every later message must carry the same.
-        let userID: String?
+        /// What the peer joined with, in one immutable object: every message copies its peer, and a copy retains
+        /// this one reference rather than each string and array of the `HELLO` and the allow-list entry.
+        private final class Joined {
+            let address: PeerAddress
+            let id: String
+            let hello: Hello
+            let identity: AllowedClient?
+            let userID: String?
+
+            init(address: PeerAddress, id: String, hello: Hello, identity: AllowedClient?, userID: String?) {
+                self.address = address
+                self.id = id
+                self.hello = hello
+                self.identity = identity
+                self.userID = userID
+            }
+        }
+
+        private let joined: Joined
         var lastHeard: UInt64
         var nextHeartbeat: UInt64
-        var role: PeerRole { hello.role }
+
+        init(
+            address: PeerAddress, id: String, hello: Hello, identity: AllowedClient?, userID: String?,
+            lastHeard: UInt64, nextHeartbeat: UInt64
+        ) {
+            joined = Joined(address: address, id: id, hello: hello, identity: identity, userID: userID)
+            self.lastHeard = lastHeard
+            self.nextHeartbeat = nextHeartbeat
+        }
+
+        var address: PeerAddress { joined.address }
+        var id: String { joined.id }
+        var hello: Hello { joined.hello }
+        /// The allow-list entry of the peer's key (with an ``AccessPolicy``), which its `HELLO` matched.
+        var identity: AllowedClient? { joined.identity }
+        /// The connection's `User-Id` (its key, Z85) when it said `HELLO`: every later message must carry the same.
+        var userID: String? { joined.userID }
+        var role: PeerRole { joined.hello.role }
     }
 }
 
