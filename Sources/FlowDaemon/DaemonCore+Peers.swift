@@ -36,7 +36,8 @@ extension DaemonCore {
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }
-        guard let request = ClientMessage(message), Self.allowed(request, for: peer.role) else {
+        // Judged by its type and switched on as decoded: a `ClientMessage` made of it would copy the body.
+        guard Self.allowed(message.type, for: peer.role) else {
             reject(
                 WireError(
                     .forbidden, "a \(peer.role.rawValue) may not send \(message.type.rawValue)", req: message.req,
@@ -54,7 +55,7 @@ extension DaemonCore {
                 to: address)
             return
         }
-        switch request {
+        switch message {
         case .heartbeat:
             break
         case .bye:
@@ -86,19 +87,20 @@ extension DaemonCore {
             reply(to: address, req: body.req, result: healthReport(now: now))
         case .describe(let body):
             describe(body, from: peer)
-        case .hello:
+        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .adapt, .snapshot, .command, .event:
             break  // refused by `allowed` above
         }
     }
 
-    /// Whether a peer of `role` may send `message` (a second `HELLO` is answered before this is asked).
-    static func allowed(_ message: ClientMessage, for role: PeerRole) -> Bool {
-        switch message {
+    /// Whether a peer of `role` may send a message of `type` (a second `HELLO` is answered before this is asked; what
+    /// only the daemon sends has no ``ClientMessage``).
+    static func allowed(_ type: MessageType, for role: PeerRole) -> Bool {
+        switch type {
         case .heartbeat, .bye: return true
         case .step, .adapted: return role == .stepper
         case .sync, .ack, .report, .userAction: return role == .presenter
         case .sessions, .tree, .deepLink, .createSession, .endSession, .health, .describe: return role == .operator
-        case .hello: return false
+        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .adapt, .snapshot, .command, .event: return false
         }
     }
 
