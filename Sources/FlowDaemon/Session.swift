@@ -113,7 +113,11 @@ final class Session {
     }
 
     /// A stepper process took a step for the attachment: a later `ATTACH` of it is `resumed`.
-    func markStepped(_ id: AttachmentID) { remoteAttachments[id]?.stepped = true }
+    func markStepped(_ id: AttachmentID) {
+        // Read and written in place, once: a `modify` through the optional moved the attachment out and back.
+        guard let index = remoteAttachments.index(forKey: id), !remoteAttachments.values[index].stepped else { return }
+        remoteAttachments.values[index].stepped = true
+    }
 
     /// Ends a remote attachment; returns it if it was there.
     func removeRemote(_ id: AttachmentID) -> RemoteAttachment? {
