@@ -2,13 +2,14 @@ public import FlowClient
 public import FlowWire
 import Foundation
 public import Logging
+import Synchronization
 internal import ZeroMQ
 
 /// A scripted `flowd` for testing a client (a ``StepperClient``, a ``PresenterClient``, an ``OperatorClient``, or a
 /// service built on them) over real sockets: a ROUTER on `ipc://<temporary folder>/control.sock` and an XPUB on
 /// `events.sock`, speaking the protocol with the FlowWire codec. The test plays the daemon's part message by message:
-/// it waits for what the client sends (``expect(_:from:_:)``, ``acceptHello(heartbeatMs:daemon:peerName:)``) and sends
-/// what the daemon would (``send(_:to:)``).
+/// it waits for what the client sends (``expect(_:from:_:)``,
+/// ``acceptHello(heartbeatMs:daemon:peerName:keepingAlive:)``) and sends what the daemon would (``send(_:to:)``).
 ///
 /// A library of its own, not part of FlowdTesting: FlowdTesting runs a real daemon core without sockets and links
 /// FlowDaemon; this one is for services, which link FlowClient and never the daemon.
@@ -34,6 +35,8 @@ public final class FakeDaemon: Sendable {
     private let publisher: ZMQSocketHandle
     private let codec = WireCodec()
     private let logger: Logger
+    /// The heartbeats it sends its clients on threads of their own, by routing id.
+    private let keepAlives = Mutex<[[UInt8]: KeepAlive]>([:])
 
     private init(
         directory: String, loop: ZMQEventLoop, router: ZMQSocketHandle, publisher: ZMQSocketHandle, logger: Logger
@@ -66,9 +69,11 @@ public final class FakeDaemon: Sendable {
         let daemon = FakeDaemon(directory: directory, loop: loop, router: router, publisher: publisher, logger: logger)
         do {
             let result = try await body(daemon)
+            daemon.fallSilent()
             await loop.shutdown()
             return result
         } catch {
+            daemon.fallSilent()
             await loop.shutdown()
             throw error
         }
@@ -171,40 +176,80 @@ public final class FakeDaemon: Sendable {
     }
 
     /// Runs `body` while sending `peer` a `HEARTBEAT` announcing `sessions` every `interval`, as a live daemon does
-    /// (a client drops a connection that stays silent for its liveness window).
+    /// (a client drops a connection that stays silent for its liveness window). The heartbeats leave from a thread of
+    /// their own, whether or not the test's task runs.
     public func whileSendingHeartbeats<T: Sendable>(
         _ sessions: [String: UInt64],
         every interval: Duration = .milliseconds(100),
         to peer: [UInt8],
         _ body: () async throws -> T
     ) async throws -> T {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                while !Task.isCancelled {
-                    try await self.send(.heartbeat(Heartbeat(sessions: sessions)), to: peer)
-                    try await Task.sleep(for: interval)
-                }
-            }
-            defer { group.cancelAll() }
-            return try await body()
+        let keepAlive = heartbeats(sessions, every: interval, to: peer)
+        defer { keepAlive.stop() }
+        return try await body()
+    }
+
+    /// Starts sending `peer` a `HEARTBEAT` announcing `sessions` every `interval` from a thread of its own.
+    private func heartbeats(_ sessions: [String: UInt64], every interval: Duration, to peer: [UInt8]) -> KeepAlive {
+        let heartbeat = ZMQMessage([peer] + codec.encode(DaemonMessage.heartbeat(Heartbeat(sessions: sessions)).wire))
+        let (loop, router) = (loop, router)
+        let milliseconds = Int(interval / .milliseconds(1))
+        // A client that went away makes the send fail: the test judges what the client does, not the beats.
+        return KeepAlive(every: max(milliseconds, 1), name: "fake-daemon-heartbeats") {
+            loop.post(heartbeat, on: router) { _ in }
         }
+    }
+
+    /// Stops the heartbeats that ``acceptHello(heartbeatMs:daemon:peerName:keepingAlive:)`` started for `peer` (all
+    /// of them when `nil`): from now on the daemon is silent to it unless the test sends something.
+    public func fallSilent(toward peer: [UInt8]? = nil) {
+        let stopping = keepAlives.withLock { keepAlives in
+            guard let peer else {
+                defer { keepAlives.removeAll() }
+                return Array(keepAlives.values)
+            }
+            return keepAlives.removeValue(forKey: peer).map { [$0] } ?? []
+        }
+        for keepAlive in stopping { keepAlive.stop() }
     }
 
     /// Waits for a `HELLO` and answers `WELCOME`.
     ///
-    /// - Parameter heartbeatMs: the interval announced: the client drops the connection after 3 of them in silence.
+    /// - Parameters:
+    ///   - heartbeatMs: the interval announced: the client drops the connection after 3 of them in silence.
+    ///   - keepingAlive: whether to send the client an empty `HEARTBEAT` every third of `heartbeatMs`, from a thread
+    ///     of its own starting with the `WELCOME`, until ``fallSilent(toward:)``: a test that means the silence to
+    ///     start at a point of its own choosing, not wherever a busy machine leaves its task unscheduled too long.
     @discardableResult
     public func acceptHello(
         heartbeatMs: Int = 60_000,
         daemon: String = "daemon-1",
-        peerName: String = "p1"
+        peerName: String = "p1",
+        keepingAlive: Bool = false
     ) async throws -> (peer: [UInt8], hello: Hello) {
         let (peer, hello) = try await expect("HELLO") { message -> Hello? in
             if case .hello(let hello) = message { hello } else { nil }
         }
-        try await send(
-            .welcome(Welcome(req: hello.req, peer: peerName, daemon: daemon, heartbeatMs: heartbeatMs)), to: peer
+        let welcome = DaemonMessage.welcome(
+            Welcome(req: hello.req, peer: peerName, daemon: daemon, heartbeatMs: heartbeatMs)
         )
+        guard keepingAlive else {
+            try await send(welcome, to: peer)
+            return (peer, hello)
+        }
+        // The WELCOME is queued and the heartbeats started without a suspension between them.
+        let message = ZMQMessage([peer] + codec.encode(welcome.wire))
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let posted = loop.post(message, on: router) { result in
+                continuation.resume(with: result.mapError { $0 as any Error })
+            }
+            guard posted else {
+                continuation.resume(throwing: ZMQError(.terminated, call: "post(WELCOME)"))
+                return
+            }
+            let keepAlive = heartbeats([:], every: .milliseconds(max(heartbeatMs / 3, 1)), to: peer)
+            keepAlives.withLock { $0.updateValue(keepAlive, forKey: peer) }?.stop()
+        }
         return (peer, hello)
     }
 

@@ -121,11 +121,12 @@ struct ConnectionTests {
             let client = OperatorClient(name: "ops-silent", configuration: daemon.configuration())
             try await whileRunning(client.run) {
                 // 3 × 300 ms of silence is enough for the client to give up on this connection.
-                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300)
+                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, keepingAlive: true)
                 async let lostHealth = client.health()
                 _ = try await daemon.expect("HEALTH") { message -> PlainRequest? in
                     if case .health(let body) = message { body } else { nil }
                 }
+                daemon.fallSilent(toward: firstPeer)
                 // Say nothing: the next HELLO comes from a new socket (a new routing id).
                 let (secondPeer, _) = try await daemon.acceptHello()
                 #expect(secondPeer != firstPeer)

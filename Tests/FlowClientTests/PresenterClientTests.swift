@@ -20,13 +20,14 @@ struct PresenterClientTests {
     }
 
     /// Welcomes the presenter, answers its first `SYNC` with a snapshot of ``ui`` at seq 3 and serves its report.
+    /// The daemon keeps the connection alive until the test calls ``FakeDaemon/fallSilent(toward:)``.
     ///
     /// - Returns: the presenter's routing id and the report it made.
     static func syncWithSnapshot(
         _ daemon: FakeDaemon,
         heartbeatMs: Int = 60_000
     ) async throws -> (peer: [UInt8], sync: Sync, report: [PresentableReport]) {
-        let (peer, hello) = try await daemon.acceptHello(heartbeatMs: heartbeatMs)
+        let (peer, hello) = try await daemon.acceptHello(heartbeatMs: heartbeatMs, keepingAlive: true)
         #expect(hello.role == .presenter)
         let (_, sync) = try await daemon.expect("SYNC", from: peer) { $0.sync }
         try await daemon.send(.ok(OKReply(req: sync.req, result: ["seq": 3, "mode": "snapshot"])), to: peer)
@@ -219,7 +220,7 @@ struct PresenterClientTests {
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
-                let (peer, _) = try await daemon.acceptHello(heartbeatMs: 500)
+                let (peer, _) = try await daemon.acceptHello(heartbeatMs: 500, keepingAlive: true)
                 let (_, first) = try await daemon.expect("SYNC", from: peer) { $0.sync }
                 let answered = ContinuousClock.now
                 try await daemon.send(.ok(OKReply(req: first.req, result: ["seq": 3, "mode": "snapshot"])), to: peer)
@@ -333,6 +334,7 @@ struct PresenterClientTests {
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
+                daemon.fallSilent(toward: firstPeer)
                 // Silence: the presenter starts again with a new socket, HELLO, and, as the daemon run is the same
                 // (restarted from its journal, or never gone), SYNC after seq 3: the daemon replays what follows.
                 let (secondPeer, _) = try await daemon.acceptHello()
@@ -352,6 +354,7 @@ struct PresenterClientTests {
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {
                 let (firstPeer, _, _) = try await Self.syncWithSnapshot(daemon, heartbeatMs: 300)
+                daemon.fallSilent(toward: firstPeer)
                 // Silence, then a daemon run that lost the state: its sequence numbers are not the ones applied here.
                 let (secondPeer, _) = try await daemon.acceptHello(daemon: "daemon-2")
                 #expect(secondPeer != firstPeer)
@@ -379,6 +382,7 @@ struct PresenterClientTests {
                 _ = try await daemon.serve(until: "ACK 3", from: firstPeer) { $0.ack?.seq == 3 ? true : nil }
                 let notice = ErrorReply(req: nil, code: .sessionEnded, message: "ended", type: "END_SESSION")
                 try await daemon.send(.error(notice), to: firstPeer)
+                daemon.fallSilent(toward: firstPeer)
                 // Silence, then the same daemon run: an operator may have created the ID anew, its seq starting
                 // again, so the presenter syncs from 0 rather than after the ended session's 3.
                 let (secondPeer, _) = try await daemon.acceptHello()
@@ -399,6 +403,7 @@ struct PresenterClientTests {
                     Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: firstPeer)
                 let (report, _, _) = try await daemon.serve(until: "REPORT", from: firstPeer) { $0.report }
                 try await daemon.send(.ok(OKReply(req: report.req)), to: firstPeer)
+                daemon.fallSilent(toward: firstPeer)
                 // Silence: the presenter reconnects. Before the daemon welcomes it, the person goes back.
                 let (secondPeer, hello) = try await daemon.expect("HELLO") { message -> Hello? in
                     guard case .hello(let hello) = message, hello.req > 1 else { return nil }

@@ -54,9 +54,11 @@ struct StepDeliveryTests {
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon)
             try await whileRunning(client.run) {
-                let (firstPeer, firstHello) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1")
+                let (firstPeer, firstHello) = try await daemon.acceptHello(
+                    heartbeatMs: 300, daemon: "d1", keepingAlive: true)
                 async let outcome = client.emit(Self.step, session: "default", attachment: AttachmentID(12))
                 let (_, sent) = try await daemon.expect("STEP", from: firstPeer) { $0.step }
+                daemon.fallSilent(toward: firstPeer)
                 // The daemon goes silent before answering: after 3 × 300 ms the client starts again with a new socket.
                 // The daemon comes back with its state (the same run ID).
                 let (secondPeer, secondHello) = try await daemon.acceptHello(daemon: "d1")
@@ -105,9 +107,10 @@ struct StepDeliveryTests {
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon)
             try await whileRunning(client.run) {
-                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1")
+                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1", keepingAlive: true)
                 async let outcome = client.emit(Self.step, session: "default", attachment: AttachmentID(12))
                 _ = try await daemon.expect("STEP", from: firstPeer) { $0.step }
+                daemon.fallSilent(toward: firstPeer)
                 // Silence, then a new daemon run: it knows nothing of the step.
                 let (secondPeer, _) = try await daemon.acceptHello(daemon: "d2")
                 do {
@@ -157,11 +160,12 @@ struct StepDeliveryTests {
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let client = Self.client(daemon, requestTimeout: .seconds(3))
             try await whileRunning(client.run) {
-                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 500, daemon: "d1")
+                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 500, daemon: "d1", keepingAlive: true)
                 // Welcomed: the step leaves at once, however slow the machine (it cannot time out unsent).
                 try await daemon.awaitHeartbeat(from: firstPeer)
                 async let outcome = client.emit(Self.step, session: "default", attachment: AttachmentID(12))
                 _ = try await daemon.expect("STEP", from: firstPeer) { $0.step }
+                daemon.fallSilent(toward: firstPeer)
                 // Silence: the client reconnects, but the daemon does not welcome it before the timeout. The step
                 // was sent: its outcome is unknown.
                 let (secondPeer, hello) = try await daemon.expect("HELLO") { $0.hello }
@@ -204,12 +208,13 @@ struct StepDeliveryTests {
             let client = Self.client(daemon)
             var events = client.events.makeAsyncIterator()
             try await whileRunning(client.run) {
-                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1")
+                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1", keepingAlive: true)
                 try await daemon.send(Self.attach(12), to: firstPeer)
                 guard case .attached(let twelve)? = await events.next() else {
                     Issue.record("expected attached(12)")
                     return
                 }
+                daemon.fallSilent(toward: firstPeer)
                 // Silence, then the same run (restarted from its journal) welcomes the new connection.
                 let (secondPeer, _) = try await daemon.acceptHello(daemon: "d1")
                 try await daemon.send(Self.attach(12), to: secondPeer)

@@ -167,12 +167,13 @@ struct StepperClientTests {
             let client = StepperClient(name: "movies", serves: ["movies.detail"], configuration: daemon.configuration())
             var events = client.events.makeAsyncIterator()
             try await whileRunning(client.run) {
-                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1")
+                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1", keepingAlive: true)
                 try await daemon.send(Self.attach(12), to: firstPeer)
                 guard case .attached(let twelve)? = await Self.next(&events) else {
                     Issue.record("expected attached(12)")
                     return
                 }
+                daemon.fallSilent(toward: firstPeer)
                 // Silence: a new socket, a new HELLO; the same daemon hands the living attachments out again.
                 let (secondPeer, _) = try await daemon.acceptHello(daemon: "d1")
                 #expect(secondPeer != firstPeer)
