@@ -30,32 +30,33 @@ extension FlowdIntegrationTests {
             let dealer = try RawDealer(endpoint: daemon.control)
             let hello = #"{"req":2,"role":"operator","name":"raw","instance":"x","heartbeat_ms":1000}"#
 
-            try dealer.send(strings: ["FLOWD1", "HELLO"])
-            let malformed = try dealer.receiveError()
+            try await dealer.send(strings: ["FLOWD1", "HELLO"])
+            let malformed = try await dealer.receiveError()
             #expect((malformed.code, malformed.req, malformed.type) == (.malformedFrame, nil, nil))
 
-            try dealer.send(strings: ["FLOWD2", "HELLO", hello])
-            let version = try dealer.receiveError()
+            try await dealer.send(strings: ["FLOWD2", "HELLO", hello])
+            let version = try await dealer.receiveError()
             #expect((version.code, version.req, version.type) == (.unsupportedVersion, 2, nil))
 
-            try dealer.send(strings: ["FLOWD1", "TELEPORT", #"{"req":3}"#])
-            let unknownType = try dealer.receiveError()
+            try await dealer.send(strings: ["FLOWD1", "TELEPORT", #"{"req":3}"#])
+            let unknownType = try await dealer.receiveError()
             #expect((unknownType.code, unknownType.req, unknownType.type) == (.unknownType, 3, nil))
 
-            let welcome = try dealer.hello()
+            let welcome = try await dealer.hello()
             #expect(welcome.protocol == 1)
 
-            try dealer.send(.tree(SessionRequest(req: 4, session: "nowhere")))
-            let unknownSession = try dealer.receiveError()
+            try await dealer.send(.tree(SessionRequest(req: 4, session: "nowhere")))
+            let unknownSession = try await dealer.receiveError()
             #expect((unknownSession.code, unknownSession.req, unknownSession.type) == (.unknownSession, 4, "TREE"))
 
-            try dealer.send(.deepLink(DeepLinkRequest(req: 5, session: "default", step: Step("teleportIsRequired"))))
-            let unknownStep = try dealer.receiveError()
+            try await dealer.send(
+                .deepLink(DeepLinkRequest(req: 5, session: "default", step: Step("teleportIsRequired"))))
+            let unknownStep = try await dealer.receiveError()
             #expect((unknownStep.code, unknownStep.req, unknownStep.type) == (.unknownStep, 5, "DEEPLINK"))
 
             let padding = String(repeating: "x", count: 100_000)
-            try dealer.send(strings: ["FLOWD1", "HEALTH", #"{"req":6,"pad":""# + padding + #""}"#])
-            let tooLarge = try dealer.receiveError()
+            try await dealer.send(strings: ["FLOWD1", "HEALTH", #"{"req":6,"pad":""# + padding + #""}"#])
+            let tooLarge = try await dealer.receiveError()
             #expect((tooLarge.code, tooLarge.req, tooLarge.type) == (.messageTooLarge, 6, "HEALTH"))
             for error in [malformed, version, unknownType, unknownSession, unknownStep, tooLarge] {
                 #expect(!error.message.isEmpty)
@@ -63,17 +64,16 @@ extension FlowdIntegrationTests {
 
             // Over the hard limit (1 MiB): dropped by libzmq with the connection, before the daemon sees it.
             let huge = String(repeating: "y", count: 2 << 20)
-            try dealer.send(strings: ["FLOWD1", "HEALTH", #"{"req":7,"pad":""# + huge + #""}"#])
-            let events = try dealer.waitForConnectionEvent(.disconnected)
+            try await dealer.send(strings: ["FLOWD1", "HEALTH", #"{"req":7,"pad":""# + huge + #""}"#])
+            let events = try await dealer.waitForConnectionEvent(.disconnected)
             #expect(events.last?.kind == .disconnected)
             // A client whose connection dropped opens a new socket (the old one may still hold the oversized
             // message, which libzmq would send again on its reconnection) and says HELLO again.
             let redialed = try RawDealer(endpoint: daemon.control)
-            let again = try redialed.hello()
+            let again = try await redialed.hello()
             #expect(again.peer != welcome.peer)
             #expect(again.daemon == welcome.daemon)
-            try redialed.send(.health(PlainRequest(req: 8)))
-            guard case .ok(let healthReply) = try redialed.receive() else {
+            guard case .ok(let healthReply) = try await redialed.request(.health(PlainRequest(req: 8))) else {
                 Issue.record("HEALTH after the dropped connection got no OK")
                 return
             }
@@ -130,7 +130,7 @@ extension FlowdIntegrationTests {
 
             presenter.process.signal(SIGSTOP)
             let dealer = try RawDealer(endpoint: daemon.control)
-            try dealer.hello(name: "flood")
+            try await dealer.hello(name: "flood")
             // Until well over `max_replay_commands` (512) commands are lost, so the way back is a SNAPSHOT, of some
             // 1500 screens (over 256 KiB).
             var deepLinks = 0
@@ -140,14 +140,14 @@ extension FlowdIntegrationTests {
                 deepLinks += 1
                 let req = dealer.req()
                 let step = Step("movieIsPicked", payload: .int(100_000 + deepLinks))
-                try dealer.send(.deepLink(DeepLinkRequest(req: req, session: "default", step: step)))
-                guard case .ok(let reply) = try dealer.receive(), reply.req == req else {
+                let deepLink = DeepLinkRequest(req: req, session: "default", step: step)
+                guard case .ok(let reply) = try await dealer.request(.deepLink(deepLink)), reply.req == req else {
                     throw HarnessError("deep link \(deepLinks) was not answered OK")
                 }
                 if deepLinks % 25 == 0 {
                     let healthReq = dealer.req()
-                    try dealer.send(.health(PlainRequest(req: healthReq)))
-                    guard case .ok(let health) = try dealer.receive(), health.req == healthReq else {
+                    let reply = try await dealer.request(.health(PlainRequest(req: healthReq)))
+                    guard case .ok(let health) = reply, health.req == healthReq else {
                         throw HarnessError("HEALTH was not answered during the flood")
                     }
                     droppedDuringFlood =

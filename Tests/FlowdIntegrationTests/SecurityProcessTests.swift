@@ -20,12 +20,12 @@ struct FlowdSecurityTests {
             let stranger = try keys.makeKeyFile("stranger")
 
             let dealer = try CurveDealer(endpoint: daemon.control, curve: keys.curve(for: stranger))
-            try dealer.send(
+            try await dealer.send(
                 .hello(Hello(req: 1, role: .operator, name: "stranger", instance: "x", heartbeatMs: 60_000)))
             try await daemon.process.waitForError("the ZAP refusal of the stranger's key") {
                 $0.contains("connection refused by ZAP") && $0.contains("key=\(stranger.publicKey.z85) ")
             }
-            #expect(try dealer.receive(within: 1000) == nil, "no WELCOME, nor anything else")
+            #expect(try await dealer.receive(within: 1000) == nil, "no WELCOME, nor anything else")
 
             let refused = try await cluster.flowctl(
                 ["health", "--timeout", "1"] + daemon.connectionArguments
@@ -47,11 +47,12 @@ struct FlowdSecurityTests {
             let daemon = try await keys.startFlowd(clients: [keys.operatorClient])
 
             let dealer = try CurveDealer(endpoint: daemon.control, curve: nil)
-            try dealer.send(.hello(Hello(req: 1, role: .operator, name: "plain", instance: "x", heartbeatMs: 60_000)))
-            let events = try dealer.waitForConnectionEvent([.handshakeFailed, .disconnected, .handshakeSucceeded])
+            try await dealer.send(
+                .hello(Hello(req: 1, role: .operator, name: "plain", instance: "x", heartbeatMs: 60_000)))
+            let events = try await dealer.waitForConnectionEvent([.handshakeFailed, .disconnected, .handshakeSucceeded])
             #expect(
                 events.last.map { !$0.kind.isDisjoint(with: [.handshakeFailed, .disconnected]) } == true, "\(events)")
-            #expect(try dealer.receive(within: 1000) == nil)
+            #expect(try await dealer.receive(within: 1000) == nil)
 
             let plain = try await cluster.flowctl(["health", "--timeout", "1"] + daemon.connectionArguments)
             #expect(plain.exit == .exited(2), "\(plain)")
@@ -85,45 +86,48 @@ struct FlowdSecurityTests {
             try keys.writeKeyFile(presenterKeys, name: "probe-presenter")
 
             let stepper = try CurveDealer(endpoint: daemon.control, curve: keys.curve(for: stepperKeys))
-            #expect(try stepper.request(hello(1, .operator, "probe-stepper")) == .forbidden)
+            #expect(try await stepper.request(hello(1, .operator, "probe-stepper")) == .forbidden)
             #expect(
-                try stepper.request(hello(2, .stepper, "probe-stepper", serves: ["login.form", "movies.detail"]))
+                try await stepper.request(hello(2, .stepper, "probe-stepper", serves: ["login.form", "movies.detail"]))
                     == .forbidden)
-            #expect(try stepper.hello(hello(3, .stepper, "probe-stepper", serves: ["login.form"])))
+            #expect(try await stepper.hello(hello(3, .stepper, "probe-stepper", serves: ["login.form"])))
             let report = Report(
                 req: 4, session: "default", reports: [PresentableReport(presentable: "app", state: .visible)])
-            #expect(try stepper.request(.report(report)) == .forbidden)
+            #expect(try await stepper.request(.report(report)) == .forbidden)
             #expect(
-                try stepper.request(.sync(Sync(req: 5, session: "default", lastSeq: 0, create: false))) == .forbidden)
+                try await stepper.request(.sync(Sync(req: 5, session: "default", lastSeq: 0, create: false)))
+                    == .forbidden)
             #expect(
-                try stepper.request(
+                try await stepper.request(
                     .deepLink(DeepLinkRequest(req: 6, session: "default", step: Step("logoutIsRequired"))))
                     == .forbidden)
             // A step the application knows, but not one declared for this key.
             #expect(
-                try stepper.request(
+                try await stepper.request(
                     .step(StepMessage(req: 7, session: "default", attachment: 1, step: Step("onboardingIsComplete"))))
                     == .forbidden)
             // A declared step passes the key's check (and is then refused for the attachment it names).
             #expect(
-                try stepper.request(
+                try await stepper.request(
                     .step(StepMessage(req: 8, session: "default", attachment: 999, step: Step("userIsLoggedIn"))))
                     == .unknownAttachment)
 
             let presenter = try CurveDealer(endpoint: daemon.control, curve: keys.curve(for: presenterKeys))
-            #expect(try presenter.request(hello(1, .stepper, "probe-presenter")) == .forbidden)
-            #expect(try presenter.hello(hello(2, .presenter, "probe-presenter")))
+            #expect(try await presenter.request(hello(1, .stepper, "probe-presenter")) == .forbidden)
+            #expect(try await presenter.hello(hello(2, .presenter, "probe-presenter")))
             #expect(
-                try presenter.request(
+                try await presenter.request(
                     .step(StepMessage(req: 3, session: "default", attachment: 1, step: Step("userIsLoggedIn"))))
                     == .forbidden)
             #expect(
-                try presenter.request(
+                try await presenter.request(
                     .deepLink(DeepLinkRequest(req: 4, session: "default", step: Step("userIsLoggedIn")))) == .forbidden)
             #expect(
-                try presenter.request(.sync(Sync(req: 5, session: "kiosk", lastSeq: 0, create: true))) == .forbidden)
+                try await presenter.request(.sync(Sync(req: 5, session: "kiosk", lastSeq: 0, create: true)))
+                    == .forbidden)
             #expect(
-                try presenter.request(.sync(Sync(req: 6, session: "default", lastSeq: 0, create: false))) == nil, "OK")
+                try await presenter.request(.sync(Sync(req: 6, session: "default", lastSeq: 0, create: false)))
+                    == nil, "OK")
 
             let asPresenter = try await cluster.flowctl(
                 ["step", "fakeStep"] + daemon.connectionArguments

@@ -42,21 +42,6 @@ struct CodeTally: CustomStringConvertible, Sendable {
     }
 }
 
-/// Runs blocking work on a dedicated OS thread (8 MiB stack, off Swift's cooperative pool, which the other tests of
-/// the run need) and returns its result.
-func onDedicatedThread<Result: Sendable>(
-    _ name: String, _ body: @escaping @Sendable () throws -> Result
-) async throws -> Result {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
-        let thread = Thread {
-            continuation.resume(with: Swift.Result { try body() })
-        }
-        thread.name = name
-        thread.stackSize = 8 << 20
-        thread.start()
-    }
-}
-
 /// Time spent in `body`: wall-clock seconds, and the CPU seconds of the calling thread (which the other processes
 /// of a busy machine do not inflate).
 func measure<T>(_ body: () throws -> T) rethrows -> (result: T, seconds: Double, cpuSeconds: Double) {

@@ -1,13 +1,16 @@
 import FlowCore
 import FlowWire
 import Foundation
+import TestFlows
 import ZeroMQ
 
-/// A bare `DEALER` (or `SUB`) with CURVE client keys, or none: blocking, with bounded receives, and a monitor of its
-/// connection.
+/// A bare `DEALER` (or `SUB`) with CURVE client keys, or none: its libzmq calls block, with bounded receives, each on a
+/// thread of its own (``onDedicatedThread(_:_:)``), and it has a monitor of its connection.
 ///
-/// Not `Sendable`: libzmq sockets belong to one thread; use it from one test.
-final class CurveDealer {
+/// `@unchecked Sendable`: a test awaits each call before it makes the next, so one thread at a time uses the sockets
+/// (libzmq lets a socket move between threads across the full barrier that starting a thread and resuming the test
+/// make). Use it from one test.
+final class CurveDealer: @unchecked Sendable {
     private let context: ZMQContext
     private let socket: ZMQSocket
     private let monitor: ZMQSocket
@@ -37,13 +40,22 @@ final class CurveDealer {
         monitor.close()
     }
 
-    func send(_ message: WireMessage) throws {
-        try socket.send(ZMQMessage(codec.encode(message)))
+    func send(_ message: WireMessage) async throws {
+        try await onDedicatedThread("curve-dealer") { try self.sendNow(message) }
     }
 
     /// The next message other than `HEARTBEAT`, `ATTACH` and `DETACH`, waiting at most `milliseconds`; `nil` if none
     /// came.
-    func receive(within milliseconds: Int32 = 30_000) throws -> WireMessage? {
+    func receive(within milliseconds: Int32 = 30_000) async throws -> WireMessage? {
+        try await onDedicatedThread("curve-dealer") { try self.receiveNow(within: milliseconds) }
+    }
+
+    private func sendNow(_ message: WireMessage) throws {
+        try socket.send(ZMQMessage(codec.encode(message)))
+    }
+
+    /// ``receive(within:)`` on the calling thread.
+    private func receiveNow(within milliseconds: Int32 = 30_000) throws -> WireMessage? {
         try socket.setOption(.receiveTimeout, to: milliseconds)
         defer { try? socket.setOption(.receiveTimeout, to: 30_000) }
         while true {
@@ -67,9 +79,14 @@ final class CurveDealer {
     }
 
     /// Sends a request and returns the code of its `ERROR`, or `nil` for an `OK` (fails on anything else, or silence).
-    func request(_ message: WireMessage) throws -> WireError.Code? {
-        try send(message)
-        switch try receive() {
+    func request(_ message: WireMessage) async throws -> WireError.Code? {
+        try await onDedicatedThread("curve-dealer") { try self.requestNow(message) }
+    }
+
+    /// ``request(_:)`` on the calling thread.
+    private func requestNow(_ message: WireMessage) throws -> WireError.Code? {
+        try sendNow(message)
+        switch try receiveNow() {
         case .error(let error)?:
             guard error.req == message.req else { throw HarnessError("an ERROR for another request: \(error)") }
             return error.code
@@ -83,19 +100,16 @@ final class CurveDealer {
     }
 
     /// Says `HELLO`; whether the daemon answered `WELCOME`.
-    func hello(_ message: WireMessage) throws -> Bool {
-        try send(message)
-        guard case .welcome? = try receive() else { return false }
-        return true
+    func hello(_ message: WireMessage) async throws -> Bool {
+        try await onDedicatedThread("curve-dealer") {
+            try self.sendNow(message)
+            guard case .welcome? = try self.receiveNow() else { return false }
+            return true
+        }
     }
 
     /// Reads monitor events until one of `kinds` arrives; returns the events read, the matching one last.
-    func waitForConnectionEvent(_ kinds: ZMQMonitorEvent.Kind) throws -> [ZMQMonitorEvent] {
-        var events: [ZMQMonitorEvent] = []
-        while true {
-            guard let event = ZMQMonitorEvent(try monitor.receive()) else { continue }
-            events.append(event)
-            if !event.kind.isDisjoint(with: kinds) { return events }
-        }
+    func waitForConnectionEvent(_ kinds: ZMQMonitorEvent.Kind) async throws -> [ZMQMonitorEvent] {
+        try await onDedicatedThread("curve-dealer-monitor") { try self.monitor.connectionEvents(until: kinds) }
     }
 }

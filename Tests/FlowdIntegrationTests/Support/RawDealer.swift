@@ -1,13 +1,16 @@
 import FlowWire
 import Foundation
+import TestFlows
 import ZeroMQ
 
 /// A bare `DEALER` to the daemon's control endpoint, for sending what no client library would: frames of any
-/// shape. Blocking, with generous send and receive timeouts (a reply that never comes fails instead of hanging), and
-/// a monitor of its own connection.
+/// shape. Its libzmq calls block, with generous send and receive timeouts (a reply that never comes fails instead of
+/// hanging), each on a thread of its own (``onDedicatedThread(_:_:)``), and it has a monitor of its own connection.
 ///
-/// Not `Sendable`: libzmq sockets belong to one thread; use it from one test.
-final class RawDealer {
+/// `@unchecked Sendable`: a test awaits each call before it makes the next, so one thread at a time uses the sockets
+/// (libzmq lets a socket move between threads across the full barrier that starting a thread and resuming the test
+/// make). Use it from one test.
+final class RawDealer: @unchecked Sendable {
     private let context: ZMQContext
     private let socket: ZMQSocket
     private let monitor: ZMQSocket
@@ -44,53 +47,61 @@ final class RawDealer {
     }
 
     /// Sends raw frames.
-    func send(_ frames: [[UInt8]]) throws {
-        try socket.send(ZMQMessage(frames))
+    func send(_ frames: [[UInt8]]) async throws {
+        try await onDedicatedThread("raw-dealer") { try self.socket.send(ZMQMessage(frames)) }
     }
 
     /// Sends frames given as strings.
-    func send(strings: [String]) throws {
-        try send(strings.map { Array($0.utf8) })
+    func send(strings: [String]) async throws {
+        try await send(strings.map { Array($0.utf8) })
     }
 
     /// Sends a message through the codec.
-    func send(_ message: WireMessage) throws {
-        try send(codec.encode(message))
+    func send(_ message: WireMessage) async throws {
+        try await send(codec.encode(message))
     }
 
     /// Receives the next message that is not a `HEARTBEAT`, decoded.
-    func receive() throws -> WireMessage {
-        while true {
-            let message = try socket.receive()
-            let decoded = try codec.decode(message.frames)
-            if case .heartbeat = decoded { continue }
-            return decoded
+    func receive() async throws -> WireMessage {
+        try await onDedicatedThread("raw-dealer") { try self.receiveNow() }
+    }
+
+    /// Sends `message` and receives the next message that is not a `HEARTBEAT`, on one thread.
+    func request(_ message: WireMessage) async throws -> WireMessage {
+        try await onDedicatedThread("raw-dealer") {
+            try self.socket.send(ZMQMessage(self.codec.encode(message)))
+            return try self.receiveNow()
         }
     }
 
     /// Receives the next `ERROR`; fails on anything else.
-    func receiveError() throws -> ErrorReply {
-        let message = try receive()
+    func receiveError() async throws -> ErrorReply {
+        let message = try await receive()
         guard case .error(let error) = message else { throw HarnessError("expected an ERROR, got \(message)") }
         return error
     }
 
     /// Says `HELLO` as `role` and returns the `WELCOME`.
     @discardableResult
-    func hello(role: PeerRole = .operator, name: String = "raw-dealer") throws -> Welcome {
-        try send(.hello(Hello(req: req(), role: role, name: name, instance: "raw", heartbeatMs: 60_000)))
-        let reply = try receive()
+    func hello(role: PeerRole = .operator, name: String = "raw-dealer") async throws -> Welcome {
+        let reply = try await request(
+            .hello(Hello(req: req(), role: role, name: name, instance: "raw", heartbeatMs: 60_000)))
         guard case .welcome(let welcome) = reply else { throw HarnessError("expected WELCOME, got \(reply)") }
         return welcome
     }
 
     /// Reads monitor events until one of `kinds` arrives; returns the events read, the matching one last.
-    func waitForConnectionEvent(_ kinds: ZMQMonitorEvent.Kind) throws -> [ZMQMonitorEvent] {
-        var events: [ZMQMonitorEvent] = []
+    func waitForConnectionEvent(_ kinds: ZMQMonitorEvent.Kind) async throws -> [ZMQMonitorEvent] {
+        try await onDedicatedThread("raw-dealer-monitor") { try self.monitor.connectionEvents(until: kinds) }
+    }
+
+    /// The next message that is not a `HEARTBEAT`, on the calling thread.
+    private func receiveNow() throws -> WireMessage {
         while true {
-            guard let event = ZMQMonitorEvent(try monitor.receive()) else { continue }
-            events.append(event)
-            if !event.kind.isDisjoint(with: kinds) { return events }
+            let message = try socket.receive()
+            let decoded = try codec.decode(message.frames)
+            if case .heartbeat = decoded { continue }
+            return decoded
         }
     }
 }
