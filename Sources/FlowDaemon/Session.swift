@@ -172,6 +172,12 @@ final class Session {
         outbox = trimmed
     }
 
+    /// How many screens the UI holds: read in place, where `ui`'s getter would copy the model.
+    var screenCount: Int {
+        readUnreadUI()
+        return uiModel.count
+    }
+
     /// Whether the UI is still its saved bytes (restored, not used since).
     var uiIsUnread: Bool { unreadUI != nil }
 

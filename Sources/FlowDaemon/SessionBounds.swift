@@ -12,7 +12,7 @@ extension DaemonCore {
     /// `max_session_attachments` attachments. A step may take it past a bound by what that one step adds; the
     /// presenter's reports (a person's dismissals) and the flows' own ends bring it back under.
     mutating func admitsSteps(_ session: Session) -> Bool {
-        let screens = session.ui.count
+        let screens = session.screenCount
         let attachments = session.remoteAttachments.count + session.localAttachments.count
         let full = screens >= configuration.maxSessionScreens || attachments >= configuration.maxSessionAttachments
         if full != session.full {
