@@ -110,15 +110,19 @@ final class JourneyRecorder {
     }
 
     /// Waits until the system is at rest in a state other than `previous`: the presenter has applied every command,
-    /// and the state read the same three times in a row, half a second apart at least.
+    /// flowd every report the presenter printed, and the state read the same three times in a row, half a second
+    /// apart at least (the services log no end of handling an input, so what a stepper may still emit is judged by
+    /// time).
     private func settledState(after previous: JourneyState?) async throws -> JourneyState {
         let deadline = ContinuousClock.now + generousDeadline
         var candidate: JourneyState?
         var since = ContinuousClock.now
         var readings = 0
         while ContinuousClock.now < deadline {
+            // Counted before the tree is read, so the tree shows every report counted.
+            let reportsApplied = await everyReportApplied()
             let observation = await observer.observe()
-            if let state = observation.state, state != previous, observation.presenterCaughtUp {
+            if reportsApplied, let state = observation.state, state != previous, observation.presenterCaughtUp {
                 if state == candidate {
                     readings += 1
                     if readings >= 3 && ContinuousClock.now - since >= .milliseconds(500) { return state }
@@ -136,5 +140,16 @@ final class JourneyRecorder {
             "the journey did not settle after \(previous.map { "\($0)" } ?? "launch"); last candidate: "
                 + (candidate.map { "\($0)" } ?? "none")
         )
+    }
+
+    /// Whether flowd applied every report the presenter printed, so the tree's visibility is not one that a `REPORT`
+    /// still on its way would change. At least as many: the presenter may send a `REPORT` before it prints it. After
+    /// a refused `REPORT` (whose entries flowd does not count) it cannot tell.
+    private func everyReportApplied() async -> Bool {
+        let presenter = system.presenter
+        let printed = presenter.reportsPrinted
+        if presenter.hadAReportRefused { return true }
+        guard let applied = await observer.reportsApplied() else { return false }
+        return applied >= printed
     }
 }

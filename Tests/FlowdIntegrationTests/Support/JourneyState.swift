@@ -40,6 +40,12 @@ extension Presenter {
         return nil
     }
 
+    /// The report entries it printed (`report <presentable> <state>` lines), each of which it sent flowd in a `REPORT`.
+    var reportsPrinted: Int { lines.count { $0.hasPrefix("report ") } }
+
+    /// Whether flowd refused one of its `REPORT`s (entries of presentables no longer in the UI: flowd counts none).
+    var hadAReportRefused: Bool { process.stderr.lines.contains { $0.contains("flowd refused a REPORT") } }
+
     /// The answer (`ok …` or `error …`) to the input line sent when standard output had `from` lines, if any yet.
     func answer(to input: String, from: Int) -> String? {
         lines.dropFirst(from).first { $0.hasPrefix("ok \(input)") || $0.hasPrefix("error \(input)") }
@@ -100,11 +106,21 @@ final class JourneyObserver {
     /// `flowctl health --json`: the peers by role and the `steps_duplicate` counter (STEPs sent again that the
     /// daemon had carried out already), or `nil` when flowd does not answer.
     func health() async -> (peers: [String: Int], stepsDuplicate: Int)? {
-        guard let result = try? await system.cluster.probe(["health", "--json", "--timeout", "2"]),
-            result.exit == .exited(0), let health = try? Cluster.jsonObject(result.output)
-        else { return nil }
+        guard let health = await healthJSON() else { return nil }
         let peers = (health["peers"] as? [String: Any])?.compactMapValues { $0 as? Int } ?? [:]
         return (peers, count(health, "steps_duplicate") ?? 0)
+    }
+
+    /// The report entries flowd applied (the `reports` counter), or `nil` when flowd does not answer.
+    func reportsApplied() async -> Int? {
+        await healthJSON().flatMap { count($0, "reports") }
+    }
+
+    private func healthJSON() async -> [String: Any]? {
+        guard let result = try? await system.cluster.probe(["health", "--json", "--timeout", "2"]),
+            result.exit == .exited(0)
+        else { return nil }
+        return try? Cluster.jsonObject(result.output)
     }
 }
 
