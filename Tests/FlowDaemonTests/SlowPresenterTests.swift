@@ -3,6 +3,7 @@ import FlowDaemon
 import FlowWire
 import Foundation
 import Logging
+import TestFlows
 import Testing
 import ZeroMQ
 
@@ -195,11 +196,6 @@ private func withLiveDaemon<Result: Sendable>(
         // Whatever happens below, the daemon stops, or the group would wait for it forever.
         defer { server.stop() }
         let bound = try await server.waitUntilReady()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
-            let thread = Thread { continuation.resume(with: Swift.Result { try body(bound.control) }) }
-            thread.name = "limits-test"
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
+        return try await onDedicatedThread("limits-test") { try body(bound.control) }
     }
 }
