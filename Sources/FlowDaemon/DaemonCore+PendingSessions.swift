@@ -7,7 +7,7 @@ extension DaemonCore {
     /// The session with this ID, made first if it is pending: the one way to a session that reads or changes it.
     /// `nil` for no session, and for one whose saved state does not restore (``unrestorableReason(_:)``).
     mutating func session(_ id: String) -> Session? {
-        if let session = sessions[made: id] { return session }
+        if let session = sessions.made(id) { return session }
         guard let pending = sessions[pending: id] else { return nil }
         do throws(RecoveryError) {
             return try make(pending)

@@ -15,6 +15,9 @@ struct SessionTable {
     }
 
     private var byID: [String: Session] = [:]
+    /// The session ``made(_:)`` found last: a step's messages (the STEP, then the presenter's ACK) look up the same
+    /// session one after the other, and comparing an ID costs less than hashing it. Forgotten as ``byID`` changes.
+    private var lastMade: Session?
     private var pendingByID: [String: PendingSession] = [:]
     /// Pending sessions whose `state` record did not restore when they were made, and why: kept (their ID taken,
     /// their record in every snapshot) until an operator ends them (docs/RELIABILITY.md, "Pending sessions").
@@ -47,12 +50,23 @@ struct SessionTable {
         return byID[id]
     }
 
+    /// The made session with this ID, as ``subscript(made:)``, remembered for the next call.
+    mutating func made(_ id: String) -> Session? {
+        if let lastMade, lastMade.id == id {
+            visits.lookups += 1
+            return lastMade
+        }
+        lastMade = self[made: id]
+        return lastMade
+    }
+
     /// The pending session with this ID.
     subscript(pending id: String) -> PendingSession? { pendingByID[id] }
 
     /// Adds a session (a new ID: a session is created once; ``remove(_:)`` frees its ID), or the made session of a
     /// pending one.
     mutating func insert(_ session: Session) {
+        lastMade = nil
         let pending = pendingByID.removeValue(forKey: session.id)
         let wasPending = pending != nil
         if pending?.hibernation != nil { hibernatedCount -= 1 }
@@ -79,6 +93,7 @@ struct SessionTable {
     /// sorted IDs stays; not made in the background: it waits for its next use).
     mutating func insert(hibernated session: PendingSession) {
         guard byID.removeValue(forKey: session.id) != nil else { return }
+        lastMade = nil
         pendingByID[session.id] = session
         hibernatedCount += 1
     }
@@ -107,6 +122,7 @@ struct SessionTable {
     /// Removes a session; returns it if it was there.
     mutating func remove(_ id: String) -> Session? {
         guard let session = byID.removeValue(forKey: id) else { return nil }
+        lastMade = nil
         sortedIDs.remove(id)
         return session
     }
