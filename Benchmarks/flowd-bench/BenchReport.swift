@@ -25,7 +25,8 @@ struct Settings: Codable, Sendable {
     var pacedSeconds = 0.0
     /// Where the presenter writes each paced step's arrival and latency (`<prefix>-<run>.txt`); `nil`: nowhere.
     var pacedTrace: String?
-    /// Run as `<command> start|end <pid>` at flowd's throughput phase's start and end (`--phase-command`).
+    /// Run as `<command> start|end <pid>` at each run's throughput phase's start and end, with the server's pid
+    /// (`--phase-command`).
     var phaseCommand: String?
     /// Fault injection for the smoke check: the C relay does not forward this stepper message (1-based); 0: none.
     var loseStep = 0

@@ -122,8 +122,9 @@ struct Run: AsyncParsableCommand {
     var clientPrefix = ""
     @Option(
         help: ArgumentHelp(
-            "A shell command run as `<command> start <pid>` when flowd's throughput phase starts and `<command> end <pid>` "
-                + "when it ends, with the flowd process's pid (callgrind-run.py: callgrind's counts zeroed, dumped).",
+            "A shell command run as `<command> start <pid>` when a run's throughput phase starts and `<command> end <pid>` "
+                + "when it ends, with the server's pid: flowd's, a relay's (for D-Bus the relay's, not the broker's) "
+                + "(callgrind-run.py: callgrind's counts zeroed, dumped).",
             valueName: "command"
         )
     )

@@ -183,14 +183,14 @@ struct Orchestrator {
         let perStepTimeout = variant.journal == nil ? 0.002 : 0.02
         let phaseTimeout = 120 + Double(settings.warmup + settings.samples) * perStepTimeout
         _ = try stepper.expect("PHASE throughput-start", timeout: phaseTimeout)
-        try runPhaseCommand("start", server: server, system: system)
+        try runPhaseCommand("start", server: server)
         // The server's CPU is every server process's (for D-Bus the broker's and the relay's).
         let processes = servers.children + [stepper, presenter]
         let before = processes.map { cpuSeconds(pid: $0.pid) }
         let writtenBefore = procIO(pid: server.pid, field: "write_bytes")
         let started = monotonicNanoseconds()
         _ = try stepper.expect("PHASE throughput-end", timeout: settings.seconds * 2 + 60)
-        try runPhaseCommand("end", server: server, system: system)
+        try runPhaseCommand("end", server: server)
         let after = processes.map { cpuSeconds(pid: $0.pid) }
         let writtenAfter = procIO(pid: server.pid, field: "write_bytes")
         let resident = residentBytes(pid: server.pid)
@@ -231,9 +231,9 @@ struct Orchestrator {
         )
     }
 
-    /// Runs `--phase-command` with the phase and flowd's pid, and waits for it (flowd's runs only: the prefix's).
-    private func runPhaseCommand(_ phase: String, server: Child, system: BenchSystem) throws {
-        guard let command = settings.phaseCommand, system == .flowd else { return }
+    /// Runs `--phase-command` with the phase and the server's pid, and waits for it.
+    private func runPhaseCommand(_ phase: String, server: Child) throws {
+        guard let command = settings.phaseCommand else { return }
         guard runShell("\(command) \(phase) \(server.pid) >&2 && echo done", quiet: false) == "done" else {
             throw BenchError("--phase-command failed at the throughput phase's \(phase)")
         }

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Context switches and CPU per lock-step step of flowd and its two clients, by thread name.
+"""Context switches and CPU per lock-step step of a system's server and its two clients, by thread name.
 
 Runs flowd-bench twice with the same settings but the number of lock-step samples, and reads every thread's
-/proc/<pid>/task/<tid>/status (voluntary and involuntary context switches) and stat (user and system ticks) of flowd,
-the stepper and the presenter when the throughput phase starts (`--phase-command`, so after the lock-step phase).
+/proc/<pid>/task/<tid>/status (voluntary and involuntary context switches) and stat (user and system ticks) of the
+server (flowd or a relay; for D-Bus the relay and the broker), the stepper and the presenter when the throughput
+phase starts (`--phase-command`, so after the lock-step phase).
 The difference between the two runs, divided by the difference in steps, is what one lock-step step costs: start-up
 and the handshake cancel out, and a count does not depend on the machine's load (a wake-up is a wake-up).
 
     python3 Benchmarks/profile/lockstep-switches.py --bench .build-bench/release/flowd-bench --clients library
     python3 Benchmarks/profile/lockstep-switches.py --bench BIN --clients wire --samples 2000,12000
+    python3 Benchmarks/profile/lockstep-switches.py --bench BIN --clients wire --system c-zmq   (or raw, dbus)
     python3 Benchmarks/profile/lockstep-switches.py --bench BIN --clients library --instructions --samples 300,1300
 
 With `--instructions` the two clients run under callgrind instead (`--client-prefix`; the copy of flowd-bench without
@@ -40,7 +42,12 @@ def snapshot(pid):
             argv = open(f"/proc/{child}/cmdline").read().split("\0")
         except OSError:
             continue
-        role = "flowd" if int(child) == pid else next((a for a in argv if a in ("stepper", "presenter")), None)
+        if int(child) == pid:
+            role = "server"
+        elif os.path.basename(argv[0]) == "dbus-daemon":
+            role = "broker"
+        else:
+            role = next((a for a in argv if a in ("stepper", "presenter")), None)
         if role is None:
             continue
         threads = result.setdefault(role, {})
@@ -72,6 +79,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", required=True)
     parser.add_argument("--clients", default="library", choices=["wire", "library"])
+    parser.add_argument("--system", default="flowd", choices=["flowd", "raw", "c-zmq", "dbus"],
+                        help="the server (the relays have the hand-written clients only: --clients wire)")
     parser.add_argument("--samples", default="2000,12000", help="the two runs' lock-step samples")
     parser.add_argument("--warmup", type=int, default=500)
     parser.add_argument("--transport", default="ipc")
@@ -86,16 +95,19 @@ def main():
         for samples in (low, high):
             path = os.path.join(folder, f"{samples}.jsonl")
             command = [
-                args.bench, "--systems", "flowd", "--clients", args.clients, "--transport", args.transport,
+                args.bench, "--systems", args.system, "--clients", args.clients, "--transport", args.transport,
                 "--samples", str(samples), "--warmup", str(args.warmup), "--seconds", "0.2", "--repeat", "1",
                 "--phase-command", f"{sys.executable} {os.path.abspath(__file__)} --snap {path}",
             ] + rest
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             runs.append(json.loads(open(path).read().splitlines()[-1]))
     steps = high - low
-    print(f"per lock-step step ({args.clients} clients, {args.transport}; {low} and {high} samples):")
+    print(f"per lock-step step ({args.system}, {args.clients} clients, {args.transport}; {low} and {high} samples):")
     print(f"{'process':<10} {'thread':<16} {'n':>3} {'voluntary':>10} {'involuntary':>12} {'cpu us':>8}")
-    for role in ("stepper", "flowd", "presenter"):
+    every = [0.0, 0.0, 0.0]
+    for role in ("stepper", "server", "broker", "presenter"):
+        if role not in runs[0] and role not in runs[1]:
+            continue
         names = sorted(set(runs[0].get(role, {})) | set(runs[1].get(role, {})))
         totals = [0.0, 0.0, 0.0]
         for name in names:
@@ -106,6 +118,8 @@ def main():
             totals = [t + p for t, p in zip(totals, per)]
             print(f"{role:<10} {name:<16} {b[3]:>3} {per[0]:>10.2f} {per[1]:>12.2f} {per[2]:>8.1f}")
         print(f"{role:<10} {'(all)':<16} {'':>3} {totals[0]:>10.2f} {totals[1]:>12.2f} {totals[2]:>8.1f}")
+        every = [e + t for e, t in zip(every, totals)]
+    print(f"{'(every)':<10} {'':<16} {'':>3} {every[0]:>10.2f} {every[1]:>12.2f} {every[2]:>8.1f}")
 
 
 def count_instructions(args, rest, low, high):
