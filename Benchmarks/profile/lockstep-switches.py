@@ -19,7 +19,6 @@ difference of their whole runs' instruction counts (every thread, libzmq's too) 
 Further arguments go to flowd-bench (`--transport tcp`, `--journal interval`, ...).
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -28,54 +27,63 @@ import tempfile
 import valgrind_copy
 
 
-def snapshot(pid):
-    """Every thread of `pid` and of its siblings (the bench's other children): {role: {thread name: [vol, invol, ticks]}}."""
-    parent = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+# As flowd-bench's --phase-command: `sh snap.sh FILE start|end <pid>`. It copies the /proc files of the server and
+# its siblings (the bench's other children) with few forks: the clients go on with the throughput phase while it
+# runs, and a slow snapshot (a Python start-up on a loaded machine) counted that phase or missed the clients' exit.
+SNAP_SH = r"""[ "$2" = start ] || exit 0
+out=$1; pid=$3
+read -r s < /proc/$pid/stat; s=${s##*) }; set -- $s; parent=$2
+{
+for d in /proc/[0-9]*; do
+  { read -r s < $d/stat; } 2>/dev/null || continue
+  s=${s##*) }; set -- $s
+  [ "$2" = "$parent" ] || continue
+  echo "@process ${d#/proc/} $(tr '\0' ' ' < $d/cmdline)"
+  files=""
+  for t in $d/task/*; do files="$files $t/status $t/stat"; done
+  cat $files 2>/dev/null
+done
+echo "@server $pid"
+} > "$out"
+"""
+
+
+def parse_snapshot(path):
+    """A snapshot of SNAP_SH: {role: {thread name: [voluntary, involuntary, ticks, threads]}}."""
+    text = open(path).read()
+    server = int(text.rsplit("@server ", 1)[1].split()[0])
     result = {}
-    for child in os.listdir("/proc"):
-        if not child.isdigit():
-            continue
-        try:
-            stat = open(f"/proc/{child}/stat").read()
-            if int(stat.rsplit(")", 1)[1].split()[1]) != parent:
-                continue
-            argv = open(f"/proc/{child}/cmdline").read().split("\0")
-        except OSError:
-            continue
-        if int(child) == pid:
+    for block in text.split("@process ")[1:]:
+        header, _, rest = block.partition("\n")
+        pid, _, command = header.partition(" ")
+        argv = command.split()
+        if int(pid) == server:
             role = "server"
-        elif os.path.basename(argv[0]) == "dbus-daemon":
+        elif argv and os.path.basename(argv[0]) == "dbus-daemon":
             role = "broker"
         else:
             role = next((a for a in argv if a in ("stepper", "presenter")), None)
         if role is None:
             continue
         threads = result.setdefault(role, {})
-        for tid in os.listdir(f"/proc/{child}/task"):
-            try:
-                status = open(f"/proc/{child}/task/{tid}/status").read()
-                fields = open(f"/proc/{child}/task/{tid}/stat").read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            name = status.split("\n", 1)[0].split(":", 1)[1].strip()
-            values = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            counts = [int(values["voluntary_ctxt_switches"]), int(values["nonvoluntary_ctxt_switches"]),
-                      int(fields[11]) + int(fields[12])]
-            total = threads.setdefault(name, [0, 0, 0, 0])
-            for i, value in enumerate(counts):
-                total[i] += value
-            total[3] += 1
+        values = {}
+        for line in rest.split("@server")[0].splitlines():
+            if ":" in line and not line[0].isdigit():
+                key, _, value = line.partition(":")
+                values[key] = value.strip()
+            elif line and line[0].isdigit() and "Name" in values:
+                fields = line.rsplit(")", 1)[1].split()
+                counts = [int(values["voluntary_ctxt_switches"]), int(values["nonvoluntary_ctxt_switches"]),
+                          int(fields[11]) + int(fields[12])]
+                total = threads.setdefault(values["Name"], [0, 0, 0, 0])
+                for i, value in enumerate(counts):
+                    total[i] += value
+                total[3] += 1
+                values = {}
     return result
 
 
 def main():
-    if len(sys.argv) > 2 and sys.argv[1] == "--snap":
-        # As flowd-bench's --phase-command: `--snap FILE start|end <pid>`.
-        _, _, path, phase, pid = sys.argv
-        if phase == "start":
-            with open(path, "a") as out:
-                out.write(json.dumps(snapshot(int(pid))) + "\n")
-        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", required=True)
     parser.add_argument("--clients", default="library", choices=["wire", "library"])
@@ -92,15 +100,18 @@ def main():
     hz = os.sysconf("SC_CLK_TCK")
     runs = []
     with tempfile.TemporaryDirectory() as folder:
+        snap = os.path.join(folder, "snap.sh")
+        with open(snap, "w") as script:
+            script.write(SNAP_SH)
         for samples in (low, high):
-            path = os.path.join(folder, f"{samples}.jsonl")
+            path = os.path.join(folder, f"{samples}.txt")
             command = [
                 args.bench, "--systems", args.system, "--clients", args.clients, "--transport", args.transport,
                 "--samples", str(samples), "--warmup", str(args.warmup), "--seconds", "0.2", "--repeat", "1",
-                "--phase-command", f"{sys.executable} {os.path.abspath(__file__)} --snap {path}",
+                "--phase-command", f"sh {snap} {path}",
             ] + rest
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-            runs.append(json.loads(open(path).read().splitlines()[-1]))
+            runs.append(parse_snapshot(path))
     steps = high - low
     print(f"per lock-step step ({args.system}, {args.clients} clients, {args.transport}; {low} and {high} samples):")
     print(f"{'process':<10} {'thread':<16} {'n':>3} {'voluntary':>10} {'involuntary':>12} {'cpu us':>8}")
