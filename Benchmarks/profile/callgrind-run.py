@@ -4,6 +4,12 @@ callgrind counts user-space instructions only) during flowd-bench's throughput p
 (docs/PERFORMANCE.md "Profiling"). Instruction counts do not depend on the machine's load.
 
     python3 Benchmarks/profile/callgrind-run.py --out /tmp/cg [--window 256] [--seconds 20] [--journal interval]
+    python3 Benchmarks/profile/callgrind-run.py --role clients --out /tmp/cg-clients [--window 1] [--seconds 20]
+
+`--role clients` profiles the stepper and the presenter instead (the daemon runs plain, journal off), of both client
+modes (`--clients wire,library`: the hand-written ones and StepperClient/PresenterClient): one profile per client and
+mode, `callgrind.<stepper|presenter>.<wire|library>.out`, and their instructions per step. `--window 1` (the default
+for this role) makes the throughput phase lock-step: a step's whole path, emit to verdict and COMMAND to handler.
 
 The daemon runs under `valgrind --tool=callgrind`; flowd-bench's `--phase-command` zeroes its counts when the
 throughput phase starts and dumps them when it ends (`callgrind_control -z`, `-d`, each about 0.3 s late, which
@@ -51,6 +57,80 @@ def without_open_calls(profile):
     return path
 
 
+def annotate(out, name, profile):
+    """`annotate.<name>.inclusive.txt` and `.self.txt` beside the profile (callgrind_annotate)."""
+    with open(os.path.join(out, f"annotate.{name}.inclusive.txt"), "w") as annotated:
+        subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=99", profile], stdout=annotated, check=True)
+    exclusive = without_open_calls(profile)
+    with open(os.path.join(out, f"annotate.{name}.self.txt"), "w") as annotated:
+        subprocess.run(["callgrind_annotate", "--threshold=99", exclusive], stdout=annotated, check=True)
+
+
+def total_instructions(profile):
+    with open(profile) as data:
+        for line in data:
+            if line.startswith("totals:") or line.startswith("summary:"):
+                return int(line.split()[1])
+    return 0
+
+
+def profile_clients(arguments, out, shim, bench):
+    """Runs the stepper and the presenter under callgrind (the daemon plain); their counts are zeroed at the
+    throughput phase's start and dumped at its end, found by their output files' names (so that other callgrind
+    runs on the machine, and the bench whose arguments name them, are left alone), and told apart by mode with the command line each dump records."""
+    toggle = os.path.join(out, "toggle.sh")
+    with open(toggle, "w") as script:
+        script.write(
+            '#!/bin/sh\nif [ "$1" = start ]; then action=-z; else action=-d; fi\n'
+            f'pids=$(pgrep -f -- "--callgrind-out-file={out}/callgrind[.]client[.](stepper|presenter)[.]")\n'
+            'exec callgrind_control "$action" $pids\n'
+        )
+    os.chmod(toggle, 0o755)
+    prefix = (
+        f"env LD_PRELOAD={shim} valgrind --tool=callgrind "
+        f"--callgrind-out-file={out}/callgrind.client.{{role}}.%p"
+    )
+    window = arguments.window if arguments.window != 256 else 1
+    command = [
+        bench, "--systems", "flowd", "--clients", arguments.clients, "--transport", arguments.transport,
+        "--samples", "50", "--warmup", "50", "--seconds", str(arguments.seconds), "--repeat", "1",
+        "--window", str(window), "--ui-screens", str(arguments.ui_screens),
+        "--client-prefix", prefix, "--phase-command", toggle, "--json-out", os.path.join(out, "bench.json"),
+    ]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+    with open(os.path.join(out, "bench.json")) as results:
+        runs = [run for run in json.load(results)["runs"] if run["system"] == "flowd"]
+    steps = {run.get("clients", "wire"): run["stepper"]["throughput_steps"] for run in runs}
+    summary = ""
+    dumps = {}
+    for name in os.listdir(out):
+        # `callgrind.client.<role>.<pid>`, at the process's exit, and `.1`, at the phase's end: that one when there
+        # is one (a hand-written presenter may exit before the dump reaches it; its counts then run to its exit).
+        parts = name.split(".")
+        if name.startswith("callgrind.client.") and len(parts) in (4, 5):
+            key = (parts[2], parts[3])
+            if len(parts) == 5 or key not in dumps:
+                dumps[key] = name
+    for (role, _), name in sorted(dumps.items()):
+        profile = os.path.join(out, name)
+        with open(profile) as data:
+            command_line = next((line for line in data if line.startswith("cmd:")), "")
+        mode = "library" if " --library" in command_line else "wire"
+        kept = os.path.join(out, f"callgrind.{role}.{mode}.out")
+        os.replace(profile, kept)
+        annotate(out, f"{role}.{mode}", kept)
+        total = total_instructions(kept)
+        count = steps.get(mode, 0)
+        summary += (
+            f"{role}, {mode} clients, window {window}, {arguments.transport}: {total} instructions over {count} "
+            f"throughput steps = {total / max(count, 1):.0f} per step{'' if name.endswith('.1') else ' (to its exit)'}\n"
+        )
+    with open(os.path.join(out, "summary.txt"), "w") as written:
+        written.write(summary)
+    sys.stdout.write(summary)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
@@ -60,11 +140,15 @@ def main():
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--transport", default="ipc")
     parser.add_argument("--ui-screens", type=int, default=0)
+    parser.add_argument("--role", choices=["daemon", "clients"], default="daemon", help="the processes profiled")
+    parser.add_argument("--clients", default="wire,library", help="client modes (--role clients)")
     arguments = parser.parse_args()
     out = os.path.abspath(arguments.out)
     os.makedirs(out, exist_ok=True)
 
     shim, bench = valgrind_copy.prepare(arguments.bench, out)
+    if arguments.role == "clients":
+        return profile_clients(arguments, out, shim, bench)
     toggle = os.path.join(out, "toggle.sh")
     pids = os.path.join(out, "pids.txt")
     with open(toggle, "w") as script:
@@ -103,16 +187,8 @@ def main():
         os.replace(profile, os.path.join(out, f"callgrind.{name}.out"))
         profile = os.path.join(out, f"callgrind.{name}.out")
         steps = run["stepper"]["throughput_steps"]
-        total = 0
-        with open(profile) as data:
-            for line in data:
-                if line.startswith("totals:") or line.startswith("summary:"):
-                    total = int(line.split()[1])
-        with open(os.path.join(out, f"annotate.{name}.inclusive.txt"), "w") as annotated:
-            subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=99", profile], stdout=annotated, check=True)
-        exclusive = without_open_calls(profile)
-        with open(os.path.join(out, f"annotate.{name}.self.txt"), "w") as annotated:
-            subprocess.run(["callgrind_annotate", "--threshold=99", exclusive], stdout=annotated, check=True)
+        total = total_instructions(profile)
+        annotate(out, name, profile)
         summary += (
             f"{name} flowd, window {arguments.window}, {arguments.transport}: {total} instructions over {steps} "
             f"throughput steps = {total / max(steps, 1):.0f} per step\n"
