@@ -24,10 +24,11 @@ package final class ZMQMailbox<Item: Sendable>: Sendable {
 
     /// Sets the wake-up of a mailbox made before its reactor, and wakes it if items are waiting.
     package func connect(wakeUp: ZMQWakeSignal) {
-        state.withLock { state in
+        let wakeUp = state.withLock { state -> ZMQWakeSignal? in
             state.wakeUp = wakeUp
-            if !state.items.isEmpty || state.closed { wakeIfNeeded(&state) }
+            return !state.items.isEmpty || state.closed ? claimWakeUp(&state) : nil
         }
+        wakeUp?.signal()
     }
 
     /// Queues `item` and wakes the reactor.
@@ -35,12 +36,13 @@ package final class ZMQMailbox<Item: Sendable>: Sendable {
     /// - Returns: `false` (and drops `item`) once the mailbox is closed.
     @discardableResult
     package func post(_ item: Item) -> Bool {
-        state.withLock { state in
-            guard !state.closed else { return false }
+        let (accepted, wakeUp) = state.withLock { state -> (Bool, ZMQWakeSignal?) in
+            guard !state.closed else { return (false, nil) }
             state.items.append(item)
-            wakeIfNeeded(&state)
-            return true
+            return (true, claimWakeUp(&state))
         }
+        wakeUp?.signal()
+        return accepted
     }
 
     /// Queues `item` without waking the reactor: for the reactor's own thread, which takes it before it waits again
@@ -61,11 +63,12 @@ package final class ZMQMailbox<Item: Sendable>: Sendable {
 
     /// Refuses later items and wakes the reactor, which sees `closed` at its next ``take()``.
     package func close() {
-        state.withLock { state in
-            guard !state.closed else { return }
+        let wakeUp = state.withLock { state -> ZMQWakeSignal? in
+            guard !state.closed else { return nil }
             state.closed = true
-            wakeIfNeeded(&state)
+            return claimWakeUp(&state)
         }
+        wakeUp?.signal()
     }
 
     /// Whether ``close()`` was called.
@@ -81,11 +84,13 @@ package final class ZMQMailbox<Item: Sendable>: Sendable {
         }
     }
 
-    /// The reactor drains its wake-up signal before it takes the items (clearing `wakePending`), so every item
-    /// posted after that comes with a wake-up of its own.
-    private func wakeIfNeeded(_ state: inout State) {
-        guard !state.wakePending, let wakeUp = state.wakeUp else { return }
+    /// The wake-up to send once the lock is released, if none is pending. The reactor drains its wake-up signal
+    /// before it takes the items (clearing `wakePending`), so every item posted after that comes with a wake-up of
+    /// its own; sent outside the lock, so that the woken reactor's `take` does not find the poster still holding it
+    /// (a wake-up that comes after the take is a spurious turn, never a lost item).
+    private func claimWakeUp(_ state: inout State) -> ZMQWakeSignal? {
+        guard !state.wakePending, let wakeUp = state.wakeUp else { return nil }
         state.wakePending = true
-        wakeUp.signal()
+        return wakeUp
     }
 }
