@@ -125,12 +125,12 @@ extension AdaptedMessage {
         var request: Int?
         var answer: String?
         var step: Step?
-        try reader.fields(["session", "request", "answer", "step"], depth: 1) {
+        try reader.fields(["answer", "request", "session", "step"], depth: 1) {
             reader, field throws(FastPathUnsupported) in
             switch field {
-            case 0: session = try reader.string()
+            case 0: answer = try reader.string()
             case 1: request = try reader.integer()
-            case 2: answer = try reader.string()
+            case 2: session = try reader.string()
             default: step = try reader.step()
             }
         }

@@ -64,18 +64,33 @@ package struct FastJSONReader {
 
     /// Reads an object of known fields: a member whose key is `keys[i]` goes to `field` with `i`, once (a key seen
     /// twice gives up); any other member is read at `depth` and ignored. At most 64 keys.
+    ///
+    /// The key after the last one read is tried first, on the bytes in place: writers in sorted order (ours,
+    /// `JSONEncoder`'s `.sortedKeys`) give it next when `keys` are sorted. Inlined, so that each message's `field`
+    /// is inlined into its loop.
+    @inline(__always)
     package mutating func fields(
         _ keys: [StaticString], depth: Int,
         _ field: (inout FastJSONReader, Int) throws(FastPathUnsupported) -> Void
     ) throws(FastPathUnsupported) {
         var seen: UInt64 = 0
-        try object { reader, key throws(FastPathUnsupported) in
-            guard let index = keys.firstIndex(where: { reader.key(key, is: $0) }) else {
+        var next = 0
+        try elements(open: 0x7B, close: 0x7D) { reader throws(FastPathUnsupported) in
+            let known: Int?
+            if next < keys.count, reader.readKey(keys[next]) {
+                known = next
+            } else {
+                let key = try reader.memberKey()
+                known = keys.firstIndex(where: { reader.key(key, is: $0) })
+            }
+            try reader.colon()
+            guard let index = known else {
                 _ = try reader.value(depth: depth)
                 return
             }
             guard seen & (1 << index) == 0 else { throw FastPathUnsupported() }
             seen |= 1 << index
+            next = index + 1
             try field(&reader, index)
         }
     }
@@ -85,21 +100,50 @@ package struct FastJSONReader {
         _ member: (inout FastJSONReader, Range<Int>) throws(FastPathUnsupported) -> Void
     ) throws(FastPathUnsupported) {
         try elements(open: 0x7B, close: 0x7D) { reader throws(FastPathUnsupported) in
-            try reader.expect(0x22)
-            let start = reader.index
-            while reader.index < reader.bytes.count, reader.bytes[reader.index] != 0x22 {
-                guard reader.bytes[reader.index] >= 0x20, reader.bytes[reader.index] != 0x5C else {
-                    throw FastPathUnsupported()
-                }
-                reader.index += 1
-            }
-            let key = start..<reader.index
-            try reader.expect(0x22)
-            reader.skipWhitespace()
-            try reader.expect(0x3A)
-            reader.skipWhitespace()
+            let key = try reader.memberKey()
+            try reader.colon()
             try member(&reader, key)
         }
+    }
+
+    /// A member's key, quotes read, as the range of its text: no escape and no control character.
+    private mutating func memberKey() throws(FastPathUnsupported) -> Range<Int> {
+        try expect(0x22)
+        let start = index
+        while index < bytes.count, bytes[index] != 0x22 {
+            guard bytes[index] >= 0x20, bytes[index] != 0x5C else { throw FastPathUnsupported() }
+            index += 1
+        }
+        let key = start..<index
+        try expect(0x22)
+        return key
+    }
+
+    /// Reads `"name"` if it comes next, as ``memberKey()`` would read it; leaves the reader where it was if not.
+    @inline(__always)
+    private mutating func readKey(_ name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        let end = index + count + 1
+        guard end < bytes.count, bytes[index] == 0x22, bytes[end] == 0x22 else { return false }
+        let start = index + 1
+        let matches = name.withUTF8Buffer { expected in
+            var offset = 0
+            while offset < count {
+                if bytes[start + offset] != expected[offset] { return false }
+                offset += 1
+            }
+            return true
+        }
+        if matches { index = end + 1 }
+        return matches
+    }
+
+    /// The `:` after a member's key, and the whitespace around it.
+    @inline(__always)
+    private mutating func colon() throws(FastPathUnsupported) {
+        skipWhitespace()
+        try expect(0x3A)
+        skipWhitespace()
     }
 
     /// Reads an array, calling `element` with the reader on each element.
@@ -110,6 +154,7 @@ package struct FastJSONReader {
     }
 
     /// `open`, then `element` read after the whitespace before each, separated by commas, up to `close`.
+    @inline(__always)
     private mutating func elements(
         open: UInt8, close: UInt8, _ element: (inout FastJSONReader) throws(FastPathUnsupported) -> Void
     ) throws(FastPathUnsupported) {
@@ -339,15 +384,15 @@ package struct FastJSONReader {
         }
         let start = index
         var magnitude: UInt64 = 0
-        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-            let (times, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times.addingReportingOverflow(UInt64(bytes[index] - 0x30))
-            guard !overflow1, !overflow2 else { throw FastPathUnsupported() }
-            magnitude = sum
+        while index < bytes.count {
+            let digit = bytes[index] &- 0x30
+            guard digit < 10 else { break }
+            // Wrapping, checked once after: 19 digits fit a UInt64, and 20 without a leading zero are past Int.
+            magnitude = magnitude &* 10 &+ UInt64(digit)
             index += 1
         }
         let digits = index - start
-        guard digits > 0, !(digits > 1 && bytes[start] == 0x30) else { throw FastPathUnsupported() }
+        guard digits > 0, digits <= 19, !(digits > 1 && bytes[start] == 0x30) else { throw FastPathUnsupported() }
         if index < bytes.count, bytes[index] == 0x2E || bytes[index] == 0x65 || bytes[index] == 0x45 {
             throw FastPathUnsupported()
         }

@@ -164,11 +164,11 @@ extension CommandMessage {
         var session: String?
         var seq: UInt64?
         var command: NavigationCommand?
-        try reader.fields(["session", "seq", "command"], depth: 1) { reader, field throws(FastPathUnsupported) in
+        try reader.fields(["command", "seq", "session"], depth: 1) { reader, field throws(FastPathUnsupported) in
             switch field {
-            case 0: session = try reader.string()
+            case 0: command = try reader.command()
             case 1: seq = try reader.unsigned()
-            default: command = try reader.command()
+            default: session = try reader.string()
             }
         }
         guard let session, let seq, let command else { throw FastPathUnsupported() }
@@ -189,8 +189,8 @@ extension Ack {
     init(reading reader: inout FastJSONReader) throws(FastPathUnsupported) {
         var session: String?
         var seq: UInt64?
-        try reader.fields(["session", "seq"], depth: 1) { reader, field throws(FastPathUnsupported) in
-            if field == 0 { session = try reader.string() } else { seq = try reader.unsigned() }
+        try reader.fields(["seq", "session"], depth: 1) { reader, field throws(FastPathUnsupported) in
+            if field == 0 { seq = try reader.unsigned() } else { session = try reader.string() }
         }
         guard let session, let seq else { throw FastPathUnsupported() }
         self.init(session: session, seq: seq)

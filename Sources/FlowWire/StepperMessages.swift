@@ -101,12 +101,12 @@ extension StepMessage {
         var session: String?
         var attachment: Int?
         var step: Step?
-        try reader.fields(["req", "session", "attachment", "step"], depth: 1) {
+        try reader.fields(["attachment", "req", "session", "step"], depth: 1) {
             reader, field throws(FastPathUnsupported) in
             switch field {
-            case 0: req = try reader.unsigned()
-            case 1: session = try reader.string()
-            case 2: attachment = try reader.integer()
+            case 0: attachment = try reader.integer()
+            case 1: req = try reader.unsigned()
+            case 2: session = try reader.string()
             default: step = try reader.step()
             }
         }

@@ -129,15 +129,15 @@ extension FastJSONReader {
         var target: String?
         var selected: Int?
         var index: Int?
-        let keys: [StaticString] = ["op", "screen", "screens", "target", "selected", "index"]
+        let keys: [StaticString] = ["index", "op", "screen", "screens", "selected", "target"]
         try fields(keys, depth: 2) { reader, field throws(FastPathUnsupported) in
             switch field {
-            case 0: op = try reader.string()
-            case 1: screen = try reader.screen(depth: 3)
-            case 2: screens = try reader.screens()
-            case 3: target = try reader.string()
+            case 0: index = try reader.integer()
+            case 1: op = try reader.string()
+            case 2: screen = try reader.screen(depth: 3)
+            case 3: screens = try reader.screens()
             case 4: selected = try reader.integer()
-            default: index = try reader.integer()
+            default: target = try reader.string()
             }
         }
         func need<Value>(_ value: Value?) throws(FastPathUnsupported) -> Value {
@@ -175,12 +175,12 @@ extension FastJSONReader {
         var kind: String?
         var type: String?
         var data: JSONValue?
-        try fields(["id", "kind", "type", "data"], depth: depth) { reader, field throws(FastPathUnsupported) in
+        try fields(["data", "id", "kind", "type"], depth: depth) { reader, field throws(FastPathUnsupported) in
             switch field {
-            case 0: id = try reader.string()
-            case 1: kind = try reader.string()
-            case 2: type = try reader.string()
-            default: data = try reader.value(depth: depth)
+            case 0: data = try reader.value(depth: depth)
+            case 1: id = try reader.string()
+            case 2: kind = try reader.string()
+            default: type = try reader.string()
             }
         }
         guard let id else { throw FastPathUnsupported() }

@@ -152,6 +152,14 @@ struct FastPathTests {
         #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":{"b":true,"a":false}}}"#,
         #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":123456789012345678901234567890}}"#,
         #"{"attachment":1,"req":2,"req":3,"session":"s","step":{"name":"tick"}}"#,
+        // Keys that share a known key's length or prefix, around it and in its place in the order.
+        #"{"attachmenT":5,"attachment":1,"rex":7,"req":2,"sessions":"t","session":"s","step":{"nam":"x","name":"tick","payloads":0,"payload":3}}"#,
+        #"{"attachment":1,"re":7,"step":{"payload":3,"name":"tick"},"session":"s","req":2}"#,
+        #"{"attachment":-9223372036854775808,"req":2,"session":"s","step":{"name":"tick","payload":9223372036854775807}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":9223372036854775808}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":10000000000000000000}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":99999999999999999999}}"#,
+        #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":-9223372036854775809}}"#,
         // JSONDecoder takes a trailing comma; the fast reader leaves it to JSONDecoder.
         #"{"attachment":1,"req":2,"session":"s","step":{"name":"tick","payload":[1,]}}"#,
     ]
@@ -289,5 +297,32 @@ struct FastPathTests {
         #expect(read(#"{"ab":1,"":2}"#) == [:])
         #expect(read(#"{"a":1,"b":2,"a":3}"#) == nil)
         #expect(read(#"{"a":1,"b":2,"b":2}"#) == nil)
+    }
+
+    /// `fields` tries the key after the last one read on the bytes in place, then looks the key up: a key that shares
+    /// the expected one's length or prefix, one out of order, one unknown in between and a repeat read as before.
+    @Test func fieldsTryTheNextKeyInPlaceThenLookItUp() {
+        func read(_ text: String) -> [Int: JSONValue]? {
+            FastJSONReader.read(Array(text.utf8)) { reader throws(FastPathUnsupported) in
+                var read: [Int: JSONValue] = [:]
+                try reader.fields(["req", "seq", "session"], depth: 1) { reader, field throws(FastPathUnsupported) in
+                    read[field] = try reader.value(depth: 1)
+                }
+                return read
+            }
+        }
+        #expect(read(#"{"req":1,"seq":2,"session":3}"#) == [0: 1, 1: 2, 2: 3])
+        #expect(read(#"{ "req" : 1 , "seq"  :2,"session":3 }"#) == [0: 1, 1: 2, 2: 3])
+        #expect(read(#"{"rex":9,"req":1,"sex":9,"seq":2,"sessions":9,"sessio":9,"session":3}"#) == [0: 1, 1: 2, 2: 3])
+        #expect(read(#"{"session":3,"seq":2,"req":1}"#) == [0: 1, 1: 2, 2: 3])
+        #expect(read(#"{"req":1,"x":{"seq":9},"session":3,"seq":2}"#) == [0: 1, 1: 2, 2: 3])
+        #expect(read(#"{"seq":2,"":9,"re":9,"reqs":9}"#) == [1: 2])
+        #expect(read(#"{"req":1,"req":2}"#) == nil)
+        #expect(read(#"{"req":1,"seq":2,"seq":2}"#) == nil)
+        #expect(read(#"{"session":3,"req":1,"seq":2,"session":3}"#) == nil)
+        #expect(read(#"{"req":1,"se"#) == nil)
+        #expect(read(#"{"req"#) == nil)
+        #expect(read(#"{"req\u0000":1}"#) == nil)
+        #expect(read(#"{"req":1,"seq\"":2}"#) == nil)
     }
 }
