@@ -25,17 +25,18 @@ extension DaemonServer {
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
         /// written (and synced, by the fsync policy). While the journal cannot be written, outputs wait in the
-        /// ``JournalCommitter``.
+        /// ``JournalCommitter``. The batch is consumed: ``send(_:on:now:)`` takes each output out of the array, which
+        /// would be copied whole if the caller still held it.
         ///
         /// - Throws: ``JournalError`` when the journal cannot be trusted (a failed sync): the daemon stops rather than
         ///   answer what it could lose (its supervisor restarts it, and it recovers what was committed).
-        mutating func perform(_ batch: [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
-            var outputs = settle(batch, on: &core, now: now)
+        mutating func perform(_ batch: consuming [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
+            var outputs = settle(consume batch, on: &core, now: now)
             let records = core.takeJournal()
             if journal != nil {
-                outputs = try journal!.commit(records, outputs: outputs, core: &core, now: now)
+                outputs = try journal!.commit(records, outputs: consume outputs, core: &core, now: now)
             }
-            try send(outputs, on: &core, now: now)
+            try send(consume outputs, on: &core, now: now)
         }
 
         /// Commits what a failing journal holds once its retry is due, and sends what waited for it.
@@ -44,14 +45,17 @@ extension DaemonServer {
             try send(try journal!.retryIfDue(core: &core, now: now), on: &core, now: now)
         }
 
-        private mutating func send(_ outputs: [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
+        private mutating func send(_ outputs: consuming [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
             var unreachable: [PeerAddress] = []
             // Events go out after the control messages of the same turn: nothing waits for them, and a presenter
             // waits for its COMMAND (docs/PERFORMANCE.md).
             var events: [EventMessage] = []
-            // Switched on in place: a copy of each output retains and then releases everything the message holds.
             for index in outputs.indices {
-                switch outputs[index] {
+                // Taken out of the array (a trivial output left in its place): the payload of one switched on in
+                // place is copied as it is bound, through the tuple's generic value witness.
+                var output = DaemonOutput.detachLocal(session: "", attachment: AttachmentID(0))
+                swap(&output, &outputs[index])
+                switch consume output {
                 case .send(let address, let message):
                     sentControl = true
                     do {
@@ -98,14 +102,16 @@ extension DaemonServer {
         /// nothing more comes: what a stepper emits at once (for a USER_ACTION an `ActionHandlingStepper` handles)
         /// joins the batch, so its journal records are committed with the batch, before the batch's replies go out. A
         /// crash cannot lose such a step after its action was answered.
-        private mutating func settle(_ batch: [DaemonOutput], on core: inout DaemonCore, now: UInt64) -> [DaemonOutput] {
-            var outputs = batch
+        private mutating func settle(
+            _ batch: consuming [DaemonOutput], on core: inout DaemonCore, now: UInt64
+        ) -> [DaemonOutput] {
+            var outputs = consume batch
             var next = 0
             // Bounded: steppers that keep emitting as they are attached (an application's loop) are served in later
             // turns too, so the daemon keeps serving everyone else.
             for _ in 0..<64 {
-                for output in outputs[next...] {
-                    switch output {
+                for index in next..<outputs.count {
+                    switch outputs[index] {
                     case .attachLocal(let session, let attachment), .resumeLocal(let session, let attachment):
                         listen(to: attachment, in: session)
                     case .detachLocal(let session, let id):

@@ -359,7 +359,7 @@ public final class DaemonServer: Service, Sendable {
             // Group commit: the outputs of a batch of inputs go out together, after their journal records.
             var batch: [DaemonOutput] = []
             for input in queued { batch += core.handle(input, now: now()) }
-            try driver.perform(batch, on: &core, now: now())
+            try driver.perform(consume batch, on: &core, now: now())
             if core.pendingSessionCount > 0 {
                 // Recovered sessions not made yet: a bounded slice per turn, and no sleep until none is left.
                 let time = now()
@@ -401,7 +401,7 @@ public final class DaemonServer: Service, Sendable {
             if !controlDrained || reactor.events(of: control).contains(.pollIn) {
                 let batch: [DaemonOutput]
                 (batch, controlDrained) = try receiveControl(from: sockets.router, into: &core, now: now)
-                try driver.perform(batch, on: &core, now: now())
+                try driver.perform(consume batch, on: &core, now: now())
             } else {
                 core.inboxReadAt = waitStarted  // nothing came since the wait began: every message before it was read
             }

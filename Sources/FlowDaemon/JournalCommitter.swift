@@ -36,7 +36,7 @@ struct JournalCommitter {
     ///
     /// - Throws: ``JournalError`` other than `.io` (a failed sync, a record too large): the daemon stops.
     mutating func commit(
-        _ records: [[UInt8]], outputs: [DaemonOutput], core: inout DaemonCore, now: UInt64
+        _ records: [[UInt8]], outputs: consuming [DaemonOutput], core: inout DaemonCore, now: UInt64
     ) throws(JournalError) -> [DaemonOutput] {
         guard !records.isEmpty else { return outputs }
         for record in records { store.append(record) }
