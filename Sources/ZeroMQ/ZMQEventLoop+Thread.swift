@@ -173,7 +173,7 @@ final class LoopThread {
 
     func enqueueSend(_ pending: PendingSend, on id: UInt64) {
         guard let entry = entries[id] else {
-            pending.ticket.complete(.failure(ZMQError(.notSocket, call: pending.ticket.call + " (socket closed)")))
+            pending.waiter.complete(.failure(ZMQError(.notSocket, call: pending.waiter.call + " (socket closed)")))
             return
         }
         entry.outbox.append(pending)
@@ -186,31 +186,31 @@ final class LoopThread {
             throw ZMQError(.notSocket, call: "socket #\(id) (closed, or not made by this loop)")
         }
         var count = 0
-        entry.outbox.forEach { if !$0.ticket.isCompleted { count += 1 } }
+        entry.outbox.forEach { if !$0.waiter.isCompleted { count += 1 } }
         return count
     }
 
     func purgeCancelledSends(on id: UInt64) {
-        entries[id]?.outbox.removeAll { $0.ticket.isCompleted }
+        entries[id]?.outbox.removeAll { $0.waiter.isCompleted }
     }
 
     /// Sends queued messages, oldest first, until one would block.
     private func flush(_ entry: Entry) {
         while let pending = entry.outbox.first {
-            guard pending.ticket.claim() else {
+            guard pending.waiter.claim() else {
                 _ = entry.outbox.popFirst()  // Cancelled or timed out meanwhile.
                 continue
             }
             do throws(ZMQError) {
                 try entry.socket.send(pending.message, nonBlocking: true)
                 _ = entry.outbox.popFirst()
-                pending.ticket.complete(.success(()))
+                pending.waiter.complete(.success(()))
             } catch where error.code == .wouldBlock && entry.socket.type != .router {
-                if pending.ticket.unclaim() { _ = entry.outbox.popFirst() }
+                if pending.waiter.unclaim() { _ = entry.outbox.popFirst() }
                 return
             } catch {
                 _ = entry.outbox.popFirst()
-                pending.ticket.complete(.failure(ZMQError(error.code, call: pending.ticket.call)))
+                pending.waiter.complete(.failure(ZMQError(error.code, call: pending.waiter.call)))
             }
         }
     }
@@ -220,9 +220,9 @@ final class LoopThread {
         let now = ContinuousClock.now
         for entry in entries.values where !entry.outbox.isEmpty {
             entry.outbox.removeAll { pending in
-                if pending.ticket.isCompleted { return true }
+                if pending.waiter.isCompleted { return true }
                 guard let deadline = pending.deadline, deadline <= now else { return false }
-                pending.ticket.complete(.failure(ZMQError(.wouldBlock, call: pending.ticket.call + " (timed out)")))
+                pending.waiter.complete(.failure(ZMQError(.wouldBlock, call: pending.waiter.call + " (timed out)")))
                 return true
             }
         }
@@ -234,7 +234,7 @@ final class LoopThread {
         let pendingSends = entry.outbox
         entry.outbox.removeAll()
         for pending in pendingSends {
-            pending.ticket.complete(.failure(ZMQError(code, call: pending.ticket.call)))
+            pending.waiter.complete(.failure(ZMQError(code, call: pending.waiter.call)))
         }
         entry.handle.messages.finish()
         // Never let a socket block context termination: bound a linger set to "forever".
@@ -273,14 +273,55 @@ private let nextSocketID = Atomic<UInt64>(0)
 /// A message waiting to be queued by libzmq, with the caller waiting for the outcome.
 struct PendingSend: Sendable {
     let message: ZMQMessage
-    let ticket: SendTicket
+    let waiter: SendWaiter
     let deadline: ContinuousClock.Instant?
+}
+
+/// Who takes a send's outcome: an awaiting caller, who may cancel (its ``SendTicket``), or a posted send's
+/// completion, which cannot, so it needs no ticket: only the loop's thread completes it, once, as it takes the send
+/// out of the queue.
+enum SendWaiter: Sendable {
+    case ticket(SendTicket)
+    case completion(SendTicket.Completion, socket: ZMQSocketHandle)
+
+    /// See ``SendTicket/call``.
+    var call: String {
+        switch self {
+        case .ticket(let ticket): ticket.call
+        case .completion(_, let socket): "send on \(socket)"
+        }
+    }
+
+    var isCompleted: Bool {
+        guard case .ticket(let ticket) = self else { return false }
+        return ticket.isCompleted
+    }
+
+    /// See ``SendTicket/claim()``.
+    func claim() -> Bool {
+        guard case .ticket(let ticket) = self else { return true }
+        return ticket.claim()
+    }
+
+    /// See ``SendTicket/unclaim()``.
+    func unclaim() -> Bool {
+        guard case .ticket(let ticket) = self else { return false }
+        return ticket.unclaim()
+    }
+
+    /// Hands `result` on; the caller takes the send out of the queue (a completion is called every time).
+    func complete(_ result: Result<Void, ZMQError>) {
+        switch self {
+        case .ticket(let ticket): ticket.complete(result)
+        case .completion(let completion, _): completion(result)
+        }
+    }
 }
 
 /// The caller's side of one send: completed exactly once, by the loop (sent, failed, timed out, shut down) or by the
 /// caller's cancellation, whichever comes first. While the loop is handing the message to libzmq ("claimed"), a
-/// cancellation only takes effect if the message turns out not to be sendable now. The outcome goes to a continuation
-/// (``ZMQEventLoop/send(_:on:timeout:)``) or a closure called on the loop's thread (``ZMQEventLoop/post(_:on:then:)``).
+/// cancellation only takes effect if the message turns out not to be sendable now. The outcome goes to the continuation
+/// of ``ZMQEventLoop/send(_:on:timeout:)`` (a post's, which cannot be cancelled, needs no ticket: ``SendWaiter``).
 final class SendTicket: Sendable {
     typealias Completion = @Sendable (Result<Void, ZMQError>) -> Void
 
@@ -297,9 +338,9 @@ final class SendTicket: Sendable {
     /// What the send was, for errors: made only when one is reported.
     var call: String { "send on \(socket)" }
 
-    init(on socket: ZMQSocketHandle, completion: Completion? = nil) {
+    init(on socket: ZMQSocketHandle) {
         self.socket = socket
-        self.state = Mutex(State(completion: completion))
+        self.state = Mutex(State())
     }
 
     var isCompleted: Bool { state.withLock { $0.completed } }

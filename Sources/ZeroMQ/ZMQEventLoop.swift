@@ -276,7 +276,8 @@ package final class ZMQEventLoop: Sendable {
             await withCheckedContinuation { continuation in
                 guard ticket.arm(continuation) else { return }
                 let accepted = core.enqueue { loop in
-                    loop.enqueueSend(PendingSend(message: message, ticket: ticket, deadline: deadline), on: socket.id)
+                    loop.enqueueSend(
+                        PendingSend(message: message, waiter: .ticket(ticket), deadline: deadline), on: socket.id)
                 }
                 if !accepted { ticket.complete(.failure(ZMQError(.terminated, call: ticket.call))) }
             }
@@ -305,9 +306,10 @@ package final class ZMQEventLoop: Sendable {
             completion(.failure(ZMQError(.invalidArgument, call: "post(message without frames) on \(socket)")))
             return true
         }
-        let ticket = SendTicket(on: socket, completion: completion)
         return core.enqueue { loop in
-            loop.enqueueSend(PendingSend(message: message, ticket: ticket, deadline: nil), on: socket.id)
+            loop.enqueueSend(
+                PendingSend(message: message, waiter: .completion(completion, socket: socket), deadline: nil),
+                on: socket.id)
         }
     }
 
