@@ -1,3 +1,4 @@
+import DequeModule
 import HeapModule
 import Synchronization
 
@@ -17,12 +18,49 @@ final class RequestTimeouts: Sendable {
         var extended: Bool
     }
 
-    /// A deadline in the heap; one whose request was answered or put off is skipped when it comes up.
+    /// A deadline in the queue; one whose request was answered or put off is skipped when it comes up.
     private struct Entry: Comparable {
         var due: ContinuousClock.Instant
         var req: UInt64
 
         static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.due, lhs.req) < (rhs.due, rhs.req) }
+    }
+
+    /// The deadlines, earliest first: one that comes after every other (a connection's requests, with one timeout,
+    /// come so) is appended to a FIFO in O(1), the others go to a heap.
+    private struct DeadlineQueue {
+        private var inOrder = Deque<Entry>()
+        private var outOfOrder = Heap<Entry>()
+
+        init() {}
+
+        init(_ entries: [Entry]) {
+            inOrder = Deque(entries.sorted())
+        }
+
+        var count: Int { inOrder.count + outOfOrder.count }
+
+        var min: Entry? {
+            guard let first = inOrder.first else { return outOfOrder.min }
+            guard let other = outOfOrder.min, other < first else { return first }
+            return other
+        }
+
+        mutating func insert(_ entry: Entry) {
+            if let last = inOrder.last, entry < last {
+                outOfOrder.insert(entry)
+            } else {
+                inOrder.append(entry)
+            }
+        }
+
+        mutating func popMin() {
+            if let first = inOrder.first, outOfOrder.min.map({ !($0 < first) }) ?? true {
+                inOrder.removeFirst()
+            } else {
+                _ = outOfOrder.popMin()
+            }
+        }
     }
 
     /// What the serving task is doing, for ``schedule(_:timeout:due:)`` to know whether to wake it.
@@ -35,7 +73,7 @@ final class RequestTimeouts: Sendable {
 
     private struct State {
         var deadlines: [UInt64: Deadline] = [:]
-        var heap = Heap<Entry>()
+        var queue = DeadlineQueue()
         var mode = Mode.stopped
         var wake: CheckedContinuation<Void, Never>?
         var signalled = false
@@ -69,7 +107,7 @@ final class RequestTimeouts: Sendable {
             case .sleeping(let until): wakes = due < until
             }
             state.deadlines[req] = Deadline(due: due, timeout: timeout, extended: false)
-            state.heap.insert(Entry(due: due, req: req))
+            state.queue.insert(Entry(due: due, req: req))
             return (true, wakes ? Self.signal(&state) : nil)
         }
         wake?.resume()
@@ -80,9 +118,9 @@ final class RequestTimeouts: Sendable {
     func cancel(_ req: UInt64) {
         state.withLock { state in
             guard state.deadlines.removeValue(forKey: req) != nil else { return }
-            // Answered deadlines stay in the heap until they come up; keep it within twice what is live.
-            if state.heap.count > 2 * state.deadlines.count + 64 {
-                state.heap = Heap(state.deadlines.map { Entry(due: $0.value.due, req: $0.key) })
+            // Answered deadlines stay in the queue until they come up; keep it within twice what is live.
+            if state.queue.count > 2 * state.deadlines.count + 64 {
+                state.queue = DeadlineQueue(state.deadlines.map { Entry(due: $0.value.due, req: $0.key) })
             }
         }
     }
@@ -98,7 +136,7 @@ final class RequestTimeouts: Sendable {
             state.withLock { state in
                 state.mode = .stopped
                 state.deadlines.removeAll()
-                state.heap = Heap()
+                state.queue = DeadlineQueue()
             }
         }
         while !Task.isCancelled {
@@ -107,17 +145,17 @@ final class RequestTimeouts: Sendable {
                 state.mode = .busy
                 state.signalled = false
                 var due: [(UInt64, Deadline)] = []
-                while let top = state.heap.min {
+                while let top = state.queue.min {
                     guard let deadline = state.deadlines[top.req], deadline.due == top.due else {
-                        _ = state.heap.popMin()
+                        state.queue.popMin()
                         continue
                     }
                     guard top.due <= now else { break }
-                    _ = state.heap.popMin()
+                    state.queue.popMin()
                     state.deadlines[top.req] = nil
                     due.append((top.req, deadline))
                 }
-                return (due, state.heap.min?.due)
+                return (due, state.queue.min?.due)
             }
             if !due.isEmpty {
                 for (req, deadline) in due {
@@ -125,7 +163,7 @@ final class RequestTimeouts: Sendable {
                     let putOff = Deadline(due: later, timeout: deadline.timeout, extended: true)
                     state.withLock { state in
                         state.deadlines[req] = putOff
-                        state.heap.insert(Entry(due: later, req: req))
+                        state.queue.insert(Entry(due: later, req: req))
                     }
                 }
                 continue
