@@ -42,9 +42,9 @@ extension MessageType {
     /// The type frame 1 names, `nil` for none. A step's round trip (`STEP`, `ACK`) is recognised on its bytes: a
     /// String made and matched against every name cost about 490 instructions a message.
     init?(frame: [UInt8]) {
-        if frame == Self.stepFrame {
+        if frame.holds("STEP") {
             self = .step
-        } else if frame == Self.ackFrame {
+        } else if frame.holds("ACK") {
             self = .ack
         } else if let type = MessageType(rawValue: String(decoding: frame, as: UTF8.self)) {
             self = type
@@ -52,9 +52,6 @@ extension MessageType {
             return nil
         }
     }
-
-    private static let stepFrame = Array(MessageType.step.rawValue.utf8)
-    private static let ackFrame = Array(MessageType.ack.rawValue.utf8)
     /// The daemon's replies of a step's round trip, without the dictionary lookup of ``frame``.
     static let commandFrame = Array(MessageType.command.rawValue.utf8)
     static let okFrame = Array(MessageType.ok.rawValue.utf8)

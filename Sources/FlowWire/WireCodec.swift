@@ -83,7 +83,7 @@ public struct WireCodec: Sendable {
         }
         let signature = frames[0]
         let body = frames[2]
-        if signature != WireProtocol.signature {
+        if !signature.holds(WireProtocol.signatureText) {
             let version = signature.dropFirst(WireProtocol.signaturePrefix.count)
             if signature.starts(with: WireProtocol.signaturePrefix), !version.isEmpty,
                 version.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
@@ -110,7 +110,7 @@ public struct WireCodec: Sendable {
         // A step's round trip (STEP, ACK) is read without JSONDecoder when the body is plain enough; anything else,
         // errors included, goes the Codable way below.
         if let message = WireMessage.fastMessage(type, body: body) {
-            try validate(message, req: message.req)
+            try validate(message, type, req: message.req)
             return message
         }
         let req = Self.peekReq(body)
@@ -133,7 +133,7 @@ public struct WireCodec: Sendable {
                 .malformedBody, "\(type.rawValue) body: \(Self.describe(error, body: body))", req: req, type: type
             )
         }
-        try validate(message, req: req)
+        try validate(message, type, req: req)
         return message
     }
 
@@ -185,9 +185,8 @@ public struct WireCodec: Sendable {
         }
     }
 
-    /// Checks the patterns and ranges JSON decoding does not.
-    private func validate(_ message: WireMessage, req: UInt64?) throws(WireError) {
-        let type = message.type
+    /// Checks the patterns and ranges JSON decoding does not; `type` is `message`'s, as frame 1 named it.
+    private func validate(_ message: WireMessage, _ type: MessageType, req: UInt64?) throws(WireError) {
         func name(_ value: String, _ what: String) throws(WireError) {
             guard WireProtocol.isValidName(value) else {
                 throw WireError(.invalidName, "\(what) '\(value.prefix(80))' is not [A-Za-z0-9._-]{1,64}", req: req, type: type)

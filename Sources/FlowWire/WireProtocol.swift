@@ -3,7 +3,9 @@ public enum WireProtocol: Sendable {
     /// The major version this codec speaks.
     public static let version = 1
     /// Frame 0 of every message: `FLOWD` and the major version.
-    public static let signature: [UInt8] = Array("FLOWD1".utf8)
+    public static let signature: [UInt8] = signatureText.withUTF8Buffer { Array($0) }
+    /// ``signature`` as a literal, which a frame is compared with on every message.
+    static let signatureText: StaticString = "FLOWD1"
     /// The prefix every version's signature starts with.
     public static let signaturePrefix: [UInt8] = Array("FLOWD".utf8)
     /// The default limit on a body's size.
@@ -24,17 +26,17 @@ public enum WireProtocol: Sendable {
 
     /// Whether `name` is a valid session or client name: `[A-Za-z0-9._-]{1,64}`.
     public static func isValidName(_ name: String) -> Bool {
-        matches(name, maxLength: 64, extra: "._-")
+        matches(name, maxLength: 64, colon: false)
     }
 
     /// Whether `name` is a valid stepper kind: `[A-Za-z0-9._:-]{1,128}`.
     public static func isValidKind(_ name: String) -> Bool {
-        matches(name, maxLength: 128, extra: "._:-")
+        matches(name, maxLength: 128, colon: true)
     }
 
     /// Whether `name` is a valid step name: `[A-Za-z0-9._:-]{1,128}` (the empty name is `NoneStep`, not valid here).
     public static func isValidStepName(_ name: String) -> Bool {
-        matches(name, maxLength: 128, extra: "._:-")
+        matches(name, maxLength: 128, colon: true)
     }
 
     /// Whether `id` is a valid presentable ID: 1 to 256 bytes.
@@ -42,18 +44,16 @@ public enum WireProtocol: Sendable {
         !id.isEmpty && id.utf8.count <= 256
     }
 
-    private static func matches(_ text: String, maxLength: Int, extra: StaticString) -> Bool {
+    /// Whether `text` is 1 to `maxLength` bytes of `[A-Za-z0-9._-]`, and `:` if `colon`.
+    private static func matches(_ text: String, maxLength: Int, colon: Bool) -> Bool {
         guard !text.utf8.isEmpty, text.utf8.count <= maxLength else { return false }
-        // Checked on every message: no allocation here (docs/PERFORMANCE.md), and the bytes read from their buffer
-        // (a native string's own) rather than through `utf8`'s indices.
-        var text = text
-        return text.withUTF8 { bytes in
-            extra.withUTF8Buffer { extra in
-                bytes.allSatisfy { byte in
-                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                        || extra.contains(byte)
-                }
-            }
+        func allowed(_ byte: UInt8) -> Bool {
+            let lowercased = byte | 0x20  // A-Z onto a-z; no other byte lands there
+            return (lowercased >= 0x61 && lowercased <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E
+                || byte == 0x5F || byte == 0x2D || (colon && byte == 0x3A)
         }
+        // Checked on every message: no allocation, and the bytes read from their buffer (a native string's own, without
+        // the copy `withUTF8` makes of its argument) rather than through `utf8`'s indices.
+        return text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? text.utf8.allSatisfy(allowed)
     }
 }
