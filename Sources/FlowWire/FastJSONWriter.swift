@@ -114,46 +114,52 @@ package struct FastJSONWriter {
     }
 
     package mutating func string(_ text: String) {
+        // `utf8`'s own storage (a native string's buffer, a small string's bytes on the stack), without the copy and
+        // the retain and release of `withUTF8` on a `var`; that way only for a string that has none.
+        guard text.utf8.withContiguousStorageIfAvailable({ string(utf8: $0) }) == nil else { return }
         var text = text
-        text.withUTF8 { utf8 in
-            guard utf8.contains(where: Self.isEscaped) else {
-                // Nothing to escape (nearly every string): stored at once with its quotes, under one uniqueness check.
-                let end = count + utf8.count + 2
-                if end > storage.count { grow(toHold: end) }
-                let at = count
-                storage.withUnsafeMutableBufferPointer { all in
-                    let to = all.baseAddress! + at
-                    to[0] = 0x22
-                    if let from = utf8.baseAddress { (to + 1).update(from: from, count: utf8.count) }
-                    to[utf8.count + 1] = 0x22
-                }
-                count = end
-                return
+        text.withUTF8 { string(utf8: $0) }
+    }
+
+    /// A string's UTF-8, quoted and escaped.
+    private mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        guard utf8.contains(where: Self.isEscaped) else {
+            // Nothing to escape (nearly every string): stored at once with its quotes, under one uniqueness check.
+            let end = count + utf8.count + 2
+            if end > storage.count { grow(toHold: end) }
+            let at = count
+            storage.withUnsafeMutableBufferPointer { all in
+                let to = all.baseAddress! + at
+                to[0] = 0x22
+                if let from = utf8.baseAddress { (to + 1).update(from: from, count: utf8.count) }
+                to[utf8.count + 1] = 0x22
             }
-            append(0x22)
-            var start = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard Self.isEscaped(byte) else { continue }
-                append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                start = index + 1
-                append(0x5C)
-                switch byte {
-                case 0x22: append(0x22)
-                case 0x5C: append(0x5C)
-                case 0x08: append(0x62)  // \b
-                case 0x09: append(0x74)  // \t
-                case 0x0A: append(0x6E)  // \n
-                case 0x0C: append(0x66)  // \f
-                case 0x0D: append(0x72)  // \r
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    for escaped in [0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]] { append(escaped) }
-                }
-            }
-            append(UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
-            append(0x22)
+            count = end
+            return
         }
+        append(0x22)
+        var start = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard Self.isEscaped(byte) else { continue }
+            append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            start = index + 1
+            append(0x5C)
+            switch byte {
+            case 0x22: append(0x22)
+            case 0x5C: append(0x5C)
+            case 0x08: append(0x62)  // \b
+            case 0x09: append(0x74)  // \t
+            case 0x0A: append(0x6E)  // \n
+            case 0x0C: append(0x66)  // \f
+            case 0x0D: append(0x72)  // \r
+            default:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                for escaped in [0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]] { append(escaped) }
+            }
+        }
+        append(UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
+        append(0x22)
     }
 
     /// Whether a string's byte is written escaped: a control character, a quote or a backslash.

@@ -107,8 +107,9 @@ struct FastPathTests {
     }
 
     /// A string with nothing to escape is stored at once with its quotes, the writer's buffer grown first when it
-    /// must be: the empty string, one that ends just past the first buffer, one far longer, each after an escaped one.
-    @Test(arguments: [0, 250, 254, 255, 3_000])
+    /// must be: the empty string, the longest small string and the shortest on the heap, one that ends just past the
+    /// first buffer, one far longer, each after an escaped one.
+    @Test(arguments: [0, 15, 16, 250, 254, 255, 3_000])
     func plainStringsAreWrittenAsJSONEncoderWritesThem(_ length: Int) throws {
         let plain = String(repeating: "é/x", count: length / 4) + String(repeating: "a", count: length % 4)
         var writer = FastJSONWriter()
