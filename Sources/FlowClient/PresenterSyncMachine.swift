@@ -147,27 +147,35 @@ struct PresenterSyncMachine: Sendable {
     /// Commands that arrived together: each applied exactly once, in `seq` order, as one batch, then acknowledged and
     /// reported; a gap makes it `SYNC`. Commands of other sessions are ignored.
     mutating func received(_ commands: [CommandMessage]) -> [PresenterSyncAction] {
-        let commands = commands.filter { $0.session == session }
+        // A batch is usually all this session's, each command the next: then it is applied as it came, not copied.
+        let commands =
+            commands.allSatisfy { $0.session == session } ? commands : commands.filter { $0.session == session }
         // While a snapshot is on its way, it covers every command up to its seq and those after it follow it.
         guard !commands.isEmpty, !phase.isAwaitingSnapshot else { return [] }
-        var applied: [CommandMessage] = []
+        // The commands applied, once one of the batch was not; until then the batch itself.
+        var partlyApplied: [CommandMessage]?
         var gap = false
         var duplicates = 0
-        for command in commands {
+        for (index, command) in commands.enumerated() {
+            if command.seq == lastSeq + 1 {
+                partlyApplied?.append(command)
+                lastSeq = command.seq
+                continue
+            }
+            if partlyApplied == nil { partlyApplied = Array(commands[..<index]) }
             if command.seq <= lastSeq {
                 duplicates += 1
-            } else if command.seq == lastSeq + 1 {
-                applied.append(command)
-                lastSeq = command.seq
             } else {
                 gap = true
             }
         }
+        let applied = partlyApplied ?? commands
         if case .replaying(let through, _) = phase, lastSeq >= through { phase = .idle }
         if duplicates > 0 {
             logger.debug("ignoring commands applied already", metadata: ["count": "\(duplicates)"])
         }
         var actions: [PresenterSyncAction] = []
+        actions.reserveCapacity(4)
         if applied.isEmpty {
             if duplicates > 0 { actions.append(.ack(Ack(session: session, seq: lastSeq))) }
         } else {
