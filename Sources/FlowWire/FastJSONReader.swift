@@ -370,9 +370,13 @@ package struct FastJSONReader {
 
     /// A string with no escapes and no control characters, valid UTF-8.
     package mutating func string() throws(FastPathUnsupported) -> String {
-        let range = try stringBytes()
-        // ASCII is valid UTF-8 as it is: `String(decoding:)` takes it without `String(validating:)`'s generic walk.
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        let text = UnsafeBufferPointer(rebasing: bytes[try stringBytes()])
+        // Copied into the string's own storage: a small ASCII string (a name, an ID) is taken as it is, where
+        // `String(decoding:)` validates every string first; a longer or other one is validated as before.
+        return String(unsafeUninitializedCapacity: text.count) { storage in
+            if let from = text.baseAddress, let to = storage.baseAddress { to.initialize(from: from, count: text.count) }
+            return text.count
+        }
     }
 
     /// `-?(0|[1-9][0-9]*)` that fits in an `Int`, not followed by a fraction or an exponent.

@@ -265,6 +265,19 @@ struct FastPathTests {
         #expect(read == 13)
     }
 
+    /// Strings the fast reader makes itself: empty, small ASCII (up to 15 bytes, taken as they are), heap ASCII, and
+    /// non-ASCII small and large (validated), read as `JSONDecoder` reads them.
+    @Test func theFastReaderMakesSmallLargeAndNonASCIIStrings() throws {
+        let texts = ["", "fifteen-bytes-a", "sixteen-bytes-ab", "é", String(repeating: "é", count: 20), "😀 ✓ \u{7F}"]
+        let payload = "[" + texts.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        let body = Array(#"{"attachment":1,"req":2,"session":"fifteen-bytes-a","step":{"name":"tick","payload":"#.utf8)
+            + Array(payload.utf8) + Array("}}".utf8)
+        let fast = try #require(WireMessage.fastMessage(.step, body: body))
+        #expect(fast == .step(try JSONDecoder().decode(StepMessage.self, from: Data(body))))
+        guard case .step(let step) = fast else { return }
+        #expect(step.step.payload == .array(texts.map(JSONValue.string)))
+    }
+
     static let badStepBodies: [String] = [
         #"{"attachment":1,"req":-2,"session":"s","step":{"name":"tick"}}"#,
         #"{"attachment":1,"session":"s","step":{"name":"tick"}}"#,
