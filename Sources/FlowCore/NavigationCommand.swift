@@ -2,29 +2,33 @@
 ///
 /// A flow's `navigate(to:with:)` records these on its ``Navigator`` instead of calling a UI; the coordinator outputs
 /// them in order, and a presenter (a process, or ``PresentationModel``) carries them out.
+///
+/// The cases that carry screens are `indirect`: a command is copied several times on its way from a flow to a presenter
+/// (the coordinator's actions, a session's outbox, the message that sends it), and a copy of a boxed case is one
+/// retain instead of one per string in its screens.
 public enum NavigationCommand: Hashable, Sendable, Codable {
     /// Shows `screen` as the whole window's content (the root flow's root).
-    case setRoot(Screen)
+    indirect case setRoot(Screen)
     /// Pushes `screen` on top of the navigation stack `stack`.
-    case push(Screen, onto: PresentableID)
+    indirect case push(Screen, onto: PresentableID)
     /// Pops the top of the navigation stack `stack`.
     case pop(stack: PresentableID)
     /// Pops the navigation stack `stack` down to its first child.
     case popToRoot(stack: PresentableID)
     /// Replaces the children of the navigation stack `stack`.
-    case setStack(PresentableID, [Screen])
+    indirect case setStack(PresentableID, [Screen])
     /// Presents `screen` modally over `presenter`.
-    case present(Screen, over: PresentableID)
+    indirect case present(Screen, over: PresentableID)
     /// Dismisses what is presented modally over `presenter`.
     case dismiss(presentedOver: PresentableID)
     /// Replaces the tabs of `tabs`, selecting the one at `selected`.
-    case setTabs(PresentableID, [Screen], selected: Int)
+    indirect case setTabs(PresentableID, [Screen], selected: Int)
     /// Selects the tab at `index` of `tabs`.
     case selectTab(PresentableID, index: Int)
     /// Shows `screen` as the master of the split view `split`.
-    case showMaster(PresentableID, Screen)
+    indirect case showMaster(PresentableID, Screen)
     /// Shows `screen` as the detail of the split view `split`.
-    case showDetail(PresentableID, Screen)
+    indirect case showDetail(PresentableID, Screen)
 
     /// The container or screen the command is addressed to.
     public var target: PresentableID? {
