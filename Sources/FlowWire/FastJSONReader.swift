@@ -122,20 +122,33 @@ package struct FastJSONReader {
     /// Reads `"name"` if it comes next, as ``memberKey()`` would read it; leaves the reader where it was if not.
     @inline(__always)
     private mutating func readKey(_ name: StaticString) -> Bool {
-        let count = name.utf8CodeUnitCount
-        let end = index + count + 1
-        guard end < bytes.count, bytes[index] == 0x22, bytes[end] == 0x22 else { return false }
-        let start = index + 1
-        let matches = name.withUTF8Buffer { expected in
+        let end = index + name.utf8CodeUnitCount + 1
+        guard end < bytes.count, bytes[index] == 0x22, bytes[end] == 0x22, holds(name, at: index + 1) else {
+            return false
+        }
+        index = end + 1
+        return true
+    }
+
+    /// Reads `text` if the bytes at the reader are exactly it; leaves the reader where it was if not.
+    package mutating func read(verbatim text: StaticString) -> Bool {
+        guard holds(text, at: index) else { return false }
+        index += text.utf8CodeUnitCount
+        return true
+    }
+
+    /// Whether the bytes from `start` are `text`'s.
+    @inline(__always)
+    private func holds(_ text: StaticString, at start: Int) -> Bool {
+        text.withUTF8Buffer { expected in
+            guard start + expected.count <= bytes.count else { return false }
             var offset = 0
-            while offset < count {
+            while offset < expected.count {
                 if bytes[start + offset] != expected[offset] { return false }
                 offset += 1
             }
             return true
         }
-        if matches { index = end + 1 }
-        return matches
     }
 
     /// The `:` after a member's key, and the whitespace around it.

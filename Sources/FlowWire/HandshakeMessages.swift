@@ -166,7 +166,12 @@ extension OKReply {
         var req: UInt64?
         var result: JSONValue?
         try reader.fields(["req", "result"], depth: 1) { reader, field throws(FastPathUnsupported) in
-            if field == 0 { req = try reader.unsigned() } else { result = try reader.value(depth: 1) }
+            if field == 0 {
+                req = try reader.unsigned()
+            } else {
+                // Every accepted step's verdict: the shared value, not a dictionary made and freed for each reply.
+                result = reader.read(verbatim: #"{"accepted":true}"#) ? StepVerdict.acceptedJSON : try reader.value(depth: 1)
+            }
         }
         guard let req else { throw FastPathUnsupported() }
         self.init(req: req, result: result == nil || result == .null ? [:] : result!)

@@ -27,7 +27,8 @@ public struct StepVerdict: WireResult, Hashable {
         return .object(fields)
     }
 
-    private static let acceptedJSON: JSONValue = .object(["accepted": .bool(true)])
+    /// `{"accepted": true}`, made once: the fast reader of `OK` gives it for every accepted step's reply too.
+    static let acceptedJSON: JSONValue = .object(["accepted": .bool(true)])
 
     public init(json: JSONValue) throws {
         guard case .object(let fields) = json, case .bool(let accepted)? = fields["accepted"] else {

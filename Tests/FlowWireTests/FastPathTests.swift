@@ -202,6 +202,13 @@ struct FastPathTests {
     /// leave to it.
     static let replyBodies: [(type: String, body: String)] = [
         ("OK", #"{"req":31,"result":{"accepted":true}}"#),
+        // The accepted verdict is taken verbatim; anything around or after it is read as any result.
+        ("OK", #"{"result":{"accepted":true},"req":31}"#),
+        ("OK", #"{"req":31,"result":{"accepted":true,"duplicate":true}}"#),
+        ("OK", #"{"req":31,"result":{"accepted":true} ,"x":{"accepted":true}}"#),
+        ("OK", #"{"req":31,"result":{"accepted":truee}}"#),
+        ("OK", #"{"req":31,"result":{"accepted":true}"#),
+        ("OK", #"{"req":31,"result":{"accepted":true},"result":{"accepted":true}}"#),
         ("OK", #"{"result":{"accepted":false,"reason":"notVisible"},"req":32,"note":[1,{"a":null}]}"#),
         ("OK", #"{"req":7}"#),
         ("OK", #"{"req":7,"result":null}"#),
