@@ -28,20 +28,34 @@ struct StepResultWindows: Hashable, Sendable {
 
     private var windows: [String: Window] = [:]
     private var clock: UInt64 = 0
+    /// The instance whose window was found last, and where: a STEP's verdict is looked up and then remembered for the
+    /// same instance, and a stepper's STEPs follow each other; comparing an instance costs less than hashing it.
+    /// Forgotten as ``windows`` gains or loses an instance (which moves its indices).
+    private var lastFound: (instance: String, index: [String: Window].Index)?
+
+    /// Where the instance's window is, if it has one.
+    private mutating func index(of instance: String) -> [String: Window].Index? {
+        if let lastFound, lastFound.instance == instance { return lastFound.index }
+        guard let index = windows.index(forKey: instance) else { return nil }
+        lastFound = (instance, index)
+        return index
+    }
 
     /// The verdict of the instance's STEP `req`, if it is still remembered.
-    func verdict(for origin: StepOrigin) -> StepVerdict? {
-        windows[origin.instance]?.verdicts[origin.req]
+    mutating func verdict(for origin: StepOrigin) -> StepVerdict? {
+        guard let index = index(of: origin.instance) else { return nil }
+        return windows.values[index].verdicts[origin.req]
     }
 
     /// Remembers a STEP's verdict, forgetting the instance's oldest one beyond the window.
     mutating func remember(_ verdict: StepVerdict, for origin: StepOrigin) {
         clock += 1
-        if let known = windows.index(forKey: origin.instance) {
-            // In place, found once: the instance is hashed once a STEP here.
+        if let known = index(of: origin.instance) {
+            // In place: the window's dictionary is not copied out and back.
             windows.values[known].remember(verdict, for: origin.req, at: clock)
             return
         }
+        lastFound = nil
         if windows.count >= Self.instanceLimit,
             let stalest = windows.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
         {
@@ -49,6 +63,14 @@ struct StepResultWindows: Hashable, Sendable {
         }
         // Made in place (`default:`): a copy out and back would duplicate the window's dictionary.
         windows[origin.instance, default: Window()].remember(verdict, for: origin.req, at: clock)
+    }
+
+    // What the windows hold, not where a lookup found one last.
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.windows == rhs.windows && lhs.clock == rhs.clock }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(windows)
+        hasher.combine(clock)
     }
 
     /// Whether no STEP verdict is remembered.
