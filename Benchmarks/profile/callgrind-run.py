@@ -74,6 +74,19 @@ def total_instructions(profile):
     return 0
 
 
+def summarize(out, name, profile, label, steps, note=""):
+    """Annotates `profile` as `name` and returns its line of summary.txt: `label`, its instructions per step."""
+    total = total_instructions(profile)
+    annotate(out, name, profile)
+    return f"{label}: {total} instructions over {steps} throughput steps = {total / max(steps, 1):.0f} per step{note}\n"
+
+
+def write_summary(out, summary):
+    with open(os.path.join(out, "summary.txt"), "w") as written:
+        written.write(summary)
+    sys.stdout.write(summary)
+
+
 def profile_clients(arguments, out, shim, bench):
     """Runs the stepper and the presenter under callgrind (the daemon plain); their counts are zeroed at the
     throughput phase's start and dumped at its end, found by their output files' names (so that other callgrind
@@ -119,16 +132,11 @@ def profile_clients(arguments, out, shim, bench):
         mode = "library" if " --library" in command_line else "wire"
         kept = os.path.join(out, f"callgrind.{role}.{mode}.out")
         os.replace(profile, kept)
-        annotate(out, f"{role}.{mode}", kept)
-        total = total_instructions(kept)
-        count = steps.get(mode, 0)
-        summary += (
-            f"{role}, {mode} clients, window {window}, {arguments.transport}: {total} instructions over {count} "
-            f"throughput steps = {total / max(count, 1):.0f} per step{'' if name.endswith('.1') else ' (to its exit)'}\n"
+        summary += summarize(
+            out, f"{role}.{mode}", kept, f"{role}, {mode} clients, window {window}, {arguments.transport}",
+            steps.get(mode, 0), "" if name.endswith(".1") else " (to its exit)",
         )
-    with open(os.path.join(out, "summary.txt"), "w") as written:
-        written.write(summary)
-    sys.stdout.write(summary)
+    write_summary(out, summary)
 
 
 def main():
@@ -186,16 +194,11 @@ def main():
         profile = os.path.join(out, f"callgrind.out.{pid}.1")
         os.replace(profile, os.path.join(out, f"callgrind.{name}.out"))
         profile = os.path.join(out, f"callgrind.{name}.out")
-        steps = run["stepper"]["throughput_steps"]
-        total = total_instructions(profile)
-        annotate(out, name, profile)
-        summary += (
-            f"{name} flowd, window {arguments.window}, {arguments.transport}: {total} instructions over {steps} "
-            f"throughput steps = {total / max(steps, 1):.0f} per step\n"
+        summary += summarize(
+            out, name, profile, f"{name} flowd, window {arguments.window}, {arguments.transport}",
+            run["stepper"]["throughput_steps"],
         )
-    with open(os.path.join(out, "summary.txt"), "w") as written:
-        written.write(summary)
-    sys.stdout.write(summary)
+    write_summary(out, summary)
 
 
 if __name__ == "__main__":
