@@ -39,7 +39,7 @@ struct PendingStateTests {
 
     /// The history with the default session's `state` record passed through `damage`.
     func damaged(_ history: [[UInt8]], _ damage: (String) -> String) throws -> [[UInt8]] {
-        try history.map { bytes in
+        history.map { bytes in
             guard StateRecordHeader(bytes)?.session == "default" else { return bytes }
             let damaged = Array(damage(String(decoding: bytes, as: UTF8.self)).utf8)
             #expect(damaged != bytes && StateRecordHeader(damaged) != nil, "the damage leaves the header as it was")
