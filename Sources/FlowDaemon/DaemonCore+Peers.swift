@@ -14,7 +14,7 @@ extension DaemonCore {
         do {
             message = try codec.decode(frames)
         } catch {
-            reject(error, to: address)
+            reject(Self.refusal(of: error, welcomed: known != nil), to: address)
             return
         }
         if case .hello(let hello) = message {
@@ -89,6 +89,24 @@ extension DaemonCore {
             describe(body, from: peer)
         case .hello, .welcome, .ok, .error, .attach, .detach, .action, .adapt, .snapshot, .command, .event:
             break  // refused by `allowed` above
+        }
+    }
+
+    /// What a message the codec refused is answered with: a type only the daemon sends is refused by its direction
+    /// (`forbidden`, or `notWelcome` before `HELLO`), whatever its body (§2), as when its body reads.
+    static func refusal(of error: WireError, welcomed: Bool) -> WireError {
+        guard error.code == .malformedBody, let type = error.type, onlyTheDaemonSends(type) else { return error }
+        return welcomed
+            ? WireError(.forbidden, "only the daemon sends \(type.rawValue)", req: error.req, type: type)
+            : WireError(.notWelcome, "say HELLO first", req: error.req, type: type)
+    }
+
+    static func onlyTheDaemonSends(_ type: MessageType) -> Bool {
+        switch type {
+        case .welcome, .ok, .error, .attach, .detach, .action, .adapt, .snapshot, .command, .event: return true
+        case .hello, .heartbeat, .bye, .step, .adapted, .sync, .ack, .report, .userAction, .sessions, .tree, .deepLink,
+            .createSession, .endSession, .health, .describe:
+            return false
         }
     }
 

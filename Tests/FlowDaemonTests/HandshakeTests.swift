@@ -137,6 +137,24 @@ struct HandshakeTests {
         #expect(h.core.counters.reports == 0)
     }
 
+    @Test func aTypeOnlyTheDaemonSendsIsRefusedByItsDirectionWhateverItsBody() {
+        let h = DaemonHarness()
+        h.hello(Peers.flowctl, .operator, name: "flowctl")
+        // Bodies that do not read as the type's (a foreign client's probe): the direction decides, not the body.
+        let daemonTypes: [MessageType] = [
+            .welcome, .ok, .error, .attach, .detach, .action, .adapt, .snapshot, .command, .event,
+        ]
+        for type in daemonTypes {
+            let frames = [Array("FLOWD1".utf8), Array(type.rawValue.utf8), Array(#"{"req": 7}"#.utf8)]
+            #expect(h.receive(frames: frames, from: Peers.flowctl).to(Peers.flowctl) == [refused(7, .forbidden, type)])
+            #expect(h.receive(frames: frames, from: Peers.stranger).to(Peers.stranger) == [refused(7, .notWelcome, type)])
+        }
+        #expect(h.core.counters.errors == ["forbidden": daemonTypes.count, "notWelcome": daemonTypes.count])
+        // A client's type with a bad body stays malformedBody.
+        let step = [Array("FLOWD1".utf8), Array("STEP".utf8), Array(#"{"req": 8}"#.utf8)]
+        #expect(h.receive(frames: step, from: Peers.flowctl).to(Peers.flowctl) == [refused(8, .malformedBody, .step)])
+    }
+
     @Test func aPeerSilentForThreeOfItsIntervalsIsForgotten() {
         let h = DaemonHarness()
         h.hello(Peers.flowctl, .operator, name: "flowctl", heartbeatMs: 1000, at: 0)

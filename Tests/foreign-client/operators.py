@@ -181,6 +181,9 @@ def bad_input(run, op, st, pr):
     pr.conn.request_error("DEEPLINK", {"session": "default", "step": {"name": "fakeStep"}}, "forbidden")
     st.request_error("REPORT", {"session": "default", "reports": []}, "forbidden")
     op.request_error("WELCOME", {"peer": "x", "daemon": "x", "heartbeat_ms": 1000, "protocol": 1}, "forbidden")
+    for daemon_type in ("WELCOME", "ERROR", "COMMAND", "SNAPSHOT", "ATTACH", "DETACH", "ACTION", "ADAPT", "EVENT"):
+        # §2: a type only the daemon sends is forbidden whatever its body, not judged on a body it does not read.
+        op.request_error(daemon_type, {}, "forbidden")
     st.request_error("STEP", {"session": "default", "attachment": 999999, "step": {"name": "movieIsPicked"}},
                      "unknownAttachment")
     st.request_error("STEP", {"session": "nowhere", "attachment": 1, "step": {"name": "movieIsPicked"}},
