@@ -1,6 +1,6 @@
 """Fields at and past their bounds (PROTOCOL.md §2.1, §3, §6.1; LIMITS.md "names"), and fields that may be left out."""
 
-from flowd_client import Connection
+from flowd_client import Connection, connect
 from harness import check, section
 
 
@@ -41,3 +41,20 @@ def field_bounds(run, op, st, pr):
     explicit = pr.conn.request("SYNC", {"session": "default", "last_seq": 0, "create": False})
     check(plain == explicit and plain["mode"] == "snapshot",
           "a SYNC without last_seq and create is one with 0 and false: a fresh presenter's snapshot", plain, explicit)
+    # What another reading could take either way, now one way (§2.1, §3, §7.3).
+    presenter = {"role": "presenter", "name": "bounds-presenter", "instance": "i", "heartbeat_ms": 60000}
+    check(hello_answer(run, dict(presenter, serves=["movies.detail"], adapts=True)) == "WELCOME",
+          "serves and adapts are ignored for a presenter")
+    check(hello_answer(run, hello) == "WELCOME", "a stepper's serves may be left out")
+    whole = op.take_req()
+    op.send("HEALTH", {"req": float(whole)})
+    op.expect(lambda t, b: t == "OK" and b.get("req") == whole, "OK to a req written %.1f" % whole)
+    error = op.request_error("NOT_A_TYPE", {}, "unknownType")
+    check(error["type"] is None, "an unknownType ERROR's type is null", error)
+    check(op.request("SESSIONS", {"prefix": "no/such"}) == {"sessions": []},
+          "a SESSIONS prefix outside the ID pattern lists nothing")
+    again = connect(run.ctx, run.control, "operator", "bounds-again")
+    peer = again.welcome["peer"]
+    check(again.hello("operator", "bounds-again")["peer"] == peer, "HELLO again on a connection keeps its peer")
+    check(again.expect_type("HEARTBEAT") == {"sessions": {}}, "a HEARTBEAT to an operator is empty")
+    again.close()
