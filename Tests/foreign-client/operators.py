@@ -209,6 +209,10 @@ def bad_input(run, op, st, pr):
     raw.send("BYE", {})  # not a request: no req
     error = raw.expect_type("ERROR", type="BYE")
     check(error["code"] == "notWelcome" and error["req"] is None, "a BYE before HELLO", error)
+    # §3's order: the body is judged before the sender.
+    raw.request_error("CREATE_SESSION", {"session": "no such id"}, "invalidName")
+    raw.request_error("STEP", {"session": "default"}, "malformedBody")
+    raw.request_error("COMMAND", {}, "notWelcome")
     raw.close()
 
     def refused(frames, code, req_null=True):
