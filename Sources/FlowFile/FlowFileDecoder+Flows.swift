@@ -3,6 +3,11 @@ extension FlowFileDecoder {
         "setRoot", "push", "pop", "popToRoot", "setStack", "present", "alert", "dismiss", "setTabs", "selectTab",
         "showMaster", "showDetail",
     ]
+    /// The keys each command takes besides its own (`push: S, onto: C`).
+    static let commandModifiers: [String: [String]] = [
+        "push": ["onto"], "setStack": ["in"], "present": ["over"], "alert": ["over"], "setTabs": ["in", "selected"],
+        "selectTab": ["in"], "showMaster": ["in"], "showDetail": ["in"],
+    ]
     static let contributorKeywords = ["screen", "flow", "forwardToCurrentFlow", "forwardToParentFlow"]
     static let stepperKeywords = ["remote", "one", "actions"]
 
@@ -125,6 +130,16 @@ extension FlowFileDecoder {
                 several: { "a command names \($0.count) navigations (\($0.joined(separator: ", ")))" },
                 fix: "write one of " + Self.commandKeywords.map { "'\($0)'" }.joined(separator: ", ") + " per command")
         else { return nil }
+        let applicable = Self.commandModifiers[keyword] ?? []
+        for pair in command.pairs {
+            guard let key = pair.key.text, modifiers.contains(key), !applicable.contains(key) else { continue }
+            sink.report(
+                .unknownKey, at: pair.key.location, "unknown key '\(key)' in a '\(keyword)' command",
+                fix: applicable.isEmpty
+                    ? "leave it out ('\(keyword)' takes no other key)"
+                    : "write " + applicable.map { "'\($0)'" }.joined(separator: " or ") + ", or leave it out"
+            )
+        }
         // The container defaults to the flow's root, written where the command is.
         func container(_ key: String) -> ScreenRef {
             command.string(key) ?? Name("root", at: node.location)

@@ -42,6 +42,16 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func keyOfAnotherCommand() {
+        let found = diagnostics(
+            base(replacing: "          - push: detail", with: "          - push: detail\n            in: root"))
+        #expect(found == ["36:13: unknown key 'in' in a 'push' command; write 'onto', or leave it out"])
+        let dismiss = diagnostics(
+            base(replacing: "          - dismiss: root", with: "          - dismiss: root\n            over: root"))
+        #expect(
+            dismiss == ["48:13: unknown key 'over' in a 'dismiss' command; leave it out ('dismiss' takes no other key)"])
+    }
+
     @Test func wrongType() {
         let found = diagnostics(base(replacing: "root: main", with: "root: [main]"))
         #expect(

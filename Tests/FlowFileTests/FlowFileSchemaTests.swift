@@ -19,6 +19,25 @@ struct FlowFileSchemaTests {
         return try FileNode.read(String(contentsOfFile: path, encoding: .utf8), file: path).json
     }
 
+    /// The codes of what the reader finds wrong in `text`.
+    func codes(_ text: String) -> [FlowFileDiagnostic.Code] {
+        do throws(FlowFileErrors) {
+            _ = try FlowFile.parse(text, file: "FLOWFILE.md")
+            return []
+        } catch {
+            return error.diagnostics.map(\.code)
+        }
+    }
+
+    /// The YAML of FLOWFILE.md's "An example".
+    func exampleOfTheGuide() throws -> String {
+        let guide = try String(contentsOfFile: repositoryPath("docs/FLOWFILE.md"), encoding: .utf8)
+        let afterHeading = try #require(guide.range(of: "## An example")).upperBound
+        let start = try #require(guide.range(of: "```yaml\n", range: afterHeading..<guide.endIndex)).upperBound
+        let end = try #require(guide.range(of: "```", range: start..<guide.endIndex)).lowerBound
+        return String(guide[start..<end])
+    }
+
     @Test func theSchemaUsesOnlyWhatThisReaderKnows() {
         #expect(SchemaReader(schema).unknownKeywords(in: schema) == [])
     }
@@ -30,11 +49,7 @@ struct FlowFileSchemaTests {
     }
 
     @Test func theGuidesExampleFollowsItAndLoads() throws {
-        let guide = try String(contentsOfFile: repositoryPath("docs/FLOWFILE.md"), encoding: .utf8)
-        let afterHeading = try #require(guide.range(of: "## An example")).upperBound
-        let start = try #require(guide.range(of: "```yaml\n", range: afterHeading..<guide.endIndex)).upperBound
-        let end = try #require(guide.range(of: "```", range: start..<guide.endIndex)).lowerBound
-        let text = String(guide[start..<end])
+        let text = try exampleOfTheGuide()
         #expect(SchemaReader(schema).errors(in: try FileNode.read(text, file: "FLOWFILE.md").json) == [])
         let app = try FlowFile.parse(text, file: "FLOWFILE.md")
         let hello = try FlowFile.load(path: repositoryPath("Examples/flowfiles/hello.flows.json"))
@@ -53,6 +68,18 @@ struct FlowFileSchemaTests {
         flows["hello"] = .object(hello)
         top["flows"] = .object(flows)
         #expect(SchemaReader(schema).errors(in: .object(top)) == ["flows.hello: 'navigat' is not allowed"])
+    }
+
+    /// Keys and shapes the reader refuses, in FLOWFILE.md's example: the schema refuses each too.
+    @Test func theSchemaRefusesWhatTheReaderRefuses() throws {
+        let cases: [(old: String, new: String, code: FlowFileDiagnostic.Code)] = [
+            ("          - push: greeting ", "          - {push: greeting, in: root} ", .unknownKey)
+        ]
+        for (old, new, code) in cases {
+            let text = try exampleOfTheGuide().replacingOccurrences(of: old, with: new)
+            #expect(codes(text) == [code], "\(new)")
+            #expect(SchemaReader(schema).errors(in: try FileNode.read(text, file: "FLOWFILE.md").json) != [], "\(new)")
+        }
     }
 }
 
