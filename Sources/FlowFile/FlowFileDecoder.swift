@@ -172,7 +172,12 @@ struct FlowFileDecoder {
             }
             guard let fields = MappingReader.namedEntries(fieldsNode, as: "'fields'", sink: sink) else { return nil }
             var types: [String: PayloadType] = [:]
-            for (name, value) in fields { types[name.value] = decodePayloadType(value) ?? .any }
+            for (name, value) in fields {
+                if value.pairs != nil {
+                    _ = MappingReader(value, as: "the field '\(name)'", keys: ["type", "fields"], sink: sink)
+                }
+                types[name.value] = decodePayloadType(value) ?? .any
+            }
             return .object(types)
         }
         guard let typeNode else { return .any }

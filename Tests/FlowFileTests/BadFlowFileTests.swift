@@ -52,6 +52,12 @@ struct BadFlowFileTests {
             dismiss == ["48:13: unknown key 'over' in a 'dismiss' command; leave it out ('dismiss' takes no other key)"])
     }
 
+    @Test func unknownKeyInAPayloadField() {
+        let found = diagnostics(
+            base(replacing: "payload: {fields: {id: int}}", with: "payload: {fields: {id: {typ: int}}}"))
+        #expect(found == ["7:29: unknown key 'typ' in the field 'id'; write 'type'"])
+    }
+
     @Test func wrongType() {
         let found = diagnostics(base(replacing: "root: main", with: "root: [main]"))
         #expect(

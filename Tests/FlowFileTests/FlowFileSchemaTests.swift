@@ -73,7 +73,8 @@ struct FlowFileSchemaTests {
     /// Keys and shapes the reader refuses, in FLOWFILE.md's example: the schema refuses each too.
     @Test func theSchemaRefusesWhatTheReaderRefuses() throws {
         let cases: [(old: String, new: String, code: FlowFileDiagnostic.Code)] = [
-            ("          - push: greeting ", "          - {push: greeting, in: root} ", .unknownKey)
+            ("          - push: greeting ", "          - {push: greeting, in: root} ", .unknownKey),
+            ("{payload: string, summary", "{payload: {fields: {text: {typ: string}}}, summary", .unknownKey),
         ]
         for (old, new, code) in cases {
             let text = try exampleOfTheGuide().replacingOccurrences(of: old, with: new)
