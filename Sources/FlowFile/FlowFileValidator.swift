@@ -273,7 +273,15 @@ struct FlowFileValidator {
         let declared = step.payloadType
         guard let payload = ref.payload else {
             let given = carried ?? .none
-            if declared != .none && !(declared.accepts(given) && given != .none) {
+            if declared == .none && given != .none {
+                // ActionStepper hands the action's payload to a step written without one, and a FileFlow drops a
+                // step that carries a payload it does not declare.
+                sink.report(
+                    .payloadMismatch, at: ref.location,
+                    "the step '\(step.name)' carries no payload, and the action hands it its payload (\(given))",
+                    fix: "declare a payload for the step under 'steps:', or map the action to a step that carries one"
+                )
+            } else if declared != .none && !(declared.accepts(given) && given != .none) {
                 sink.report(
                     .payloadMismatch, at: ref.location,
                     "the step '\(step.name)' carries a payload (\(declared)), and none is given here",

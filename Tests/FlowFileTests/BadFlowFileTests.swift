@@ -270,6 +270,16 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func actionPayloadToAStepWithoutOne() {
+        let found = diagnostics(
+            base(replacing: "      about: {}", with: "      about: {payload: int}")
+                .replacingOccurrences(of: "{about: {step: open, payload: {id: 1}}}", with: "{about: close}"))
+        #expect(
+            found == [
+                "32:40: the step 'close' carries no payload, and the action hands it its payload (int); declare a payload for the step under 'steps:', or map the action to a step that carries one"
+            ])
+    }
+
     @Test func missingPayload() {
         let found = diagnostics(base(replacing: "{step: open, payload: {id: 1}}", with: "open"))
         #expect(
