@@ -105,20 +105,34 @@ package struct URIPattern: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension String {
-    /// `%XX` sequences decoded when they make UTF-8; the text as is otherwise.
+    /// `%XX` sequences decoded when they make UTF-8; any other `%` is kept as written, and the text as is when the
+    /// bytes are not UTF-8.
     fileprivate var removingPercentEncodingIfPossible: String {
         guard contains("%") else { return self }
+        let source = Array(utf8)
         var bytes: [UInt8] = []
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+        var index = 0
+        while index < source.count {
+            if source[index] == UInt8(ascii: "%"), index + 2 < source.count,
+                let high = hexDigit(source[index + 1]), let low = hexDigit(source[index + 2])
             {
-                bytes.append(value)
+                bytes.append(high << 4 | low)
+                index += 3
             } else {
-                bytes.append(byte)
+                bytes.append(source[index])
+                index += 1
             }
         }
         return String(validating: bytes, as: UTF8.self) ?? self
+    }
+}
+
+/// The value of an ASCII hex digit.
+private func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
     }
 }
