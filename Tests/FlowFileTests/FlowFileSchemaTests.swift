@@ -19,6 +19,20 @@ struct FlowFileSchemaTests {
         return try FileNode.read(String(contentsOfFile: path, encoding: .utf8), file: path).json
     }
 
+    /// One name where a list of names is written (a list of one), in FLOWFILE.md's example: both read it.
+    @Test func oneNameIsAListOfOneForBoth() throws {
+        let cases: [(old: String, new: String)] = [
+            ("- setStack: [home]", "- setStack: home"), ("{steps: [greetingIsReady]", "{steps: greetingIsReady"),
+            ("    steps: [aboutIsRequired]", "    steps: aboutIsRequired"),
+        ]
+        for (old, new) in cases {
+            let text = try exampleOfTheGuide().replacingOccurrences(of: old, with: new)
+            #expect(text.contains(new))
+            #expect(codes(text) == [], "\(new)")
+            #expect(SchemaReader(schema).errors(in: try FileNode.read(text, file: "FLOWFILE.md").json) == [], "\(new)")
+        }
+    }
+
     /// The codes of what the reader finds wrong in `text`.
     func codes(_ text: String) -> [FlowFileDiagnostic.Code] {
         do throws(FlowFileErrors) {
