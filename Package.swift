@@ -106,7 +106,7 @@ let package = Package(
 
         // MARK: - Flow files (an app declared in YAML or JSON: its model, checks and graph)
         .target(
-            name: "FlowFile", dependencies: ["FlowCore", .product(name: "Yams", package: "Yams")],
+            name: "FlowFile", dependencies: ["FlowCore", "FlowWire", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         // The stock daemon: `flowd --app FILE` runs the application a flow file declares.

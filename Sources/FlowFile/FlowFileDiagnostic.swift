@@ -8,7 +8,7 @@ public struct FlowFileDiagnostic: Error, Hashable, Sendable, CustomStringConvert
     /// What kind of mistake it is; stable, for tools and tests.
     public enum Code: String, Hashable, Sendable, CaseIterable {
         case unreadableFile, syntax, duplicateKey, unknownKey, wrongType, missingKey, unsupportedVersion
-        case unknownStep, unknownFlow, unknownScreen, unknownStepperKind, unknownScreenType, unknownAction
+        case invalidName, unknownStep, unknownFlow, unknownScreen, unknownStepperKind, unknownScreenType, unknownAction
         case unhandledStep, unreachableFlow, duplicateName, duplicateScreenID, collidingScreenIDs
         case badTemplate, unknownPayloadField, noPayload, payloadMismatch
         case missingStepper, endWithContributors, noParentFlow, wrongContainer, notAllowedHere

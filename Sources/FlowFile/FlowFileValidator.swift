@@ -9,6 +9,7 @@ struct FlowFileValidator {
     var flowNames: [String] { app.flows.map(\.name.value) }
 
     func validate() {
+        checkWireNames()
         checkVocabulary()
         checkRoot()
         for flow in app.flows { check(flow) }

@@ -91,6 +91,17 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func invalidName() {
+        let found = diagnostics(base(replacing: "  start: {}", with: "  start: {}\n  \"no good\": {}"))
+        #expect(
+            found == [
+                "6:3: the step name 'no good' is not a name the protocol carries; write 1 to 128 bytes of A-Z a-z 0-9 . _ : - (docs/PROTOCOL.md §2.1)",
+                "6:3: no flow handles the step 'no good'; add 'no good:' under 'navigate:' of the flow that should handle it, or remove the step",
+            ])
+        let emptyID = diagnostics(base(replacing: "{id: main.home, type: Home}", with: "{id: \"\", type: Home}"))
+        #expect(emptyID == ["23:19: the screen id '' is not 1 to 256 bytes; write an id of 1 to 256 bytes (docs/PROTOCOL.md §2.1)"])
+    }
+
     @Test func unknownStepInHandler() {
         let found = diagnostics(
             base(replacing: "      greet:\n        commands", with: "      greeet:\n        commands"))
