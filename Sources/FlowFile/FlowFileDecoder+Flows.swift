@@ -171,9 +171,15 @@ extension FlowFileDecoder {
                         fix: "write 'selected: 0'")
                 }
             }
-            action = refs().map { .setTabs($0, in: container("in"), selected: selected) }
+            let tabs = refs()
+            if let tabs, !tabs.isEmpty, !tabs.indices.contains(selected), let node = command.value("selected") {
+                sink.report(
+                    .wrongType, at: node.location, "'selected: \(selected)' names no tab of the \(tabs.count) it sets",
+                    fix: "write a tab's index, 0 to \(tabs.count - 1)")
+            }
+            action = tabs.map { .setTabs($0, in: container("in"), selected: selected) }
         case "selectTab":
-            guard case .int(let index) = valueNode.json else {
+            guard case .int(let index) = valueNode.json, index >= 0 else {
                 sink.report(
                     .wrongType, at: valueNode.location, "'selectTab' is a tab's index, not \(valueNode.what)",
                     fix: "write 'selectTab: 1'")

@@ -336,6 +336,21 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func tabIndexOutOfRange() {
+        let tabs = base(
+            replacing: "      home: {id: main.home, type: Home}",
+            with: "      home: {id: main.home, type: Home}\n      tabs: {id: main.tabs, kind: tabs}")
+        let found = diagnostics(
+            tabs.replacingOccurrences(
+                of: "          - setStack: [home]",
+                with: "          - setStack: [tabs]\n          - {setTabs: [home], in: tabs, selected: 1}"))
+        #expect(found == ["31:51: 'selected: 1' names no tab of the 1 it sets; write a tab's index, 0 to 0"])
+        let negative = diagnostics(
+            tabs.replacingOccurrences(
+                of: "          - setStack: [home]", with: "          - setStack: [tabs]\n          - {selectTab: -1, in: tabs}"))
+        #expect(negative == ["31:25: 'selectTab' is a tab's index, not '-1'; write 'selectTab: 1'"])
+    }
+
     @Test func wrongContainer() {
         let found = diagnostics(
             base(replacing: "          - push: detail", with: "          - push: detail\n            onto: home"))
