@@ -89,6 +89,12 @@ struct FlowFileSchemaTests {
         let cases: [(old: String, new: String, code: FlowFileDiagnostic.Code)] = [
             ("          - push: greeting ", "          - {push: greeting, in: root} ", .unknownKey),
             ("{payload: string, summary", "{payload: {fields: {text: {typ: string}}}, summary", .unknownKey),
+            ("stepper: {one: aboutIsShown}", "stepper: {one: aboutIsShown, initial: aboutIsShown}", .notAllowedHere),
+            ("{actions: {close: aboutIsComplete}}", "{actions: {close: aboutIsComplete}, context: 1}", .notAllowedHere),
+            (
+                "            stepper: {one: aboutIsShown}",
+                "            stepper: {one: aboutIsShown}\n            allowStepWhenNotPresented: true", .notAllowedHere
+            ),
         ]
         for (old, new, code) in cases {
             let text = try exampleOfTheGuide().replacingOccurrences(of: old, with: new)
