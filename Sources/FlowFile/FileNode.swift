@@ -143,7 +143,8 @@ enum FileNodeReader {
     /// Where `key` is written again in a block mapping, at the same column as its first place (Yams reports only the
     /// first); `nil` when it is not found that way (a flow mapping, say).
     private static func secondKey(_ key: String, after first: SourceLocation, in text: String) -> SourceLocation? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // Character-wise, "\r\n" is one character: split on every line break, as Yams counts lines.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         for (index, line) in lines.enumerated().dropFirst(first.line) {
             let scalars = Array(line.unicodeScalars)
             guard scalars.count >= first.column else { continue }

@@ -24,6 +24,15 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func duplicateKeyWithCRLFLineBreaks() {
+        let crlf = base(replacing: "  close: {}\n  greet", with: "  close: {}\n  close: {}\n  greet")
+            .replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(
+            diagnostics(crlf) == [
+                "10:3: the key 'close' is written twice in one mapping (first at 9:3); keep one of them (a mapping's keys are unique)"
+            ])
+    }
+
     @Test func duplicateKeyInJSON() {
         let found = diagnostics("{\n  \"flowfile\": 1,\n  \"app\": \"x\",\n  \"flowfile\": 1\n}\n", file: "bad.json")
         #expect(found == [
