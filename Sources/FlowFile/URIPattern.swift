@@ -34,6 +34,10 @@ package struct URIPattern: Sendable, Hashable, CustomStringConvertible {
         scheme = String(text[..<separator.lowerBound])
         let rest = text[separator.upperBound...]
         guard !rest.isEmpty else { throw fail("nothing after the scheme") }
+        // A URI's query and fragment are ignored when it is matched, so a pattern with one would match nothing.
+        if let mark = rest.first(where: { $0 == "?" || $0 == "#" }) {
+            throw fail("'\(mark)' starts a query or fragment, which matching ignores")
+        }
         var segments: [Segment] = []
         var names: Set<String> = []
         for piece in rest.split(separator: "/", omittingEmptySubsequences: false) {

@@ -418,6 +418,14 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func uriPatternWithAQuery() {
+        let found = diagnostics(base(replacing: "hello://detail/{id:int}", with: "hello://detail?id={id:int}"))
+        #expect(
+            found == [
+                "55:11: URI pattern 'hello://detail?id={id:int}': '?' starts a query or fragment, which matching ignores; write scheme://host/segment/{name} or {name:int}, a variable being a whole segment"
+            ])
+    }
+
     @Test func unknownURIVariable() {
         let found = diagnostics(base(replacing: "payload: {id: \"{id}\"}", with: "payload: {id: \"{ident}\"}"))
         #expect(

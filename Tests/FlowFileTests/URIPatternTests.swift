@@ -24,6 +24,12 @@ struct URIPatternTests {
         #expect(pattern.match("shop://search/%+f/page/1") == ["q": "%+f", "n": 1])
     }
 
+    @Test func aPatternWithAQueryOrFragmentIsRefused() {
+        let here = SourceLocation(file: "t.yaml", line: 1, column: 1)
+        #expect(throws: FlowFileDiagnostic.self) { try URIPattern(parsing: "shop://search?q={q}", at: here) }
+        #expect(throws: FlowFileDiagnostic.self) { try URIPattern(parsing: "shop://help#top", at: here) }
+    }
+
     @Test func otherURIsDoNotMatch() {
         #expect(pattern.match("shop://search/x/page/two") == nil)
         #expect(pattern.match("shop://search/x") == nil)
