@@ -246,7 +246,13 @@ struct FlowFileValidator {
             let type = screen.flatMap { app.screenType($0.typeName) }
             for mapping in actions {
                 let action = type?.actions.first { $0.name.value == mapping.action.value }
-                if let screen, action == nil {
+                if let screen, type == nil {
+                    sink.report(
+                        .unknownAction, at: mapping.action.location,
+                        "the screen '\(screen.name)' has no declared type, so it accepts no action '\(mapping.action)'",
+                        fix: "give it a 'type:' declared under 'screenTypes:' with '\(mapping.action)' under its 'actions:'"
+                    )
+                } else if let screen, action == nil {
                     let accepted = type?.actions.map(\.name.value) ?? []
                     sink.report(
                         .unknownAction, at: mapping.action.location,

@@ -213,6 +213,14 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func actionOnAScreenWithoutAType() {
+        let found = diagnostics(base(replacing: "home: {id: main.home, type: Home}", with: "home: {id: main.home}"))
+        #expect(
+            found == [
+                "32:33: the screen 'home' has no declared type, so it accepts no action 'about'; give it a 'type:' declared under 'screenTypes:' with 'about' under its 'actions:'"
+            ])
+    }
+
     @Test func stepAParentDoesNotHandle() {
         let found = diagnostics(
             base(replacing: "  close: {}\n", with: "  close: {}\n  done: {}\n").replacingOccurrences(
