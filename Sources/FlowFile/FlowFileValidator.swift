@@ -65,6 +65,12 @@ struct FlowFileValidator {
     // MARK: - Flows
 
     private func check(_ flow: FlowDecl) {
+        if flow.name.value == "root" {
+            sink.report(
+                .duplicateName, at: flow.name.location,
+                "the flow name 'root' is taken: in a handler, 'root' names the handling flow's own root",
+                fix: "give the flow another name")
+        }
         if !flow.root.id.isLiteral {
             sink.report(
                 .notAllowedHere, at: flow.root.id.location, "the root id of '\(flow.name)' is a template",

@@ -460,6 +460,14 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func flowNamedRoot() {
+        let found = diagnostics(base(replacing: "modal", with: "root"))
+        #expect(
+            found == [
+                "48:3: the flow name 'root' is taken: in a handler, 'root' names the handling flow's own root; give the flow another name"
+            ])
+    }
+
     @Test func templatedRootID() {
         let found = diagnostics(
             base(replacing: "{id: modal.stack, kind: stack}", with: "{id: \"modal.{payload.id}\", kind: stack}"))
