@@ -147,7 +147,8 @@ struct HandshakeTests {
         for type in daemonTypes {
             let frames = [Array("FLOWD1".utf8), Array(type.rawValue.utf8), Array(#"{"req": 7}"#.utf8)]
             #expect(h.receive(frames: frames, from: Peers.flowctl).to(Peers.flowctl) == [refused(7, .forbidden, type)])
-            #expect(h.receive(frames: frames, from: Peers.stranger).to(Peers.stranger) == [refused(7, .notWelcome, type)])
+            #expect(
+                h.receive(frames: frames, from: Peers.stranger).to(Peers.stranger) == [refused(7, .notWelcome, type)])
         }
         #expect(h.core.counters.errors == ["forbidden": daemonTypes.count, "notWelcome": daemonTypes.count])
         // A client's type with a bad body stays malformedBody.

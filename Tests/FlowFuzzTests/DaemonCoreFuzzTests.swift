@@ -347,7 +347,7 @@ struct CoreFuzz {
         do throws(WireError) {
             predicted = .success(try codec.decode(fuzzCase.frames))
         } catch {
-            predicted = .failure(error)
+            predicted = .failure(daemonRefusal(of: error, welcomed: peer.role != nil))
         }
         var delta = core.counters.errors
         for (code, count) in errorsBefore { delta[code]! -= count }

@@ -40,7 +40,8 @@ extension LiveFuzz {
                 }
                 report.skipped += 1
             } catch {
-                return (frames, .error(code: error.code.rawValue, req: .some(error.req)))
+                let refusal = daemonRefusal(of: error, welcomed: dealer.role != nil)
+                return (frames, .error(code: refusal.code.rawValue, req: .some(refusal.req)))
             }
         }
     }

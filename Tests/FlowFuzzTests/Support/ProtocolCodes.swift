@@ -72,3 +72,13 @@ func roleMaySend(_ type: String, _ role: String) -> Bool {
     default: return false
     }
 }
+
+/// `docs/PROTOCOL.md` §2: a type only the daemon sends is refused by its direction, whatever its body; §3's order:
+/// a message the codec refuses keeps the codec's code, but for such a type's unreadable body.
+func daemonRefusal(of codecError: WireError, welcomed: Bool) -> WireError {
+    let daemonTypes = ["WELCOME", "OK", "ERROR", "ATTACH", "DETACH", "ACTION", "ADAPT", "SNAPSHOT", "COMMAND", "EVENT"]
+    guard codecError.code == .malformedBody, let type = codecError.type, daemonTypes.contains(type.rawValue) else {
+        return codecError
+    }
+    return WireError(welcomed ? .forbidden : .notWelcome, "", req: codecError.req, type: type)
+}
