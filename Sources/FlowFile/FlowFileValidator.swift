@@ -167,6 +167,11 @@ struct FlowFileValidator {
                 for stepper in steppers { _ = check(stepper, scope: scope, screen: shown) }
             case .flow(let name, let stepper, _):
                 let child = knownFlow(name)
+                if name.value == flow.name.value {
+                    sink.report(
+                        .notAllowedHere, at: name.location, "the flow '\(name)' starts itself",
+                        fix: "start another flow: its root is in use while it runs, so the child would be refused (D17)")
+                }
                 if let stepper {
                     _ = check(stepper, scope: scope, screen: nil)
                 } else if let child, child.stepper == nil {

@@ -468,6 +468,14 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func flowStartingItself() {
+        let selfStart = "      close:\n        contribute:\n          - flow: modal"
+        #expect(
+            diagnostics(base(replacing: "      close:\n        end: close", with: selfStart)) == [
+                "54:19: the flow 'modal' starts itself; start another flow: its root is in use while it runs, so the child would be refused (D17)"
+            ])
+    }
+
     @Test func templatedRootID() {
         let found = diagnostics(
             base(replacing: "{id: modal.stack, kind: stack}", with: "{id: \"modal.{payload.id}\", kind: stack}"))
