@@ -84,7 +84,8 @@ package struct FileNode: Sendable, Hashable {
 
 /// Reads a file's text into ``FileNode``s.
 enum FileNodeReader {
-    /// The document's root node; a syntax error, an alias or an empty document is reported, with its place.
+    /// The document's root node (aliases resolved to the anchored nodes); a syntax error or an empty document is
+    /// reported, with its place.
     static func read(_ text: String, file: String) throws(FlowFileErrors) -> FileNode {
         let root: Node?
         do {
@@ -132,8 +133,10 @@ enum FileNodeReader {
         case .sequence(let sequence):
             return FileNode(value: .sequence(sequence.map { convert($0, file: file, sink: sink) }), location: at)
         case .alias:
+            // Yams.compose resolves every alias to its anchored node (an undefined one is a syntax error), so this is
+            // only an alias a later Yams would leave unresolved.
             sink.report(
-                .syntax, at: at, "YAML aliases (*name) are not read in flow files",
+                .syntax, at: at, "a YAML alias (*name) that was not resolved",
                 fix: "write the value out where it is used"
             )
             return FileNode(value: .scalar("", plain: true), location: at)
