@@ -13,6 +13,7 @@ struct FlowFileValidator {
         checkVocabulary()
         checkRoot()
         for flow in app.flows { check(flow) }
+        checkReadyPlacements()
         checkGraph()
     }
 
