@@ -121,7 +121,7 @@ extension DaemonCore {
                 counters.navigations += 1
                 publish(event, kind: "did", in: session)
             case .command(let command, _):
-                let (message, rejection) = session.takeSequenced()
+                let (message, rejection) = session.takeSequenced(command)
                 if let rejection {
                     logger.warning(
                         "command does not fit the session's UI",

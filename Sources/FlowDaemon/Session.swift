@@ -1,4 +1,3 @@
-import DequeModule
 internal import FlowCore
 internal import FlowWire
 
@@ -48,13 +47,10 @@ final class Session {
     private var uiModel = PresentationModel()
     /// A restored session's saved UI, until first used.
     private var unreadUI: ArraySlice<UInt8>?
+    /// The sequenced commands: the last sequence number, the outbox for replay, those not carried out yet.
+    private var commands: CommandStream
     /// The sequence number of the last command.
-    private(set) var seq: UInt64 = 0
-    /// The last commands, for replay to a presenter that reconnects (oldest first): the last one's sequence number
-    /// is ``seq`` and they follow each other, so only the commands are kept, not a message each
-    /// (docs/PERFORMANCE.md, issue 11: an idle session).
-    private var outbox: Deque<NavigationCommand> = []
-    private let outboxLimit: Int
+    var seq: UInt64 { commands.seq }
     /// The index of what each peer holds across the sessions, kept as the host and the attachments change.
     private let holdings: PeerHoldings
     /// The presenter hosting this session.
@@ -88,7 +84,7 @@ final class Session {
         self.id = id
         self.application = application
         self.appVersion = appVersion
-        self.outboxLimit = max(1, outboxLimit)
+        self.commands = CommandStream(outboxLimit: outboxLimit)
         self.holdings = holdings
         self.lastActive = now
         self.machine = machine
@@ -145,8 +141,7 @@ final class Session {
         case .model(let model): uiModel = model
         case .unread(let saved): unreadUI = saved
         }
-        seq = state.seq
-        outbox = Self.outbox(state.outbox, endingAt: state.seq)
+        commands = CommandStream(outboxLimit: outboxLimit, seq: state.seq, saved: state.outbox)
         for awaited in state.awaitedReports { awaitedDismissalReports[awaited.presentable] = awaited.count }
         let remote = Dictionary(uniqueKeysWithValues: state.remoteAttachments.map { (AttachmentID($0.attachment), $0) })
         for attachment in machine.liveAttachments {
@@ -167,9 +162,7 @@ final class Session {
     /// idle session holds no spare capacity (docs/PERFORMANCE.md, issue 11).
     func trimAfterCreation() {
         uiModel.trim()
-        var trimmed = Deque<NavigationCommand>(minimumCapacity: outbox.count)
-        trimmed.append(contentsOf: outbox)
-        outbox = trimmed
+        commands.trim()
     }
 
     /// How many screens the UI holds: read in place, where `ui`'s getter would copy the model.
@@ -199,7 +192,7 @@ final class Session {
     func save(with restoration: FlowRestoration) throws(RestorationError) -> SessionState {
         SessionState(
             tree: try machine.save(with: restoration), savedUI: unreadUI.map(SessionUI.unread) ?? .model(uiModel),
-            seq: seq, outbox: outboxMessages(after: seq - UInt64(outbox.count)),
+            seq: seq, outbox: commands.saved(session: id),
             awaitedReports: awaitedDismissalReports.keys.sorted().map {
                 SessionState.AwaitedReports(presentable: $0, count: awaitedDismissalReports[$0]!)
             },
@@ -212,9 +205,8 @@ final class Session {
     }
 
     /// Sequences a command as the tree outputs it: applies it to the UI model and keeps it for replay; returns the
-    /// presentables it took out of the UI. ``takeSequenced()`` hands the message over when its action is carried out.
+    /// presentables it took out of the UI. ``takeSequenced(_:)`` hands the message over when its action is carried out.
     private func sequence(_ command: NavigationCommand) -> [PresentableID] {
-        seq += 1
         var rejection: PresentationError?
         var removed: [PresentableID] = []
         do {
@@ -229,28 +221,15 @@ final class Session {
             // Only what is back in the UI needs its report told apart from a person's dismissal.
             awaitedDismissalReports = awaitedDismissalReports.filter { ui.contains($0.key) }
         }
-        let message = CommandMessage(session: id, seq: seq, command: command)
-        outbox.append(command)
-        while outbox.count > outboxLimit { outbox.removeFirst() }
-        sequenced.append((message, rejection))
-        if sequenced.count > 1 { sequencedGrew = true }
+        commands.append(command, rejection: rejection)
         return removed
     }
 
-    /// The commands the tree output and the session sequenced, not yet carried out, oldest first.
-    private var sequenced: Deque<(message: CommandMessage, rejection: PresentationError?)> = []
-    /// Whether ``sequenced`` held more than one command since it was last empty.
-    private var sequencedGrew = false
-
-    /// The oldest command sequenced and not yet carried out, with why the UI model refused it if it did.
-    func takeSequenced() -> (message: CommandMessage, rejection: PresentationError?) {
-        let first = sequenced.removeFirst()
-        if sequenced.isEmpty && sequencedGrew {
-            // A one-command buffer stays (no allocation per step); a larger one goes, or an idle session keeps it.
-            sequenced = []
-            sequencedGrew = false
-        }
-        return first
+    /// The oldest command sequenced and not yet carried out (`command`, as the tree's action carries it) as its
+    /// message, with why the UI model refused it if it did.
+    func takeSequenced(_ command: NavigationCommand) -> (message: CommandMessage, rejection: PresentationError?) {
+        let (seq, rejection) = commands.take()
+        return (CommandMessage(session: id, seq: seq, command: command), rejection)
     }
 
     /// How many dismissals the presenter will report for presentables the session's own commands took out of the UI
@@ -280,28 +259,5 @@ final class Session {
     func snapshotAdopted() { awaitedDismissalReports = [:] }
 
     /// The commands after `lastSeq`, if the outbox still holds all of them.
-    func replay(after lastSeq: UInt64) -> [CommandMessage]? {
-        guard lastSeq <= seq else { return nil }
-        if lastSeq == seq { return [] }
-        guard seq - UInt64(outbox.count) <= lastSeq else { return nil }
-        return outboxMessages(after: lastSeq)
-    }
-
-    /// The outbox's commands after `lastSeq` (which it holds) as messages.
-    private func outboxMessages(after lastSeq: UInt64) -> [CommandMessage] {
-        let skipped = outbox.count - Int(seq - lastSeq)
-        return outbox.dropFirst(skipped).enumerated().map { index, command in
-            CommandMessage(session: id, seq: lastSeq + 1 + UInt64(index), command: command)
-        }
-    }
-
-    /// A saved outbox's commands: those that follow each other up to `seq` (a session saves no others).
-    private static func outbox(_ saved: [CommandMessage], endingAt seq: UInt64) -> Deque<NavigationCommand> {
-        var kept = 0
-        for message in saved.reversed() {
-            guard UInt64(kept) < seq, message.seq == seq - UInt64(kept) else { break }
-            kept += 1
-        }
-        return Deque(saved.suffix(kept).map(\.command))
-    }
+    func replay(after lastSeq: UInt64) -> [CommandMessage]? { commands.replay(after: lastSeq, session: id) }
 }
