@@ -11,6 +11,9 @@ struct JournalLog {
     /// Each live session's records: its creation or state record, then the ones after it framed as in a snapshot's
     /// payload, in one contiguous buffer.
     private var sessions: [String: SessionRecords] = [:]
+    /// The session a record was last added to, and where ``sessions`` holds it: a session's records mostly follow
+    /// one another, and comparing an ID costs less than hashing it. Forgotten as ``sessions`` gains or loses an ID.
+    private var lastAdded: (session: String, index: [String: SessionRecords].Index)?
     /// How many records ``sessions`` and ``daemonRecord`` hold.
     private(set) var count = 0
     /// Whether records were dropped (a session ended or saved as data) that STEP de-duplication windows were built
@@ -69,6 +72,7 @@ struct JournalLog {
             if daemonRecord == nil { count += 1 }
             daemonRecord = JournalRecord.daemon(id).encoded
         case .sessionEnded:
+            lastAdded = nil
             count -= sessions.removeValue(forKey: record.session)?.count ?? 0
             changedSessions.remove(record.session)
             droppedStepRecords = true
@@ -77,10 +81,24 @@ struct JournalLog {
         case .stepWindows:
             droppedStepRecords = true  // every snapshot writes the live windows anew (``payload(trailer:)``)
         case .input, .report, .snapshotAdopted:
-            // One lookup a record; the set hears of the session once, as its records start to follow its first.
-            if sessions[record.session, default: SessionRecords()].add(bytes) { changedSessions.insert(record.session) }
+            // The set hears of the session once, as its records start to follow its first.
+            if sessions.values[index(of: record.session)].add(bytes) { changedSessions.insert(record.session) }
             count += 1
         }
+    }
+
+    /// Where ``sessions`` holds a session's records, added empty if it holds none.
+    private mutating func index(of session: String) -> [String: SessionRecords].Index {
+        if let lastAdded, lastAdded.session == session { return lastAdded.index }
+        let index: [String: SessionRecords].Index
+        if let found = sessions.index(forKey: session) {
+            index = found
+        } else {
+            sessions[session] = SessionRecords()
+            index = sessions.index(forKey: session)!
+        }
+        lastAdded = (session, index)
+        return index
     }
 
     /// Has the next compaction look at a session even with nothing recorded since its last record (a session whose
@@ -104,6 +122,7 @@ struct JournalLog {
         var records = SessionRecords()
         records.first = JournalSnapshot.keepsBuffer(count: bytes.count, capacity: bytes.capacity) ? bytes : Array(bytes[...])
         records.count = 1
+        lastAdded = nil
         sessions[session] = records
         count += 1
         changedSessions.remove(session)
