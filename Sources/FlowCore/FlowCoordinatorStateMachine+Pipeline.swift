@@ -65,9 +65,11 @@ extension FlowCoordinatorStateMachine {
         }
         let adaptation = flow.adapt(step: item.step)
         takeEmissions()
-        switch adaptation {
+        switch consume adaptation {
+        case .step(let adapted) where adapted.isNone:
+            drop(item.step, .adaptedToNone, coordinator: item.coordinator, attachment: item.source.attachment)
         case .step(let adapted):
-            navigate(item.coordinator, to: adapted, original: item)
+            navigate(item.coordinator, to: adapted)
         case .later(let operation):
             lastAdaptNumber += 1
             let id = AdaptRequestID(lastAdaptNumber)
@@ -78,18 +80,18 @@ extension FlowCoordinatorStateMachine {
         }
     }
 
-    mutating func navigate(_ coordinator: FlowCoordinatorID, to step: Step, original: WorkItem? = nil) {
+    /// Navigates the coordinator's flow to an adapted step (not `none`: its callers drop that as adapted away).
+    mutating func navigate(_ coordinator: FlowCoordinatorID, to step: Step) {
         guard let (flow, flowName) = nodes.read(coordinator, { ($0.flow, $0.flowName) }) else { return }
-        if step.isNone {
-            drop(original?.step ?? step, .adaptedToNone, coordinator: coordinator, attachment: original?.source.attachment)
-            return
-        }
         let event = NavigationEvent(coordinator: coordinator, flow: flowName, step: step)
         actions.append(.willNavigate(event))
         let navigator = Navigator()
         let contributors = flow.navigate(to: step, with: navigator)
         for command in navigator.commands { output(command, from: coordinator) }
-        pendingReadiness += navigator.readinessWaiters.map { PendingReadiness(registrant: coordinator, waiter: $0) }
+        // Nothing is appended to an empty array: that still replaces its buffer (`_consumeAndCreateNew`) each step.
+        if !navigator.readinessWaiters.isEmpty {
+            pendingReadiness += navigator.readinessWaiters.map { PendingReadiness(registrant: coordinator, waiter: $0) }
+        }
         actions.append(.didNavigate(event))
         takeEmissions()
         dismissRemoved()
@@ -383,7 +385,9 @@ extension FlowCoordinatorStateMachine {
     /// Outputs a command; a driver keeping the UI model says what it took out of the UI (``commandObserver``).
     mutating func output(_ command: NavigationCommand, from coordinator: FlowCoordinatorID) {
         actions.append(.command(command, from: coordinator))
-        if let commandObserver { removedByCommands += commandObserver(command) }
+        guard let commandObserver else { return }
+        let removed = commandObserver(command)
+        if !removed.isEmpty { removedByCommands += removed }
     }
 
     /// Handles what the commands output since the last call took out of the UI as dismissed, in order (D18).
