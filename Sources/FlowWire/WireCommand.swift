@@ -35,43 +35,55 @@ public struct WireCommand: Sendable, Hashable, Codable {
     }
 
     /// The command's wire fields: the one mapping from a command to its form that both encoders write
-    /// (`Codable` below, ``FastJSONWriter/command(_:)`` on every `COMMAND`).
+    /// (`Codable` below, ``FastJSONWriter/command(_:)`` on every `COMMAND`). Each is read from the command when
+    /// asked: a struct of them all was built, copied whole and destroyed on every `COMMAND`.
     struct Fields {
-        var op: StaticString
-        var screen: Screen?
-        var screens: [Screen]?
-        var selected: Int?
-        var index: Int?
-        var target: PresentableID?
+        let command: NavigationCommand
 
-        init(
-            _ op: StaticString, screen: Screen? = nil, screens: [Screen]? = nil, selected: Int? = nil,
-            index: Int? = nil, target: PresentableID? = nil
-        ) {
-            self.op = op
-            self.screen = screen
-            self.screens = screens
-            self.selected = selected
-            self.index = index
-            self.target = target
-        }
+        init(_ command: NavigationCommand) { self.command = command }
 
-        init(_ command: NavigationCommand) {
+        var op: StaticString {
             switch command {
-            case .setRoot(let screen): self.init("setRoot", screen: screen)
-            case .push(let screen, let stack): self.init("push", screen: screen, target: stack)
-            case .pop(let stack): self.init("pop", target: stack)
-            case .popToRoot(let stack): self.init("popToRoot", target: stack)
-            case .setStack(let stack, let screens): self.init("setStack", screens: screens, target: stack)
-            case .present(let screen, let presenter): self.init("present", screen: screen, target: presenter)
-            case .dismiss(let presenter): self.init("dismiss", target: presenter)
-            case .setTabs(let tabs, let screens, let selected):
-                self.init("setTabs", screens: screens, selected: selected, target: tabs)
-            case .selectTab(let tabs, let index): self.init("selectTab", index: index, target: tabs)
-            case .showMaster(let split, let screen): self.init("showMaster", screen: screen, target: split)
-            case .showDetail(let split, let screen): self.init("showDetail", screen: screen, target: split)
+            case .setRoot: "setRoot"
+            case .push: "push"
+            case .pop: "pop"
+            case .popToRoot: "popToRoot"
+            case .setStack: "setStack"
+            case .present: "present"
+            case .dismiss: "dismiss"
+            case .setTabs: "setTabs"
+            case .selectTab: "selectTab"
+            case .showMaster: "showMaster"
+            case .showDetail: "showDetail"
             }
         }
+
+        var screen: Screen? {
+            switch command {
+            case .setRoot(let screen), .push(let screen, _), .present(let screen, _), .showMaster(_, let screen),
+                .showDetail(_, let screen):
+                screen
+            case .pop, .popToRoot, .setStack, .dismiss, .setTabs, .selectTab: nil
+            }
+        }
+
+        var screens: [Screen]? {
+            switch command {
+            case .setStack(_, let screens), .setTabs(_, let screens, _): screens
+            case .setRoot, .push, .pop, .popToRoot, .present, .dismiss, .selectTab, .showMaster, .showDetail: nil
+            }
+        }
+
+        var selected: Int? {
+            if case .setTabs(_, _, let selected) = command { selected } else { nil }
+        }
+
+        var index: Int? {
+            if case .selectTab(_, let index) = command { index } else { nil }
+        }
+
+        /// The stack, presenter, tabs or split the command acts on (none for `setRoot`).
+        var target: PresentableID? { command.target }
     }
 
     public func encode(to encoder: any Encoder) throws {
