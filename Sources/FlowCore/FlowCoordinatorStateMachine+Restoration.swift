@@ -166,7 +166,8 @@ extension FlowCoordinatorStateMachine {
         forgettingOrder = saved.forgettingOrder
             ?? saved.presentables.filter { $0.isDismissed && $0.attachments.isEmpty }.map(\.id)
         let root = saved.root.map(FlowCoordinatorID.init)
-        if let root, nodes[root] == nil {
+        // A root flow that ended stays the tree's root (coordinating once), its node gone with its whole subtree.
+        if let root, nodes[root] == nil, !nodes.isEmpty {
             throw RestorationError(.inconsistent, "the root coordinator \(root) is not saved")
         }
         rootCoordinator = root
