@@ -113,13 +113,18 @@ public struct WireCodec: Sendable {
             try validate(message, type, req: message.req)
             return message
         }
-        let req = Self.peekReq(body)
-        guard !Self.nests(body, deeperThan: WireProtocol.maxNestingDepth) else {
+        switch JSONSyntax.fault(in: body, depthLimit: WireProtocol.maxNestingDepth) {
+        case .invalid?:
+            throw WireError(.malformedBody, "\(type.rawValue) body: not valid JSON", type: type)
+        case .tooDeep?:
             throw WireError(
                 .malformedBody, "\(type.rawValue) body nests deeper than \(WireProtocol.maxNestingDepth) levels",
-                req: req, type: type
+                req: Self.peekReq(body), type: type
             )
+        case nil:
+            break
         }
+        let req = Self.peekReq(body)
         let message: WireMessage
         do {
             message = try decodeBody(type, Data(body))
@@ -253,30 +258,6 @@ public struct WireCodec: Sendable {
         case .attach, .detach, .action, .command, .snapshot, .welcome, .heartbeat, .bye, .ok, .error, .sessions,
             .health, .describe, .event:
             break
-        }
-    }
-
-    /// Whether `body` nests objects and arrays deeper than `limit` (strings skipped; the JSON need not be valid).
-    /// Linear, where `JSONDecoder` takes quadratic time on deep values (and accepts one level more than
-    /// `JSONEncoder` can write back).
-    private static func nests(_ body: [UInt8], deeperThan limit: Int) -> Bool {
-        body.withUnsafeBufferPointer { bytes in
-            var depth = 0
-            var index = 0
-            while index < bytes.count {
-                switch bytes[index] {
-                case 0x22:  // a string: skip to its closing quote, over escapes
-                    index += 1
-                    while index < bytes.count, bytes[index] != 0x22 { index += bytes[index] == 0x5C ? 2 : 1 }
-                case 0x5B, 0x7B:
-                    depth += 1
-                    if depth > limit { return true }
-                case 0x5D, 0x7D: depth -= 1
-                default: break
-                }
-                index += 1
-            }
-            return false
         }
     }
 

@@ -279,6 +279,40 @@ struct BadInputTests {
         #expect(reply.type == input.type?.rawValue)
     }
 
+    /// §2: a body is RFC 8259 JSON; what Foundation's decoder takes beyond it is `malformedBody`, `req` `null` (not
+    /// readable), on the Codable path and the fast one (`STEP`, `ACK`) alike.
+    @Test(arguments: [
+        #"{"req": 5,}"#, #"{"req": 5, "x": [1,]}"#, #"{"req": 5, "x": "\x41"}"#, #"{"req": 5, "x": "\'"}"#,
+        #"{"req": 5, "x": 1.}"#, "\u{FEFF}{\"req\": 5}", #"{"req": 5, "x": 01}"#, #"{"req": 5, "x": -}"#,
+        #"{"req": 5, "x": 1e}"#, #"{"req": 5, "x": "\u12G4"}"#, "{\"req\": 5, \"x\": \"a\tb\"}", #"{"req": 5} x"#,
+        #"{"req": 5, "x": tru}"#, #"{"req": 5 "x": 1}"#, #"{"req": 5, 3: 1}"#, #"{"req": 5, "x": {"a": 1,}}"#,
+    ])
+    func aBodyBeyondRFC8259IsMalformedWithReqNull(_ body: String) throws {
+        // Each type's body whole but for the fault (`req` is unknown to ACK: skipped as any unknown field is).
+        let fields = [
+            "HEALTH": #""req": 5"#, "STEP": #""req": 5, "session": "s", "attachment": 1, "step": {"name": "a"}"#,
+            "ACK": #""session": "s", "seq": 1, "req": 5"#,
+        ]
+        for (type, whole) in fields {
+            let faulty = body.replacingOccurrences(of: #""req": 5"#, with: whole)
+            #expect(decodingError(frames(type, "{\(whole)}")) == nil, "\(type)")
+            let error = try #require(decodingError(frames(type, faulty)), "\(type) \(faulty)")
+            #expect(error.code == .malformedBody && error.req == nil, "\(type) \(faulty): \(error)")
+        }
+    }
+
+    @Test func bodiesOfEveryRFC8259FormAreRead() throws {
+        let body = #"""
+             { "req" : 5 , "x" : [ -0.5e+3 , 0 , 1E-2 , true , false , null ,
+            "\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00" , { } , [ ] ] }\#r\#n
+            """#
+        guard case .health(let request) = try WireCodec().decode(frames("HEALTH", body)) else {
+            Issue.record("not a HEALTH")
+            return
+        }
+        #expect(request.req == 5)
+    }
+
     @Test func aMalformedBodysMessageSaysWhatIsWrongWithIt() throws {
         func message(_ type: String, _ body: String) throws -> String {
             try #require(decodingError(frames(type, body))).message
