@@ -130,6 +130,24 @@ struct StateSnapshotTests {
         #expect(error?.message.contains("session 'default' cannot be restored") == true)
     }
 
+    @Test("A session whose root flow ended (its root dismissed) is saved, restored and served after a restart")
+    func aSessionWhoseRootFlowEndedComesBack() throws {
+        let harness = served()
+        harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        harness.report(tui, [("app", .dismissed)], req: 4)
+        #expect(harness.state().contains("(no flow)"), "the root flow ended with its root")
+        let seqRead = harness.core.seq(of: "default")
+        let seq = try #require(seqRead)
+
+        let compaction = harness.core.compactJournal()
+        #expect(compaction.saved == 1 && compaction.keptAsHistory.isEmpty)
+        let restarted = try harness.restarted()
+        harness.handle(.peerUnreachable(tui))
+        #expect(restarted.state() == harness.state())
+        let synced = restarted.presenter(tui, name: "tui", lastSeq: seq)
+        #expect(synced.to(tui).first == ok(2, ["seq": .int(Int(seq)), "mode": "replay"]), "served, not unrestorable")
+    }
+
     @Test("An ended session leaves nothing in a snapshot")
     func anEndedSessionLeavesNothing() throws {
         let harness = served()
