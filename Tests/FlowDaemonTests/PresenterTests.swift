@@ -313,6 +313,23 @@ struct PresenterTests {
         #expect(h.core.counters.reports == 0)
     }
 
+    @Test("A command that does not fit the UI is sent in its place with its seq; the daemon's UI ignores it (§6.3)")
+    func aCommandThatDoesNotFitTheUIIsSentAndIgnored() {
+        let h = DaemonHarness()
+        h.presenter(Peers.tui, name: "tui")
+        h.hello(Peers.flowctl, .operator, name: "flowctl")
+        h.deepLink(Peers.flowctl, Step("openDetail", payload: 5), req: 3)
+        let ui = h.core.ui(of: "default")
+        #expect(
+            h.deepLink(Peers.flowctl, Step("openDetail", payload: 5), req: 4).to(Peers.tui) == [
+                command(4, .push(Screens.detail(5), onto: "app"))
+            ])
+        #expect(h.core.ui(of: "default") == ui, "detail.5 is shown already: the second push changes nothing")
+        #expect(h.core.seq(of: "default") == 4)
+        #expect(h.deepLink(Peers.flowctl, Step("back"), req: 5).to(Peers.tui) == [command(5, .pop(stack: "app"))])
+        #expect(h.core.ui(of: "default")?.presentables == ["app", "home"])
+    }
+
     @Test func aScreenThePresenterDismissedOnItsOwnIsNotInTheNextSnapshot() {
         // A person went back: the presenter popped `home` itself and reported it dismissed.
         let h = DaemonHarness()
