@@ -123,7 +123,7 @@ package struct FastJSONReader {
     @inline(__always)
     private mutating func readKey(_ name: StaticString) -> Bool {
         let end = index + name.utf8CodeUnitCount + 1
-        guard end < bytes.count, bytes[index] == 0x22, bytes[end] == 0x22, holds(name, at: index + 1) else {
+        guard end < bytes.count, bytes[index] == 0x22, bytes[end] == 0x22, bytes.holds(name, at: index + 1) else {
             return false
         }
         index = end + 1
@@ -132,23 +132,9 @@ package struct FastJSONReader {
 
     /// Reads `text` if the bytes at the reader are exactly it; leaves the reader where it was if not.
     package mutating func read(verbatim text: StaticString) -> Bool {
-        guard holds(text, at: index) else { return false }
+        guard bytes.holds(text, at: index) else { return false }
         index += text.utf8CodeUnitCount
         return true
-    }
-
-    /// Whether the bytes from `start` are `text`'s.
-    @inline(__always)
-    private func holds(_ text: StaticString, at start: Int) -> Bool {
-        text.withUTF8Buffer { expected in
-            guard start + expected.count <= bytes.count else { return false }
-            var offset = 0
-            while offset < expected.count {
-                if bytes[start + offset] != expected[offset] { return false }
-                offset += 1
-            }
-            return true
-        }
     }
 
     /// The `:` after a member's key, and the whitespace around it.

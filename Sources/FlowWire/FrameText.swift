@@ -1,14 +1,25 @@
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the bytes from `start` are `text`'s: frames 0 and 1 against the protocol's literals, keys and verbatim
+    /// text in ``FastJSONReader``. A literal needs no static array (its lazy initialization, retain and release) and
+    /// no generic `==`.
+    @inline(__always)
+    func holds(_ text: StaticString, at start: Int) -> Bool {
+        text.withUTF8Buffer { expected in
+            guard start + expected.count <= count else { return false }
+            var offset = 0
+            while offset < expected.count {
+                if self[start + offset] != expected[offset] { return false }
+                offset += 1
+            }
+            return true
+        }
+    }
+}
+
 extension [UInt8] {
-    /// Whether the frame is `text`'s bytes. Frames 0 and 1 are checked on every message: compared with a literal, they
-    /// need no static array (its lazy initialization, retain and release) and no generic `==`.
+    /// Whether the frame is `text`'s bytes, and nothing more.
     @inline(__always)
     func holds(_ text: StaticString) -> Bool {
-        text.withUTF8Buffer { expected in
-            guard count == expected.count else { return false }
-            return withUnsafeBufferPointer { bytes in
-                for index in 0..<expected.count where bytes[index] != expected[index] { return false }
-                return true
-            }
-        }
+        count == text.utf8CodeUnitCount && withUnsafeBufferPointer { $0.holds(text, at: 0) }
     }
 }
