@@ -10,6 +10,10 @@ public protocol FlowApplication: Sendable {
     /// The step names the application's flows understand, to refuse others with `unknownStep`; `nil` accepts any.
     var stepNames: Set<String>? { get }
 
+    /// Why `step`'s payload is not one the application's flows take (the message of an `invalidPayload` refusal), or
+    /// `nil` when it is; asked of steps ``stepNames`` accepts. `nil` by default: every payload goes to the flows.
+    func payloadRefusal(for step: Step) -> String?
+
     /// What the application declares it speaks, for `DESCRIBE` (docs/PROTOCOL.md §7.2); empty by default.
     var vocabulary: ApplicationVocabulary { get }
 
@@ -30,6 +34,7 @@ public protocol FlowApplication: Sendable {
 
 extension FlowApplication {
     public var stepNames: Set<String>? { nil }
+    public func payloadRefusal(for step: Step) -> String? { nil }
     public var vocabulary: ApplicationVocabulary { ApplicationVocabulary() }
     public func restoration(session: String) -> FlowRestoration? { nil }
     public var deepLinkSteps: Set<String>? { nil }

@@ -85,6 +85,8 @@ extension DaemonCore {
             var refusal: String?
             if let names = session.application.stepNames, !names.contains(replacement.name) {
                 refusal = "unknownStep"
+            } else if session.application.payloadRefusal(for: replacement) != nil {
+                refusal = "invalidPayload"
             } else if let identity = peer.identity, !identity.mayEmit(replacement.name) {
                 refusal = "forbidden"
             }

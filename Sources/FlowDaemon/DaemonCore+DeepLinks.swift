@@ -43,6 +43,9 @@ extension DaemonCore {
         if let names = session.application.stepNames, !names.contains(step.name) {
             return reject(.unknownStep, "no step named '\(step.name)'", req: body.req, type: .deepLink, to: peer)
         }
+        if let refusal = session.application.payloadRefusal(for: step) {
+            return reject(.invalidPayload, refusal, req: body.req, type: .deepLink, to: peer)
+        }
         if let linkable = session.application.deepLinkSteps, !linkable.contains(step.name) {
             return reject(
                 .notDeepLinkable,

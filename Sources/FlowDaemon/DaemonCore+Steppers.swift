@@ -24,6 +24,9 @@ extension DaemonCore {
         if let names = session.application.stepNames, !names.contains(body.step.name) {
             return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .step, to: peer)
         }
+        if let refusal = session.application.payloadRefusal(for: body.step) {
+            return reject(.invalidPayload, refusal, req: body.req, type: .step, to: peer)
+        }
         let attachment = AttachmentID(body.attachment)
         guard session.remoteAttachments[attachment]?.assignedTo == peer.address else {
             return reject(

@@ -40,7 +40,7 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Adaptations asked of stepper kinds, by outcome: `allow`, `replace`, `refuse`, `timedOut`; in ``json`` once
     /// there is one.
     package var adapts: [String: Int] = [:]
-    /// `ADAPTED` answers dropped, by reason: `unknownRequest`, `unknownStep`, `forbidden`; in ``json`` once there is
+    /// `ADAPTED` answers dropped, by reason: `unknownRequest`, `unknownStep`, `invalidPayload`, `forbidden`; in ``json`` once there is
     /// one.
     package var adaptAnswersDropped: [String: Int] = [:]
     /// Peers forgotten because a new allow-list dropped or changed their key's entry (SIGHUP); `nil` without CURVE.

@@ -42,6 +42,13 @@ public struct FileApplication: FlowApplication {
 
     public var stepNames: Set<String>? { file.stepNames }
 
+    /// A step whose payload is not of the type the file declares for it is refused (`invalidPayload`): its flows
+    /// would not act on it.
+    public func payloadRefusal(for step: Step) -> String? {
+        guard let declared = file.step(step.name)?.payloadType, !declared.admits(step.payload) else { return nil }
+        return "the step '\(step.name)' takes a payload of type \(declared), not \(step.payload)"
+    }
+
     /// The steps marked `deepLink: true`: the only ones an operator's `DEEPLINK` may inject.
     public var deepLinkSteps: Set<String>? { file.deepLinkableSteps }
 

@@ -34,6 +34,8 @@ extension ErrorCode<WireError> {
     public static var forbidden: Self { Self("forbidden") }
     public static var unknownSession: Self { Self("unknownSession") }
     public static var unknownStep: Self { Self("unknownStep") }
+    /// The application declares the step's payload type and this payload is not of it.
+    public static var invalidPayload: Self { Self("invalidPayload") }
     public static var unknownAttachment: Self { Self("unknownAttachment") }
     public static var unknownPresentable: Self { Self("unknownPresentable") }
     public static var notHost: Self { Self("notHost") }

@@ -17,6 +17,15 @@ private func homeShown(serves: [String] = ["home", "detail"], stepNames: Set<Str
     return h
 }
 
+/// The test application, whose `openDetail` takes an int payload only.
+private struct IntDetailApplication: FlowApplication {
+    let base = TestApplication()
+    func makeRoot(session: String) -> FlowRoot { base.makeRoot(session: session) }
+    func payloadRefusal(for step: Step) -> String? {
+        step.name == "openDetail" && step.payload.intValue == nil ? "openDetail takes an int" : nil
+    }
+}
+
 /// §5: stepper processes.
 struct StepperTests {
     @Test func aStepperGetsAttachForAttachmentsOfItsKindsCreatedBeforeItConnected() {
@@ -121,6 +130,30 @@ struct StepperTests {
         #expect(
             h.step(Peers.movies, Step("openDetail", payload: 7), attachment: 2, req: 10).to(Peers.movies).last
                 == ok(10, accepted))
+    }
+
+    @Test func aStepWhosePayloadTheApplicationRefusesIsRefusedInvalidPayload() {
+        let h = DaemonHarness(application: IntDetailApplication())
+        h.hello(Peers.movies, .stepper, name: "movies", serves: ["home", "detail"])
+        h.presenter(Peers.tui, name: "tui")
+        h.report(Peers.tui, [("app", .visible), ("home", .visible)])
+        h.hello(Peers.flowctl, .operator, name: "flowctl")
+        #expect(
+            h.step(Peers.movies, Step("openDetail", payload: "seven"), attachment: 2, req: 9).sent
+                == [Delivery(Peers.movies, refused(9, .invalidPayload, .step))]
+        )
+        #expect(
+            h.deepLink(Peers.flowctl, Step("openDetail"), req: 10).sent
+                == [Delivery(Peers.flowctl, refused(10, .invalidPayload, .deepLink))]
+        )
+        #expect(h.core.seq(of: "default") == 2, "nothing applied")
+        #expect(
+            h.step(Peers.movies, Step("openDetail", payload: "seven"), attachment: 2, req: 9).to(Peers.movies)
+                == [refused(9, .invalidPayload, .step)], "judged again: a refusal is not remembered"
+        )
+        #expect(
+            h.step(Peers.movies, Step("openDetail", payload: 7), attachment: 2, req: 11).to(Peers.movies).last
+                == ok(11, accepted))
     }
 
     @Test func aDismissedScreenDetachesItsStepperAndLaterStepsAreRefused() {

@@ -143,6 +143,15 @@ struct URIDeepLinkTests {
                 + "'links://item/{id:int}/part/{p:int}'")
     }
 
+    @Test mutating func aStepWithAPayloadNotOfItsDeclaredTypeIsRefusedInvalidPayload() throws {
+        let wrong = send { DeepLinkRequest(req: $0, session: "default", step: Step("pick", payload: "seven")) }
+        let error = try #require(Self.error(wrong.replies, req: wrong.req))
+        #expect(error.code == .invalidPayload)
+        #expect(error.message == "the step 'pick' takes a payload of type int, not \"seven\"")
+        let none = send { DeepLinkRequest(req: $0, session: "default", step: Step("pick")) }
+        #expect(try #require(Self.error(none.replies, req: none.req)).code == .invalidPayload)
+    }
+
     @Test mutating func aStepNotMarkedDeepLinkIsRefused() throws {
         let step = send { DeepLinkRequest(req: $0, session: "default", step: Step("start")) }
         let error = try #require(Self.error(step.replies, req: step.req))
