@@ -25,6 +25,12 @@ public struct MovieDemoApplication: FlowApplication {
     /// Every ``DemoStep`` name.
     public var stepNames: Set<String>? { DemoStep.names }
 
+    /// A step whose payload does not read as its ``DemoStep`` (`movieIsPicked` with a string) is refused
+    /// (`invalidPayload`): the flows would do nothing with it.
+    public func payloadRefusal(for step: Step) -> String? {
+        DemoStep(step: step) == nil ? "the step '\(step.name)' takes no payload like \(step.payload)" : nil
+    }
+
     /// ``DemoVocabulary/application``.
     public var vocabulary: ApplicationVocabulary { DemoVocabulary.application }
 }

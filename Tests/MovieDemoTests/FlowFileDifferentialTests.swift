@@ -127,7 +127,8 @@ struct FlowFileDifferentialTests {
                 deepLink(DemoStep.movieIsPicked(withId: 23452)),
                 deepLink(DemoStep.castIsPicked(withId: 2)),
                 deepLink(DemoStep.settingsAreRequired),
-                // A payload of another shape: no DemoStep in Swift, no declared type in the file; nothing happens.
+                // A payload of another shape: no DemoStep in Swift, not the declared type in the file: refused
+                // invalidPayload by both, nothing happens.
                 deepLink(Step("movieIsPicked", payload: "dune")),
                 deepLink(Step("castIsPicked", payload: ["id": 3])),
             ]
