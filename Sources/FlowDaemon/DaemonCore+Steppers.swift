@@ -24,15 +24,15 @@ extension DaemonCore {
         if let names = session.application.stepNames, !names.contains(body.step.name) {
             return reject(.unknownStep, "no step named '\(body.step.name)'", req: body.req, type: .step, to: peer)
         }
-        if let refusal = session.application.payloadRefusal(for: body.step) {
-            return reject(.invalidPayload, refusal, req: body.req, type: .step, to: peer)
-        }
         let attachment = AttachmentID(body.attachment)
         guard session.remoteAttachments[attachment]?.assignedTo == peer.address else {
             return reject(
                 .unknownAttachment, "attachment \(body.attachment) is not assigned to this stepper", req: body.req,
                 type: .step, to: peer
             )
+        }
+        if let refusal = session.application.payloadRefusal(for: body.step) {
+            return reject(.invalidPayload, refusal, req: body.req, type: .step, to: peer)
         }
         guard admitsSteps(session) else {
             // Not applied and not remembered: the same step sent again once the session shrank is carried out.

@@ -190,6 +190,10 @@ def bad_input(run, op, st, pr):
                      "unknownSession")
     st.request_error("STEP", {"session": "default", "attachment": 1, "step": {"name": "noSuchStep"}}, "unknownStep")
     st.request_error("STEP", {"session": "default", "attachment": 1, "step": {"name": ""}}, "invalidName")
+    # A payload not of the step's type (a DemoStep in Swift, a declared type in the flow file) is refused.
+    error = op.request_error("DEEPLINK", {"session": "default", "step": {"name": "movieIsPicked", "payload": "dune"}},
+                             "invalidPayload")
+    check(error["type"] == "DEEPLINK" and "movieIsPicked" in error["message"], "invalidPayload names the step", error)
     error = pr.conn.request_error("REPORT", {"session": "default", "reports": [
         {"presentable": "nowhere.to.be.seen", "state": "visible"}]}, "unknownPresentable")
     check("nowhere.to.be.seen" in error["message"], "unknownPresentable names the ignored entries", error)
