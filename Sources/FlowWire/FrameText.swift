@@ -1,7 +1,7 @@
 extension UnsafeBufferPointer<UInt8> {
     /// Whether the bytes from `start` are `text`'s: frames 0 and 1 against the protocol's literals, keys and verbatim
-    /// text in ``FastJSONReader``. A literal needs no static array (its lazy initialization, retain and release) and
-    /// no generic `==`.
+    /// text in ``FastJSONReader``, `true`/`false`/`null` in ``JSONSyntax``. A literal needs no static array (its lazy
+    /// initialization, retain and release) and no generic `==`.
     @inline(__always)
     func holds(_ text: StaticString, at start: Int) -> Bool {
         text.withUTF8Buffer { expected in

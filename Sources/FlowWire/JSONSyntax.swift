@@ -86,10 +86,8 @@ struct JSONSyntax {
     }
 
     private mutating func literal(_ word: StaticString) throws(Fault) {
-        let count = word.utf8CodeUnitCount
-        guard bytes.count - index >= count else { throw .invalid }
-        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { throw .invalid }
-        index += count
+        guard bytes.holds(word, at: index) else { throw .invalid }
+        index += word.utf8CodeUnitCount
     }
 
     /// `-`? (`0` | [1-9][0-9]*) (`.` [0-9]+)? ([eE] [+-]? [0-9]+)?
