@@ -65,7 +65,7 @@ func threadCPUSeconds() -> Double {
 func roleMaySend(_ type: String, _ role: String) -> Bool {
     switch type {
     case "HEARTBEAT", "BYE": return true
-    case "STEP": return role == "stepper"
+    case "STEP", "ADAPTED": return role == "stepper"
     case "SYNC", "ACK", "REPORT", "USER_ACTION": return role == "presenter"
     case "SESSIONS", "TREE", "DEEPLINK", "CREATE_SESSION", "END_SESSION", "HEALTH", "DESCRIBE":
         return role == "operator"
