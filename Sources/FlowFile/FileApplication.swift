@@ -45,7 +45,7 @@ public struct FileApplication: FlowApplication {
     /// A step whose payload is not of the type the file declares for it is refused (`invalidPayload`): its flows
     /// would not act on it.
     public func payloadRefusal(for step: Step) -> String? {
-        guard let declared = file.step(step.name)?.payloadType, !declared.admits(step.payload) else { return nil }
+        guard !file.admitsPayload(of: step), let declared = file.step(step.name)?.payloadType else { return nil }
         return "the step '\(step.name)' takes a payload of type \(declared), not \(step.payload)"
     }
 

@@ -35,7 +35,7 @@ package final class FileFlow: Flow {
 
     package func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         guard let handler = declaration.handler(step.name),
-            file.step(step.name).map({ $0.payloadType.admits(step.payload) }) ?? true,
+            file.admitsPayload(of: step),
             let navigation = try? Navigation(handler, flow: self, payload: step.payload)
         else { return .none }
         return navigation.record(on: navigator)
@@ -50,7 +50,7 @@ extension FileFlow: DeepLinkTargetFlow {
     /// in order; `nil` when the flow has no handler for `step`, or the payload does not give what the handler names.
     package func screens(showing step: Step) -> [PresentableID]? {
         guard let handler = declaration.handler(step.name),
-            file.step(step.name).map({ $0.payloadType.admits(step.payload) }) ?? true,
+            file.admitsPayload(of: step),
             let navigation = try? Navigation(handler, flow: self, payload: step.payload)
         else { return nil }
         return navigation.shownScreens
@@ -215,6 +215,13 @@ extension StepperSpec {
             for mapping in mappings { actions[mapping.action.value] = try mapping.step.step(in: scope) }
             return ActionStepper(actions, initialStep: try initial?.step(in: scope) ?? .none)
         }
+    }
+}
+
+extension AppFile {
+    /// Whether `step`'s payload is of the type the file declares for it (yes for a step the file does not declare).
+    package func admitsPayload(of step: Step) -> Bool {
+        self.step(step.name).map { $0.payloadType.admits(step.payload) } ?? true
     }
 }
 
