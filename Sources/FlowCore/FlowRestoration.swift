@@ -46,11 +46,6 @@ public struct SavedObject: Codable, Hashable, Sendable {
     public var type: String
     /// The state, as JSON.
     public var state: JSONValue
-
-    public init(type: String, state: JSONValue) {
-        self.type = type
-        self.state = state
-    }
 }
 
 /// Why a tree cannot be saved or made again.

@@ -7,12 +7,6 @@ public struct PresentationUpdate: Hashable, Sendable {
         /// Why.
         public var error: PresentationError
 
-        /// A rejection of `command` for `error`.
-        public init(command: NavigationCommand, error: PresentationError) {
-            self.command = command
-            self.error = error
-        }
-
         /// `push x onto y: unknown target y`.
         public var description: String { "\(command): \(error)" }
     }
@@ -21,12 +15,6 @@ public struct PresentationUpdate: Hashable, Sendable {
     public var reports: [CoordinatorInput]
     /// The commands that were ignored, in order.
     public var rejected: [Rejection]
-
-    /// An update with `reports` and `rejected` commands.
-    public init(reports: [CoordinatorInput], rejected: [Rejection] = []) {
-        self.reports = reports
-        self.rejected = rejected
-    }
 }
 
 /// Why a ``PresentationModel`` could not carry out a command or a user operation. The model is left unchanged.

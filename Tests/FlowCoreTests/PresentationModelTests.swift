@@ -1,4 +1,4 @@
-import FlowCore
+@testable import FlowCore
 import Testing
 
 private func view(_ id: PresentableID) -> Screen { .view(id, type: "View") }
