@@ -39,18 +39,13 @@ public struct ZMQCurveKey: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "ZMQCurveKey(32 bytes)" }
 }
 
-/// A CurveZMQ key pair. Its `description` shows the public key only.
+/// A CurveZMQ key pair, from ``ZMQCurve/generateKeyPair()`` or a key file (``ZMQCurveKeyFile``). Its `description`
+/// shows the public key only.
 public struct ZMQCurveKeyPair: Hashable, Sendable, CustomStringConvertible {
     /// The key to give to peers (a server's is the clients' ``ZMQSocketOption/curveServerKey``).
     public let publicKey: ZMQCurveKey
     /// The key to keep: only ``ZMQSocketOption/curveSecretKey`` should see it.
     public let secretKey: ZMQCurveKey
-
-    /// Pairs two keys; use ``ZMQCurve/generateKeyPair()`` or ``ZMQCurve/publicKey(for:)`` to make them.
-    public init(publicKey: ZMQCurveKey, secretKey: ZMQCurveKey) {
-        self.publicKey = publicKey
-        self.secretKey = secretKey
-    }
 
     public var description: String { "ZMQCurveKeyPair(public: \(publicKey.z85))" }
 }

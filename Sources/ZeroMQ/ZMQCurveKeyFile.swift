@@ -77,10 +77,6 @@ public enum ZMQCurveKeyFile: Sendable {
 public struct ZMQCurveKeyFileError: Error, Sendable, Hashable, CustomStringConvertible {
     public let path: String
     public let reason: String
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
     public var description: String { "key file \(path) \(reason)" }
 }
 

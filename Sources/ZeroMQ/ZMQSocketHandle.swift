@@ -11,12 +11,6 @@ package struct ZMQSocketHandle: Hashable, Sendable, CustomStringConvertible {
     /// The messages the socket receives, in order (for a ROUTER, each starts with the sender's routing id).
     package let messages: ZMQInbox
 
-    init(id: UInt64, type: ZMQSocketType, messages: ZMQInbox) {
-        self.id = id
-        self.type = type
-        self.messages = messages
-    }
-
     package static func == (lhs: ZMQSocketHandle, rhs: ZMQSocketHandle) -> Bool { lhs.id == rhs.id }
     package func hash(into hasher: inout Hasher) { hasher.combine(id) }
     package var description: String { "\(type)#\(id)" }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ZeroMQ
+@testable import ZeroMQ
 
 @Suite(.timeLimit(.minutes(1)))
 struct ZMQCurveKeyFileTests {
