@@ -18,7 +18,7 @@ extension FlowFileDecoder {
                 let flow = MappingReader(
                     value, as: "the flow '\(name)'", keys: ["root", "stepper", "adapt", "screens", "navigate"], sink: sink),
                 let rootNode = flow.required("root", "{id: <screen id>, kind: stack}"),
-                let root = decodeScreen(Name("root", at: rootNode.location), rootNode, in: name.value)
+                let root = decodeScreen(Name(value: "root", location: rootNode.location), rootNode, in: name.value)
             else { return nil }
             let screens =
                 flow.value("screens").flatMap {
@@ -142,7 +142,7 @@ extension FlowFileDecoder {
         }
         // The container defaults to the flow's root, written where the command is.
         func container(_ key: String) -> ScreenRef {
-            command.string(key) ?? Name("root", at: node.location)
+            command.string(key) ?? Name(value: "root", location: node.location)
         }
         func ref() -> ScreenRef? { MappingReader.scalar(valueNode, as: "'\(keyword)'", sink: sink) }
         func refs() -> [ScreenRef]? {

@@ -34,7 +34,8 @@ struct FlowFileDecoder {
         let rootDecl =
             root
             ?? RootDecl(
-                flow: Name("", at: node.location), stepper: nil, allowStepWhenDismissed: false, location: node.location)
+                flow: Name(value: "", location: node.location), stepper: nil, allowStepWhenDismissed: false,
+                location: node.location)
         return AppFile(
             version: version, app: app?.value ?? "", root: rootDecl, steps: steps, stepperKinds: kinds,
             screenTypes: types, flows: flows, deepLinks: links
@@ -46,7 +47,7 @@ struct FlowFileDecoder {
     private func decodeRoot(_ node: FileNode) -> RootDecl? {
         if let text = node.text {
             return RootDecl(
-                flow: Name(text, at: node.location), stepper: nil, allowStepWhenDismissed: false,
+                flow: Name(value: text, location: node.location), stepper: nil, allowStepWhenDismissed: false,
                 location: node.location)
         }
         guard
@@ -140,11 +141,11 @@ struct FlowFileDecoder {
 
     /// A payload: a type name, or `{type, fields, describe}`.
     func decodePayload(_ node: FileNode) -> PayloadDecl? {
-        if node.text != nil { return decodePayloadType(node).map { PayloadDecl(type: $0, at: node.location) } }
+        if node.text != nil { return decodePayloadType(node).map { PayloadDecl(type: $0, location: node.location) } }
         guard let payload = MappingReader(node, as: "a payload", keys: ["type", "fields", "describe"], sink: sink),
             let type = decodePayloadType(node)
         else { return nil }
-        return PayloadDecl(type: type, describe: payload.string("describe")?.value, at: node.location)
+        return PayloadDecl(type: type, describe: payload.string("describe")?.value, location: node.location)
     }
 
     private func decodePayloadType(_ node: FileNode) -> PayloadType? {
@@ -215,7 +216,7 @@ struct FlowFileDecoder {
     /// A step: `name`, or `{step: name, payload: <value>}`.
     func decodeStepRef(_ node: FileNode) -> StepRef? {
         if let text = node.text {
-            return StepRef(name: Name(text, at: node.location), payload: nil, location: node.location)
+            return StepRef(name: Name(value: text, location: node.location), payload: nil, location: node.location)
         }
         guard let ref = MappingReader(node, as: "a step", keys: ["step", "payload"], sink: sink),
             let name = ref.required("step", "<a step's name>").flatMap({

@@ -80,7 +80,7 @@ struct MappingReader {
                 .wrongType, at: node.location, "\(what) is a name, not \(node.what)", fix: "write a single name here")
             return nil
         }
-        return Name(text, at: node.location)
+        return Name(value: text, location: node.location)
     }
 
     /// The items of a list node; a single scalar counts as a list of one. `nil` (reported) for a mapping.
@@ -108,7 +108,7 @@ struct MappingReader {
             )
             return nil
         }
-        return pairs.map { (Name($0.key.text ?? $0.key.what, at: $0.key.location), $0.value) }
+        return pairs.map { (Name(value: $0.key.text ?? $0.key.what, location: $0.key.location), $0.value) }
     }
 }
 

@@ -58,12 +58,6 @@ package struct PayloadDecl: Sendable, Hashable {
     package var describe: String?
     package var location: SourceLocation
 
-    package init(type: PayloadType, describe: String? = nil, at location: SourceLocation) {
-        self.type = type
-        self.describe = describe
-        self.location = location
-    }
-
     /// The text `DESCRIBE` shows; `nil` for no payload.
     package var readable: String? { describe ?? type.readable }
 }

@@ -10,12 +10,6 @@ public struct SourceLocation: Hashable, Sendable, Comparable, CustomStringConver
     /// The column, from 1.
     public var column: Int
 
-    public init(file: String, line: Int, column: Int) {
-        self.file = file
-        self.line = line
-        self.column = column
-    }
-
     /// `file:line:column`, as compilers write it.
     public var description: String { "\(file):\(line):\(column)" }
 
@@ -38,11 +32,6 @@ public struct SourceLocation: Hashable, Sendable, Comparable, CustomStringConver
 package struct Name: Hashable, Sendable, CustomStringConvertible {
     package var value: String
     package var location: SourceLocation
-
-    package init(_ value: String, at location: SourceLocation) {
-        self.value = value
-        self.location = location
-    }
 
     package var description: String { value }
 }

@@ -148,11 +148,6 @@ package struct TemplateError: Error, Hashable, Sendable, CustomStringConvertible
     /// The reference that has no value (`payload.id`).
     package var missing: String
 
-    package init(template: String, missing: String) {
-        self.template = template
-        self.missing = missing
-    }
-
     package var description: String { "template '\(template)': no value for '\(missing)'" }
 }
 

@@ -1,5 +1,5 @@
 import FlowCore
-import FlowFile
+@testable import FlowFile
 import Testing
 
 struct TemplateTests {

@@ -1,5 +1,5 @@
 import FlowCore
-import FlowFile
+@testable import FlowFile
 import Testing
 
 /// A URI against a deep link's pattern: its variables' values, `%XX` decoded.
