@@ -35,21 +35,16 @@ public struct RemoteAttachment: Sendable, Hashable, Identifiable, CustomStringCo
     public var context: JSONValue
     /// Whether a stepper process (this one before a restart, or another) already emitted a step for it that the
     /// daemon carried out: its start-up steps are taken, the tree shows their effect (`ATTACH.resumed`).
-    public var resumed: Bool
+    public var resumed = false
 
-    public init(
-        session: String, attachment: AttachmentID, kind: String, presentable: PresentableID, role: String,
-        context: JSONValue, resumed: Bool = false
-    ) {
-        self.session = session
-        self.attachment = attachment
-        self.kind = kind
-        self.presentable = presentable
-        self.role = role
-        self.context = context
-        self.resumed = resumed
-    }
+    public var id: ID { ID(session: session, attachment: attachment) }
 
+    /// `movies.detail default/att#12 on wishlist.movie.23452`.
+    public var description: String { "\(kind) \(id) on \(presentable)" }
+}
+
+// In an extension, so that the memberwise initializer stays (for FlowClient and its tests).
+extension RemoteAttachment {
     /// The attachment an `ATTACH` message describes.
     public init(_ message: Attach) {
         self.init(
@@ -58,11 +53,6 @@ public struct RemoteAttachment: Sendable, Hashable, Identifiable, CustomStringCo
             resumed: message.resumed
         )
     }
-
-    public var id: ID { ID(session: session, attachment: attachment) }
-
-    /// `movies.detail default/att#12 on wishlist.movie.23452`.
-    public var description: String { "\(kind) \(id) on \(presentable)" }
 }
 
 /// What happens to a stepper process's attachments, in the order the daemon said it.

@@ -1,4 +1,4 @@
-import FlowClient
+@testable import FlowClient
 import FlowClientTesting
 import FlowCore
 import FlowWire
