@@ -9,11 +9,6 @@ public struct WireTree: Sendable, Hashable, Codable {
         /// `visible`, `hidden` or `dismissed`.
         public var state: String
 
-        public init(id: String, state: String) {
-            self.id = id
-            self.state = state
-        }
-
         init(_ presentable: FlowTreeSnapshot.PresentableState) {
             id = presentable.id.rawValue
             state = presentable.isDismissed ? "dismissed" : presentable.isVisible ? "visible" : "hidden"
