@@ -323,6 +323,13 @@ extension FlowCoordinatorStateMachine {
         rememberIfForgettable(info.presentable)
         emissions.unregister(info.stepper.steps, as: attachmentID)
         actions.append(.detach(attachmentID, reason: reason))
+        // An initial step still held for a first visibility (D8) is dropped with its stepper, and says so (D13).
+        if let held = attachment.pendingInitialStep {
+            drop(
+                held, reason == .flowEnded ? .flowEnded : .attachmentEnded, coordinator: info.coordinator,
+                attachment: attachmentID
+            )
+        }
     }
 
     /// Removes a coordinator and its subtree, children first; detaches their steppers.

@@ -376,6 +376,8 @@ struct FlowCoordinatorTests {
             log == [
                 "detach att#1 (flowEnded)",
                 "detach att#2 (flowEnded)",
+                // The screen was never shown: its stepper's initial step, held (D8), goes with it (D13).
+                "drop home reason=flowEnded flow#1 att#2",
                 "end flow#1 (rootDismissed)",
             ]
         )
