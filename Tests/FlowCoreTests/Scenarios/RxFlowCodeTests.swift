@@ -37,3 +37,146 @@ import Testing
         )
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow Stepper.swift CompositeStepper.readyToEmitSteps: the inner initial steps are ordinary `steps`, so a
+    // contributor's pausable(rxVisible) drops them while hidden; D8 holds only the stepper's own initialStep.
+    @Test("D8: a CompositeStepper's inner initial steps are ordinary steps, dropped while its screen is hidden")
+    func compositeContributorInnerInitialStepsAreNotHeld() throws {
+        let flow = ScenarioFlow("F")
+        let composite = CompositeStepper(steppers: [
+            OneStepper(withSingleStep: Step("x1")), OneStepper(withSingleStep: Step("x2")),
+        ])
+        let shownComposite = CompositeStepper(steppers: [OneStepper(withSingleStep: Step("y1"))])
+        flow.on("a") {
+            .multiple(
+                Contribute.screen("hidden", composite),
+                Contribute.screen("free", shownComposite, notPresented: true)
+            )
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        harness.show("hidden")
+
+        #expect(
+            harness.takeLog().only("drop", "did navigate", "attach att#2", "attach att#3") == [
+                "did navigate flow=F step=a",
+                "attach att#2 CompositeStepper[OneStepper(x1), OneStepper(x2)] on hidden (contributor)",
+                "drop x1 reason=notVisible flow#1 att#2",
+                "drop x2 reason=notVisible flow#1 att#2",
+                "attach att#3 CompositeStepper[OneStepper(y1)] on free (contributor)",
+                "did navigate flow=F step=y1",
+            ]
+        )
+        // Nothing was held for the first visibility: the composite's own initial step is none.
+        #expect(harness.machine.snapshot().root?.steppers.map(\.pendingInitialStep) == [nil, nil, nil])
+    }
+
+    // RxFlow FlowCoordinator.navigate(to:): children are enumerated after the parent handled the step; a child whose
+    // pipeline ended meanwhile (its root dismissed) hears nothing.
+    @Test("D3: a deep link skips a coordinator that an earlier coordinator's handling of it ended")
+    func deepLinkSkipsCoordinatorsEndedDuringTheBroadcast() throws {
+        let root = ScenarioFlow("R")
+        let first = ScenarioFlow("A")
+        let firstChild = ScenarioFlow("A1")
+        let second = ScenarioFlow("B")
+        root.on("a") { _, navigator in
+            navigator.push(Screen.view("R.home", type: "view"), onto: "R.root")
+            return .multiple(
+                Contribute.flow(first, OneStepper(withSingleStep: Step("b"))),
+                Contribute.flow(second, OneStepper(withSingleStep: Step("c")))
+            )
+        }
+        first.on("b") { .one(flowContributor: Contribute.flow(firstChild, OneStepper(withSingleStep: Step("d")))) }
+        first.on("z") { .end(forwardToParentFlowWithStep: Step("y")) }
+        let harness = ScenarioHarness()
+        let ui = harness.keepUIModel()
+        try harness.coordinate(root, with: OneStepper(withSingleStep: Step("a")))
+        // R shows B's root in its stack, then pops it on y: B ends (D18) before its turn for z.
+        root.on("y") { _, navigator in
+            navigator.pop("R.root")
+            return .none
+        }
+        root.on("z") { _, navigator in
+            navigator.push(second.root, onto: "R.root")
+            return .none
+        }
+        _ = harness.takeLog()
+
+        harness.deepLink("z")
+
+        // A got z and ended (A1 with it); R handled the forwarded y, which popped B's root: neither A1 nor B gets z.
+        #expect(
+            harness.takeLog().only("did navigate", "end") == [
+                "did navigate flow=R step=z",
+                "did navigate flow=A step=z",
+                "end flow#4 (parentEnded)",
+                "end flow#2 (ended)",
+                "did navigate flow=R step=y",
+                "end flow#3 (rootDismissed)",
+            ]
+        )
+        #expect(!ui.ui.contains("B.root"))
+    }
+}
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.coordinate: setReadiness runs before `Signal.from(items)` subscribes the contributors;
+    // Flowd decides readiness once the navigation's contributors are applied (D6). Navigations come in the same order.
+    @Test("D6: a flow is marked ready after its navigation's contributors are attached; navigation order is RxFlow's")
+    func readinessAfterTheNavigationsContributors() throws {
+        let flow = ScenarioFlow("F", root: .tabs("F.tabs"))
+        let stepper = ScenarioStepper("s.stepper", initial: "x", whenReady: ["y"])
+        flow.on("a") { _, navigator in
+            Flows.use(flow, when: .ready, in: navigator) { navigator in navigator.selectTab("F.tabs", index: 0) }
+            return .one(flowContributor: Contribute.screen("s", stepper, notPresented: true))
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+
+        // RxFlow: ready, the block's selectTab, then the stepper subscribed (x queued, readyToEmitSteps: y), x, y.
+        #expect(
+            harness.takeLog() == [
+                "start F flow#1",
+                "command setRoot F.tabs (flow#1)",
+                "attach att#1 OneStepper(a) on F.tabs (flow)",
+                "will navigate flow=F step=a",
+                "did navigate flow=F step=a",
+                "attach att#2 s.stepper on s (contributor)",
+                "ready flow#1",
+                "command selectTab F.tabs 0 (flow#1)",
+                "will navigate flow=F step=x",
+                "did navigate flow=F step=x",
+                "will navigate flow=F step=y",
+                "did navigate flow=F step=y",
+            ]
+        )
+    }
+
+    // RxFlow FlowCoordinator.steps(from:): the dismissal cuts the stepper's stream, not a step already in the
+    // pipeline; `flatMap { flow.adapt }` delivers it when the adaptation completes.
+    @Test("R8: a step whose adaptation is pending is navigated even if its screen is dismissed meanwhile")
+    func pendingAdaptationOutlivesItsScreensDismissal() async throws {
+        let flow = ScenarioFlow("F")
+        let stepper = ScenarioStepper("s.stepper")
+        flow.on("a") { .one(flowContributor: Contribute.screen("s", stepper, notPresented: true)) }
+        flow.adaptation = { step in step.name == "slow" ? .later { step } : .step(step) }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        _ = harness.takeLog()
+
+        harness.emit("slow", from: stepper)
+        harness.dismiss("s")
+        harness.emit("late", from: stepper)
+        await harness.runAdapt("slow")
+
+        #expect(
+            harness.takeLog() == [
+                "adapt adapt#1 flow#1 slow",
+                "detach att#2 (presentableDismissed)",
+                "will navigate flow=F step=slow",
+                "did navigate flow=F step=slow",
+            ]
+        )
+    }
+}
