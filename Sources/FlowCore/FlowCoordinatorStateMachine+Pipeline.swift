@@ -308,11 +308,11 @@ extension FlowCoordinatorStateMachine {
         )
     }
 
-    /// A presentable contributed again after its dismissal starts a new life: not dismissed, not yet visible.
+    /// A presentable contributed again after its dismissal starts a new life: not dismissed, not yet visible. The
+    /// steppers that survived the dismissal (`allowStepWhenDismissed`) stay on it, gated by its visibility (D11).
     mutating func renew(_ presentable: PresentableID) {
-        if presentables[presentable]?.isDismissed == true {
-            presentables[presentable] = PresentableState()
-        }
+        guard let state = presentables[presentable], state.isDismissed else { return }
+        presentables[presentable] = PresentableState(attachments: state.attachments)
     }
 
     mutating func detach(_ attachmentID: AttachmentID, reason: DetachReason) {

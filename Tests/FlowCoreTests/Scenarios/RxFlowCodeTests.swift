@@ -180,3 +180,37 @@ extension RxFlowCodeTests {
         )
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.steps(from:): a stepper kept past its page's dismissal (allowStepWhenDismissed) stays
+    // gated by that page's rxVisible, whatever else is later contributed on the same page: it is heard once it is back.
+    @Test("D11: a stepper that survived its page's dismissal is heard again after the page is contributed again")
+    func survivingStepperOutlivesANewContributionOnItsPage() throws {
+        let kept = ScenarioStepper("kept")
+        let next = ScenarioStepper("next")
+        let flow = ScenarioFlow("F")
+        flow.on("a") { .one(flowContributor: Contribute.screen("page", kept, dismissed: true)) }
+        flow.on("b") { .one(flowContributor: Contribute.screen("page", next)) }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        harness.show("page")
+        harness.dismiss("page")  // swiped away: kept survives
+        harness.emit("b", from: kept)  // dropped: the page is not visible
+        harness.handle(.deepLink(Step("b")))  // the page is contributed again, with another stepper
+        harness.show("page")
+        harness.dismiss("page")  // swiped away again: next goes, kept survives
+        harness.show("page")  // and back
+        harness.emit("z", from: kept)
+
+        #expect(
+            harness.takeLog().only("did navigate", "drop", "detach") == [
+                "did navigate flow=F step=a",
+                "drop b reason=notVisible flow#1 att#2",
+                "did navigate flow=F step=b",
+                "detach att#3 (presentableDismissed)",
+                "did navigate flow=F step=z",
+            ]
+        )
+        #expect(harness.machine.attachments(on: "page").map(\.id) == [AttachmentID(2)])
+    }
+}
