@@ -14,6 +14,10 @@ public protocol FlowApplication: Sendable {
     /// `nil` when it is; asked of steps ``stepNames`` accepts. `nil` by default: every payload goes to the flows.
     func payloadRefusal(for step: Step) -> String?
 
+    /// Why a person's `action` on a screen of type `screenType` is not one the application's screens take, or `nil`
+    /// when it is and goes to the screen's steppers. `nil` by default: every action is delivered.
+    func actionRefusal(for action: Step, onScreenOfType screenType: String) -> ActionRefusal?
+
     /// What the application declares it speaks, for `DESCRIBE` (docs/PROTOCOL.md §7.2); empty by default.
     var vocabulary: ApplicationVocabulary { get }
 
@@ -35,6 +39,7 @@ public protocol FlowApplication: Sendable {
 extension FlowApplication {
     public var stepNames: Set<String>? { nil }
     public func payloadRefusal(for step: Step) -> String? { nil }
+    public func actionRefusal(for action: Step, onScreenOfType screenType: String) -> ActionRefusal? { nil }
     public var vocabulary: ApplicationVocabulary { ApplicationVocabulary() }
     public func restoration(session: String) -> FlowRestoration? { nil }
     public var deepLinkSteps: Set<String>? { nil }

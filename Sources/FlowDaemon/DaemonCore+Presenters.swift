@@ -134,6 +134,12 @@ extension DaemonCore {
                 type: .userAction, to: peer
             )
         }
+        if let type = session.ui.screen(presentable)?.type,
+            let refusal = session.application.actionRefusal(for: body.action, onScreenOfType: type)
+        {
+            let code: WireError.Code = refusal.reason == .unknownAction ? .unknownAction : .invalidPayload
+            return reject(code, refusal.message, req: body.req, type: .userAction, to: peer)
+        }
         var delivered = 0
         for attachment in session.machine.attachments(on: presentable) {
             if let remote = session.remoteAttachments[attachment.id], let stepper = remote.assignedTo {

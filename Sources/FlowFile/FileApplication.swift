@@ -49,6 +49,25 @@ public struct FileApplication: FlowApplication {
         return "the step '\(step.name)' takes a payload of type \(declared), not \(step.payload)"
     }
 
+    /// On a screen of a type the file declares, an action it does not list is refused (`unknownAction`), and one
+    /// whose payload is not of the action's declared type (`invalidPayload`): no stepper of the file would act on it.
+    public func actionRefusal(for action: Step, onScreenOfType screenType: String) -> ActionRefusal? {
+        guard let type = file.screenType(screenType) else { return nil }
+        guard let declared = type.actions.first(where: { $0.name.value == action.name }) else {
+            let accepted = type.actions.map { "'\($0.name.value)'" }.joined(separator: ", ")
+            return ActionRefusal(
+                .unknownAction,
+                "the screen type '\(screenType)' accepts no action '\(action.name)'"
+                    + (accepted.isEmpty ? "" : " (it accepts \(accepted))")
+            )
+        }
+        let payload = declared.payload?.type ?? .none
+        guard !payload.admits(action.payload) else { return nil }
+        return ActionRefusal(
+            .invalidPayload, "the action '\(action.name)' takes a payload of type \(payload), not \(action.payload)"
+        )
+    }
+
     /// The steps marked `deepLink: true`: the only ones an operator's `DEEPLINK` may inject.
     public var deepLinkSteps: Set<String>? { file.deepLinkableSteps }
 

@@ -38,6 +38,8 @@ extension ErrorCode<WireError> {
     public static var invalidPayload: Self { Self("invalidPayload") }
     public static var unknownAttachment: Self { Self("unknownAttachment") }
     public static var unknownPresentable: Self { Self("unknownPresentable") }
+    /// The application declares the actions of the screen's type and this one is not among them.
+    public static var unknownAction: Self { Self("unknownAction") }
     public static var notHost: Self { Self("notHost") }
     public static var sessionHosted: Self { Self("sessionHosted") }
     public static var sessionLimit: Self { Self("sessionLimit") }

@@ -250,7 +250,8 @@ def bad_input(run, op, st, pr):
     errors = op.request("HEALTH")["counters"]["errors"]
     for code in ("malformedFrame", "unsupportedVersion", "unknownType", "malformedBody", "messageTooLarge",
                  "notWelcome", "forbidden", "unknownAttachment", "unknownStep", "invalidName", "unknownPresentable",
-                 "notHost", "sessionHosted", "unknownDeepLink", "notDeepLinkable", "unknownSession"):
+                 "unknownAction", "invalidPayload", "notHost", "sessionHosted", "unknownDeepLink", "notDeepLinkable",
+                 "unknownSession"):
         check(errors.get(code, 0) >= 1, "HEALTH errors counts %s" % code, errors)
     check("replaced" not in errors and "sessionEnded" not in errors, "notices are not errors", errors)
 

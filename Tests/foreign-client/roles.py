@@ -76,6 +76,10 @@ def steps_and_dedup(run, st, pr, events, wishlist):
     delivered = pr.conn.request("USER_ACTION", {"session": "default", "presentable": "wishlist.movie.23452",
                                                 "action": {"name": "pickCast", "payload": 4}})
     check(delivered == {"delivered": 1}, "USER_ACTION's OK", delivered)
+    # The flow file declares MovieDetail's actions: another name is refused, with the ones it takes (§6.6).
+    error = pr.conn.request_error("USER_ACTION", {"session": "default", "presentable": "wishlist.movie.23452",
+                                                  "action": {"name": "pickCats", "payload": 4}}, "unknownAction")
+    check("pickCats" in error["message"] and "'pickCast'" in error["message"], "unknownAction lists the actions", error)
     action = st.expect_type("ACTION", session="default", attachment=detail["attachment"])
     check(action["presentable"] == "wishlist.movie.23452" and action["action"] == {"name": "pickCast", "payload": 4},
           "the ACTION", action)
@@ -118,6 +122,9 @@ def adapt(run, st, pr, events, op, wishlist):
     st.send("ADAPTED", {"session": "default", "request": question["request"], "answer": "allow"})
     command = pr.next_command()
     check(command["op"] == "present" and command["screen"]["id"] == "wishlist.about", "About presented", command)
+    error = pr.conn.request_error("USER_ACTION", {"session": "default", "presentable": "wishlist.about",
+                                                  "action": {"name": "done", "payload": 3}}, "invalidPayload")
+    check(error["type"] == "USER_ACTION" and "'done'" in error["message"], "an action's payload not of its type", error)
     delivered = pr.conn.request("USER_ACTION", {"session": "default", "presentable": "wishlist.about",
                                                 "action": {"name": "done"}})
     check(delivered == {"delivered": 1}, "an in-daemon action stepper counts as delivered", delivered)

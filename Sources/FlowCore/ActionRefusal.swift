@@ -1,0 +1,20 @@
+/// Why an application refuses a person's action (a presenter's `USER_ACTION`): the daemon answers it with an
+/// `ERROR` of ``reason``'s code and delivers it to no stepper.
+public struct ActionRefusal: Sendable, Hashable {
+    /// Which of the protocol's error codes the refusal is answered with.
+    public enum Reason: String, Sendable, Hashable {
+        /// The screen's type does not accept an action of this name.
+        case unknownAction
+        /// The action's payload is not of the type the screen's type declares for it.
+        case invalidPayload
+    }
+
+    public var reason: Reason
+    /// What is wrong, for a person.
+    public var message: String
+
+    public init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+}
