@@ -105,7 +105,10 @@ def many_sessions(flowd, flow_file):
         per_session = {}
         for session, attachment in seen:
             per_session.setdefault(session, []).append(attachment)
-        check(all(len(a) == 6 and a == sorted(a) for a in per_session.values()), "six each, in attachment order")
+        check(all(len(a) == 6 for a in per_session.values()), "six each")
+        # Batches go in attachment order; an ATTACH dropped at the high-water mark comes again in a later batch.
+        dropped = op.request("HEALTH")["counters"]["sends_dropped"].get("ATTACH", 0)
+        check(dropped > 0 or all(a == sorted(a) for a in per_session.values()), "in attachment order", dropped)
 
 
 def overflowing_presenter(flowd, flow_file):
