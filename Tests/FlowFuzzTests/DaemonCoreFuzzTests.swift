@@ -11,9 +11,9 @@ import Testing
 ///
 /// Every frame the codec refuses gets exactly one `ERROR` with the code the codec gives, and nothing else happens;
 /// every mutated frame that still decodes gets what the protocol says (one reply per request; none for `HEARTBEAT`,
-/// `BYE` and `ACK`, an `ACK` for a session the peer does not host being counted under `notHost`); no fuzzed frame
-/// reaches the valid peers; `counters.errors` is exactly the refusals sent; and the valid traffic still works at the
-/// end.
+/// `BYE` and `ACK`, an `ACK` for a session the peer does not host being counted under `notHost`, an `ADAPTED`
+/// answering nothing the peer was asked counted as a dropped answer); no fuzzed frame reaches the valid peers;
+/// `counters.errors` is exactly the refusals sent; and the valid traffic still works at the end.
 struct DaemonCoreFuzzTests {
     static let caseCount = 1_000_000
 
@@ -28,7 +28,8 @@ struct DaemonCoreFuzzTests {
                 + "\(String(format: "%.1f", report.seconds)) s "
                 + "(thread CPU \(String(format: "%.1f", report.cpuSeconds)) s): "
                 + "refused by the codec=\(report.refusedByCodec) "
-                + "decoded=\(report.decoded) (silent ACKs counted as notHost: \(report.silentAcks)); "
+                + "decoded=\(report.decoded) (silent ACKs counted as notHost: \(report.silentAcks), "
+                + "ADAPTEDs dropped as unknownRequest: \(report.droppedAnswers)); "
                 + "valid cycles=\(report.cycles) valid messages=\(report.validMessages)"
         )
         print("  counters.errors: \(report.counted)")
@@ -60,6 +61,7 @@ struct CoreFuzz {
         var refusedByCodec = 0
         var decoded = 0
         var silentAcks = 0
+        var droppedAnswers = 0
         var cycles = 0
         var validMessages = 0
         var tally = CodeTally()
@@ -324,6 +326,7 @@ struct CoreFuzz {
         }
         report.cases += 1
         let errorsBefore = core.counters.errors
+        let answersDroppedBefore = core.counters.adaptAnswersDropped.values.reduce(0, +)
         let outputs = input(fuzzCase.frames, from: peer.address)
         // The common case, checked without decoding the frames here too: the codec refused them, and the daemon sent
         // one ERROR with a codec's code and counted it once. Every eighth case is decoded all the same, to check the
@@ -397,13 +400,17 @@ struct CoreFuzz {
             }
         case .success(let message):
             report.decoded += 1
-            checkDecoded(message, fuzzCase, from: peer, replies: replies, delta: delta, expectedDelta: expectedDelta)
+            let answersDropped = core.counters.adaptAnswersDropped.values.reduce(0, +) - answersDroppedBefore
+            checkDecoded(
+                message, fuzzCase, from: peer, replies: replies, delta: delta, expectedDelta: expectedDelta,
+                answersDropped: answersDropped
+            )
         }
     }
 
     private mutating func checkDecoded(
         _ message: WireMessage, _ fuzzCase: FuzzCase, from peer: FuzzPeer, replies: [DaemonMessage],
-        delta: [String: Int], expectedDelta: [String: Int]
+        delta: [String: Int], expectedDelta: [String: Int], answersDropped: Int
     ) {
         let type = message.type.rawValue
         let welcomed = peer.role != nil
@@ -442,6 +449,11 @@ struct CoreFuzz {
             } else if !delta.isEmpty {
                 fail("ACK counted \(delta)", fuzzCase)
             }
+        case .adapted:
+            // Not a request: no reply; an answer to a question the peer was never asked is dropped and counted.
+            if !replies.isEmpty || !delta.isEmpty { fail("ADAPTED answered \(replies), counted \(delta)", fuzzCase) }
+            if answersDropped != 1 { fail("ADAPTED counted \(answersDropped) dropped answers, not 1", fuzzCase) }
+            report.droppedAnswers += 1
         default:
             // A request its role may send: exactly one reply, OK or ERROR, with its req, counted if an ERROR.
             if replies.count != 1 || replies.first?.req != message.req {

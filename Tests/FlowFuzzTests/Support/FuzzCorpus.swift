@@ -65,6 +65,19 @@ enum FuzzCorpus {
                     action: Step("pickCast", payload: 4)
                 )
             ),
+            .adapt(
+                AdaptMessage(
+                    session: "default", request: 3, kind: "movies.wishlist", flow: "WishlistFlow", coordinator: 4,
+                    step: Step("aboutIsRequired")
+                )
+            ),
+            .adapted(AdaptedMessage(session: "default", request: 3, answer: .allow)),
+            .adapted(AdaptedMessage(session: "default", request: 4, answer: .refuse)),
+            .adapted(
+                AdaptedMessage(
+                    session: "kiosk-3", request: 5, answer: .replace(Step("unauthorized", payload: ["why": "token"]))
+                )
+            ),
             .sync(Sync(req: 2, session: "default", lastSeq: 0)),
             .sync(Sync(req: 3, session: "fuzz-sync", lastSeq: 5, create: true)),
             .snapshot(SnapshotMessage(session: "default", seq: 57, ui: snapshot)),
