@@ -31,6 +31,12 @@ public struct MovieDemoApplication: FlowApplication {
         DemoStep(step: step) == nil ? "the step '\(step.name)' takes no payload like \(step.payload)" : nil
     }
 
+    /// An action a demo screen type does not list (``DemoVocabulary/application``) is refused (`unknownAction`), as
+    /// the demo's flow file does: no view model of the demo would act on it.
+    public func actionRefusal(for action: Step, onScreenOfType screenType: String) -> ActionRefusal? {
+        DemoVocabulary.application.actionRefusal(for: action, onScreenOfType: screenType)
+    }
+
     /// ``DemoVocabulary/application``.
     public var vocabulary: ApplicationVocabulary { DemoVocabulary.application }
 }

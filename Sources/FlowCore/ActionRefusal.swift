@@ -18,3 +18,14 @@ public struct ActionRefusal: Sendable, Hashable {
         self.message = message
     }
 }
+
+extension ActionRefusal {
+    /// The refusal of an action `name` that the screen type `type` does not list among `accepted`.
+    public static func unknownAction(_ name: String, onScreenOfType type: String, accepted: [String]) -> Self {
+        let listed = accepted.map { "'\($0)'" }.joined(separator: ", ")
+        return Self(
+            .unknownAction,
+            "the screen type '\(type)' accepts no action '\(name)'" + (listed.isEmpty ? "" : " (it accepts \(listed))")
+        )
+    }
+}

@@ -76,6 +76,15 @@ public struct ApplicationVocabulary: Sendable, Hashable, Codable {
         self.screenTypes = screenTypes
     }
 
+    /// `unknownAction` for an action that a screen type declared here does not list; `nil` for one it lists and for
+    /// a type not declared here (this checks names only: payload shapes are descriptions).
+    public func actionRefusal(for action: Step, onScreenOfType type: String) -> ActionRefusal? {
+        guard let screen = screenTypes.first(where: { $0.type == type }),
+            !screen.actions.contains(where: { $0.name == action.name })
+        else { return nil }
+        return .unknownAction(action.name, onScreenOfType: type, accepted: screen.actions.map(\.name))
+    }
+
     enum CodingKeys: String, CodingKey {
         case steps
         case stepperKinds = "stepper_kinds"

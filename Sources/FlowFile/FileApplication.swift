@@ -54,12 +54,7 @@ public struct FileApplication: FlowApplication {
     public func actionRefusal(for action: Step, onScreenOfType screenType: String) -> ActionRefusal? {
         guard let type = file.screenType(screenType) else { return nil }
         guard let declared = type.actions.first(where: { $0.name.value == action.name }) else {
-            let accepted = type.actions.map { "'\($0.name.value)'" }.joined(separator: ", ")
-            return ActionRefusal(
-                .unknownAction,
-                "the screen type '\(screenType)' accepts no action '\(action.name)'"
-                    + (accepted.isEmpty ? "" : " (it accepts \(accepted))")
-            )
+            return .unknownAction(action.name, onScreenOfType: screenType, accepted: type.actions.map(\.name.value))
         }
         let payload = declared.payload?.type ?? .none
         guard !payload.admits(action.payload) else { return nil }

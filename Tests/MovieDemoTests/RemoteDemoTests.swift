@@ -241,6 +241,20 @@ struct RemoteDemoTests {
         #expect(log(of: system, after: start) == ["did navigate flow=WishlistFlow step=movieIsPicked(23452)"])
     }
 
+    @Test func anActionTheScreenTypeDoesNotListIsRefusedAndReachesNoService() throws {
+        let system = onboardedSystem()
+        let start = system.didNavigate.count
+        #expect(system.act("pikc", on: "wishlist.list", payload: 23452) == nil)
+        let error = try #require(system.errors.last)
+        #expect(error.code == .unknownAction)
+        #expect(
+            error.message
+                == "the screen type 'WishlistList' accepts no action 'pikc' (it accepts 'pick', 'about', 'settings', "
+                + "'logout')")
+        #expect(system.act(DemoAction.pick, on: "wishlist.list", payload: 23452) == 2)
+        #expect(log(of: system, after: start) == ["did navigate flow=WishlistFlow step=movieIsPicked(23452)"])
+    }
+
     @Test func theApplicationDeclaresEveryDemoStepAndRunsAppFlowOnRemoteSteppers() {
         let application = MovieDemoApplication()
         #expect(application.stepNames == DemoStep.names)
