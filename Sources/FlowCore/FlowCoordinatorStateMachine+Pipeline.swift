@@ -343,7 +343,12 @@ extension FlowCoordinatorStateMachine {
         }
         coordinatorsByRoot[node.rootID]?.removeAll { $0 == coordinator }
         if coordinatorsByRoot[node.rootID]?.isEmpty == true { coordinatorsByRoot[node.rootID] = nil }
-        if let parent = node.parent { nodes[parent]?.children.removeAll { $0 == coordinator } }
+        if let parent = node.parent {
+            nodes[parent]?.children.removeAll { $0 == coordinator }
+            // A child that was ready has given its part of its parent's readiness (RxFlow's `zip` of first ready
+            // events): the parent no longer waits for it. One that ends before it is ready still holds it back (D6).
+            if node.isReady { nodes[parent]?.awaitedChildren.removeAll { $0 == coordinator } }
+        }
         pendingReadiness.removeAll { $0.registrant == coordinator }
         actions.append(.flowEnded(coordinator, reason: reason))
     }

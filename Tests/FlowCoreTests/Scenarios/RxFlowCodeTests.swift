@@ -214,3 +214,41 @@ extension RxFlowCodeTests {
         #expect(harness.machine.attachments(on: "page").map(\.id) == [AttachmentID(2)])
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.setReadiness: the parent waits on `Single.zip` of its child flows' first ready; a child
+    // that fired ready and ended later has given its part, so the parent is ready once the others are.
+    @Test("D6: a child flow that was ready and ended since still counts for its parent's readiness")
+    func childReadyThenEndedStillCountsForItsParent() throws {
+        let parent = ScenarioFlow("P")
+        let first = ScenarioFlow("C1")
+        let second = ScenarioFlow("C2")
+        let secondStepper = ScenarioStepper("C2.stepper")
+        parent.on("a") { _, navigator in
+            Flows.use(parent, when: .ready, in: navigator) { navigator in
+                navigator.push(.view("P.ready", type: "View"), onto: "P.root")
+            }
+            return .multiple(
+                Contribute.flow(first, OneStepper(withSingleStep: Step("b"))),
+                Contribute.flow(second, secondStepper)
+            )
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+        harness.dismiss("C1.root")  // C1 was ready; it ends
+        harness.emit("c", from: secondStepper)
+
+        #expect(
+            harness.takeLog().only("ready", "end", "command push", "did navigate") == [
+                "did navigate flow=P step=a",
+                "did navigate flow=C1 step=b",
+                "ready flow#2",
+                "end flow#2 (rootDismissed)",
+                "did navigate flow=C2 step=c",
+                "ready flow#3",
+                "ready flow#1",
+                "command push P.ready onto P.root (flow#1)",
+            ]
+        )
+    }
+}
