@@ -252,3 +252,33 @@ extension RxFlowCodeTests {
         )
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.coordinate: NoneStep is filtered on steppers only; a forwarded or deep-linked NoneStep
+    // goes through `adapt` and reaches `navigate(to:)`. Flowd adapts it too but never navigates to it (D1).
+    @Test("D1: a forwarded or deep-linked Step.none is adapted, then dropped (adaptedToNone), never navigated")
+    func forwardedOrDeepLinkedNoneIsAdaptedButNotNavigated() throws {
+        let parent = ScenarioFlow("P")
+        let child = ScenarioFlow("C")
+        parent.on("a") { .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("b")))) }
+        child.on("b") {
+            .multiple(.forwardToParentFlow(withStep: .none), .forwardToCurrentFlow(withStep: .none))
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+        harness.handle(.deepLink(.none))
+
+        #expect(
+            harness.takeLog().only("drop", "did navigate") == [
+                "did navigate flow=P step=a",
+                "did navigate flow=C step=b",
+                "drop NoneStep reason=adaptedToNone flow#1",
+                "drop NoneStep reason=adaptedToNone flow#2",
+                "drop NoneStep reason=adaptedToNone flow#1",
+                "drop NoneStep reason=adaptedToNone flow#2",
+            ]
+        )
+        #expect(parent.calls == ["adapt a", "navigate a", "adapt NoneStep", "adapt NoneStep"])
+        #expect(child.calls == ["adapt b", "navigate b", "adapt NoneStep", "adapt NoneStep"])
+    }
+}
