@@ -6,7 +6,8 @@ extension JournalStore {
     /// off (logged, counted in ``JournalContents/discardedBytes``), and so are the journals after one shorter than
     /// the next one's header says (a power loss took its unsynced tail); damage before a tail is refused, or cut
     /// under ``JournalDamagePolicy/truncate`` (``JournalContents/damage``). Deletes what an interrupted compaction
-    /// left (`snapshot.tmp`, journals older than the snapshot) and creates the live journal if missing. Afterwards
+    /// left (`snapshot.tmp`, journals older than the snapshot) and creates the live journal if missing (without a
+    /// snapshot; the journal a snapshot names, missing or without a valid header, is damage). Afterwards
     /// the store accepts appends. Calling it again reads afresh and drops what is buffered.
     ///
     /// - Parameter splittingSnapshot: give the snapshot's payload as its records (``JournalSnapshot``'s framing, a
@@ -28,11 +29,12 @@ extension JournalStore {
         earlierJournals = []
 
         let names = try directory.list()
+        let hasSnapshot = names.contains("snapshot")
         var snapshot: [UInt8]?
         var snapshotGeneration: UInt64 = 1
         snapshotBytes = 0
         var snapshotRecords: [[UInt8]] = []
-        if names.contains("snapshot") {
+        if hasSnapshot {
             let path = directory.filePath("snapshot")
             let file = try FileDescriptor.open(journalFile: path, .readOnly)
             defer { try? file.close() }
@@ -57,7 +59,10 @@ extension JournalStore {
 
         // Read and check everything before changing anything.
         let reads = try chain.map { generation throws(JournalError) in try readJournal(generation) }
-        let plan = try plan(reads)
+        var plan = try plan(reads)
+        if hasSnapshot, reads.first?.scan == nil {
+            plan.damage = try lostJournal(snapshotGeneration, bytes: reads.first?.bytes.count)
+        }
 
         if names.contains("snapshot.tmp") {
             logger.notice(
@@ -93,7 +98,8 @@ extension JournalStore {
         /// Why the journals after those are dropped, if some are: a power loss took the tail they follow (or one
         /// is an interrupted creation); or damage in the last kept one, which the truncate policy cuts.
         var droppedBecause: String?
-        /// The last kept journal is damaged (not a torn tail): cut it under the truncate policy.
+        /// The last kept journal is damaged (not a torn tail), or the journal the snapshot names is lost: cut it,
+        /// or start it afresh, under the truncate policy.
         var damage: JournalError?
     }
 
@@ -108,6 +114,23 @@ extension JournalStore {
         }
         let scan = JournalFormat.scanFrames(bytes, from: size, maxRecordBytes: Self.maxRecordBytes)
         return JournalRead(generation: generation, path: path, bytes: bytes, header: header, scan: scan)
+    }
+
+    /// The journal a snapshot names is created, header synced, before the snapshot is renamed into place (steps 2-3
+    /// of a compaction), so no crash leaves it missing or with a partial header: what it held after the snapshot
+    /// (acknowledged records) is lost. Refused as damage, or, under ``JournalDamagePolicy/truncate``, the damage
+    /// that ``apply(_:reads:snapshot:snapshotGeneration:)`` starts over from the snapshot for.
+    private func lostJournal(_ generation: UInt64, bytes: Int?) throws(JournalError) -> JournalError {
+        let path = journalPath(generation)
+        let found = JournalError(
+            .damaged,
+            "\(path), the journal the snapshot's records continue in, "
+                + (bytes.map { "has no valid header (\($0) bytes)" } ?? "is missing")
+                + ": the records after the snapshot are lost, and no crash leaves it so; nothing was changed "
+                + "(docs/RELIABILITY.md, \"Torn tail or damage\")",
+            file: path, offset: 0)
+        guard configuration.damage == .truncate else { throw found }
+        return found
     }
 
     /// Decides which journals are replayed: each one after the first must follow the whole of the one before it (its
@@ -191,10 +214,14 @@ extension JournalStore {
         for (index, read) in reads.prefix(plan.kept).enumerated() {
             let isLive = index == plan.kept - 1
             guard let scan = read.scan else {
-                // The only journal, its creation interrupted: nothing was appended to it.
-                logger.warning(
-                    "journal: recreating a journal whose creation was interrupted",
-                    metadata: ["file": "\(read.path)", "bytes": "\(read.bytes.count)"])
+                if let found = plan.damage {
+                    damage = try keepAside(read.bytes, generation: read.generation, path: read.path, because: found)
+                } else {
+                    // The only journal, its creation interrupted: nothing was appended to it.
+                    logger.warning(
+                        "journal: recreating a journal whose creation was interrupted",
+                        metadata: ["file": "\(read.path)", "bytes": "\(read.bytes.count)"])
+                }
                 journal = try createJournal(read.generation, previousLength: 0, syncsFile: true, syncsDirectory: true)
                 generation = read.generation
                 journalBytes = JournalFormat.journalHeaderSize
@@ -235,6 +262,9 @@ extension JournalStore {
             }
         }
         if journal == nil {
+            if let found = plan.damage {
+                damage = try keepAside(nil, generation: snapshotGeneration, path: found.file ?? "", because: found)
+            }
             generation = snapshotGeneration
             journal = try createJournal(generation, previousLength: 0, syncsFile: true, syncsDirectory: true)
             journalBytes = JournalFormat.journalHeaderSize
@@ -274,6 +304,27 @@ extension JournalStore {
         let bytes = try file.readAll(path: path)
         let error = JournalError(.damaged, reason, file: path, offset: offset)
         return try cut(file, generation: generation, bytes: bytes, at: offset, path: path, because: error)
+    }
+
+    /// ``JournalDamagePolicy/truncate`` for a journal the snapshot names that is missing (`bytes` `nil`) or has no
+    /// valid header: keeps what there is aside, as ``cut(_:generation:bytes:at:path:because:)`` does, before the
+    /// journal is created afresh; the state starts from the snapshot.
+    private func keepAside(
+        _ bytes: [UInt8]?, generation: UInt64, path: String, because error: JournalError
+    ) throws(JournalError) -> JournalDamage {
+        var keptAs = "(nothing: the file was missing)"
+        if let bytes {
+            let name = "\(JournalFormat.journalFileName(generation)).damaged-at-0"
+            try directory.move(JournalFormat.journalFileName(generation), to: name)
+            try directory.sync()
+            keptAs = directory.filePath(name)
+        }
+        let damage = JournalDamage(
+            file: path, offset: 0, discardedBytes: bytes?.count ?? 0, keptAs: keptAs, reason: error.message)
+        logger.error(
+            "journal: damaged; starting from the snapshot as asked (--journal-damage truncate)",
+            metadata: ["file": "\(path)", "kept_as": "\(keptAs)", "error": "\(error)"])
+        return damage
     }
 
     /// ``JournalDamagePolicy/truncate``: keeps a copy of the whole journal aside (`journal-<generation>.damaged-at-

@@ -308,6 +308,45 @@ struct JournalStoreTests {
         }
     }
 
+    /// The journal a snapshot names held acknowledged records, and its header was durable before the snapshot was
+    /// (no crash leaves it missing or cut into its header): its loss is damage, not a journal to create afresh.
+    @Test(arguments: [-1, 0, 10])  // deleted, emptied, cut inside its header
+    func theSnapshotsJournalMissingOrCutToLessThanItsHeaderIsDamage(length: Int) throws {
+        try withStateDirectory { directory in
+            let store = try open(directory)
+            _ = try store.load()
+            try store.writeSnapshot(record("state"))
+            store.append(record("acknowledged"))
+            try store.commit(now: 0)
+            store.close()
+
+            let journalPath = directory + "/journal-2"
+            let whole = try fileBytes(journalPath)
+            if length < 0 { unlink(journalPath) } else { try writeFile(journalPath, Array(whole.prefix(length))) }
+            let left = try files(directory)
+            let reopened = try open(directory)
+            let error = #expect(throws: JournalError.self) { try reopened.load() }
+            #expect(error?.code == .damaged)
+            #expect(error?.file == journalPath)
+            #expect(try files(directory) == left, "nothing changed")
+            reopened.close()
+
+            let truncating = try JournalStore(
+                configuration: JournalConfiguration(directory: directory, fsync: .never, damage: .truncate), logger: quiet)
+            defer { truncating.close() }
+            let contents = try truncating.load()
+            #expect(contents.snapshot == record("state"))
+            #expect(contents.records.isEmpty)
+            #expect(contents.damage?.file == journalPath)
+            let keptAs = "journal-2.damaged-at-0"
+            #expect(try files(directory) == ["journal-2"] + (length < 0 ? [] : [keptAs]) + ["snapshot"])
+            if length >= 0 { #expect(try fileBytes(directory + "/" + keptAs) == Array(whole.prefix(length))) }
+            truncating.append(record("after"))
+            try truncating.commit(now: 0)
+            #expect(try truncating.load().records == [record("after")], "a journal to append to again")
+        }
+    }
+
     @Test(arguments: [0, 20, 36, 37, -1])  // empty, inside the header, the header alone, one payload byte, one too many
     func snapshotOfAnotherLengthThanItsHeaderSaysIsCorruptAndKept(length: Int) throws {
         try withStateDirectory { directory in
