@@ -52,7 +52,7 @@ extension DaemonServer {
                     "offset": "\(journalError?.offset ?? recoveryError?.offset ?? -1)",
                     "code": "\(journalError.map { "\($0.code)" } ?? recoveryError.map { "\($0.code)" } ?? "io")",
                     "error": "\(error)",
-                    "hint": "the files are left as they are (docs/RELIABILITY.md, \"Torn tail or damage\")",
+                    "hint": "\(Self.hint(journalError, recoveryError, snapshotPath: store.snapshotPath))",
                 ]
             )
             throw error
@@ -79,6 +79,26 @@ extension DaemonServer {
             )
         }
         return (store, report, seconds)
+    }
+
+    /// What the operator of a start stopped by `journalError` or `recoveryError` can do about it.
+    private static func hint(
+        _ journalError: JournalError?, _ recoveryError: RecoveryError?, snapshotPath: String
+    ) -> String {
+        let doc = "(docs/RELIABILITY.md, \"Torn tail or damage\")"
+        let cuttable: Bool
+        switch (journalError?.code, recoveryError?.code) {
+        case (.damaged?, _): cuttable = true
+        case (_, .newerRecord?): return "the files are left as they are; a newer flowd wrote them: run it \(doc)"
+        case (_, .missingAppVersion?):
+            return "the files are left as they are; put the version's file back in the state directory's apps/ "
+                + "(docs/RELIABILITY.md, \"Application versions\")"
+        case (_, _?): cuttable = recoveryError?.file != snapshotPath
+        default: cuttable = false
+        }
+        guard cuttable else { return "the files are left as they are \(doc)" }
+        return "the files are left as they are; to start from what precedes the damage (with a new daemon ID, the "
+            + "journal kept aside), start once with --journal-damage truncate \(doc)"
     }
 
     /// `error` naming the file and offset of its record: the snapshot's payload, or the live journal's frame.
