@@ -23,7 +23,7 @@ extension DaemonCore {
     private mutating func sendQuestion(_ key: RemoteAdapts.Key, preferring preferred: PeerAddress? = nil) {
         guard let entry = remoteAdapts[key], entry.askedOf == nil else { return }
         let kind = entry.question.kind
-        guard let peer = peers.steppers(serving: kind, preferring: preferred).first(where: \.hello.adapts) else {
+        guard let peer = peers.firstStepper(serving: kind, preferring: preferred, where: \.hello.adapts) else {
             logger.debug(
                 "no stepper that answers ADAPT serves kind yet", metadata: ["kind": "\(kind)", "session": "\(key.session)"])
             return

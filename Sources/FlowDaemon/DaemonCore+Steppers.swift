@@ -51,7 +51,7 @@ extension DaemonCore {
     /// Assigns an attachment to `preferred` (a stepper serving its kind), else to the first live process serving it.
     mutating func assign(_ id: AttachmentID, in session: Session, preferring preferred: PeerAddress? = nil) {
         guard let attachment = session.remoteAttachments[id] else { return }
-        guard let peer = peers.steppers(serving: attachment.kind, preferring: preferred).first else {
+        guard let peer = peers.firstStepper(serving: attachment.kind, preferring: preferred) else {
             logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])
             return
         }

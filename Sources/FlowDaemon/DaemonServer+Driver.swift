@@ -22,6 +22,8 @@ extension DaemonServer {
         var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
         /// Where each control message's body is written before it is sent, reused message after message.
         var bodyWriter = FastJSONWriter()
+        /// Peers a send found gone, whose losses are handled next, the last one pushed first.
+        var unreachablePeers: [PeerAddress] = []
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
         /// written (and synced, by the fsync policy). While the journal cannot be written, outputs wait in the
@@ -31,6 +33,11 @@ extension DaemonServer {
         /// - Throws: ``JournalError`` when the journal cannot be trusted (a failed sync): the daemon stops rather than
         ///   answer what it could lose (its supervisor restarts it, and it recovers what was committed).
         mutating func perform(_ batch: consuming [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
+            try carryOut(consume batch, on: &core, now: now)
+            try handleUnreachablePeers(on: &core, now: now)
+        }
+
+        private mutating func carryOut(_ batch: consuming [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
             var outputs = settle(consume batch, on: &core, now: now)
             let records = core.takeJournal()
             if journal != nil {
@@ -43,6 +50,17 @@ extension DaemonServer {
         mutating func retryJournal(on core: inout DaemonCore, now: UInt64) throws {
             guard journal != nil else { return }
             try send(try journal!.retryIfDue(core: &core, now: now), on: &core, now: now)
+            try handleUnreachablePeers(on: &core, now: now)
+        }
+
+        /// Handles the loss of each peer a send found gone, as a batch of its own. A loop, not a recursion: a lost
+        /// stepper's attachments go to the next process serving their kind, which may be gone too, and so on through
+        /// every connection that closed unseen (thousands after a burst of connects). The peers one loss finds gone
+        /// are handled before those found before it, the order the recursion had.
+        private mutating func handleUnreachablePeers(on core: inout DaemonCore, now: UInt64) throws {
+            while let address = unreachablePeers.popLast() {
+                try carryOut(core.handle(.peerUnreachable(address), now: now), on: &core, now: now)
+            }
         }
 
         private mutating func send(_ outputs: consuming [DaemonOutput], on core: inout DaemonCore, now: UInt64) throws {
@@ -92,9 +110,7 @@ extension DaemonServer {
             }
             for event in events { _ = try? publisher.trySend(ZMQMessage(codec.encodeEvent(event))) }
             if !events.isEmpty { publishedEvents = true }
-            for address in unreachable {
-                try perform(core.handle(.peerUnreachable(address), now: now), on: &core, now: now)
-            }
+            unreachablePeers += unreachable.reversed()
         }
 
         /// Listens to the in-daemon steppers the outputs attach (the tree called their `readyToEmitSteps()` already

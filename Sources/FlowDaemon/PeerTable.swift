@@ -97,13 +97,18 @@ struct PeerTable {
         }.map(\.address).sorted { $0.routingID.lexicographicallyPrecedes($1.routingID) }
     }
 
-    /// The stepper processes serving `kind`: `preferred` first, then by name and ID.
-    func steppers(serving kind: String, preferring preferred: PeerAddress?) -> [DaemonCore.Peer] {
-        byAddress.values
-            .filter { $0.role == .stepper && $0.hello.serves.contains(kind) }
-            .sorted {
-                ($0.address == preferred ? 0 : 1, $0.hello.name, $0.id)
-                    < ($1.address == preferred ? 0 : 1, $1.hello.name, $1.id)
-            }
+    /// The stepper process serving `kind` (and passing `isEligible`) that work of that kind goes to: `preferred` when
+    /// it is one, else the first by name and ID. One pass, no sort: a lost stepper's attachments ask it once each.
+    func firstStepper(
+        serving kind: String, preferring preferred: PeerAddress?,
+        where isEligible: (DaemonCore.Peer) -> Bool = { _ in true }
+    ) -> DaemonCore.Peer? {
+        var first: DaemonCore.Peer?
+        for peer in byAddress.values where peer.role == .stepper && peer.hello.serves.contains(kind) && isEligible(peer) {
+            if peer.address == preferred { return peer }
+            if let found = first, (found.hello.name, found.id) < (peer.hello.name, peer.id) { continue }
+            first = peer
+        }
+        return first
     }
 }
