@@ -1,7 +1,7 @@
 internal import CZeroMQ
 
 /// Readiness of a socket: what ``ZMQPoller`` waits for and what ``ZMQSocketOption/events`` reports.
-package struct ZMQEvents: OptionSet, Hashable, Sendable, CustomStringConvertible {
+package struct ZMQEvents: ZMQNamedFlags, Hashable, Sendable {
     package let rawValue: Int16
 
     package init(rawValue: Int16) { self.rawValue = rawValue }
@@ -13,11 +13,7 @@ package struct ZMQEvents: OptionSet, Hashable, Sendable, CustomStringConvertible
     /// `ZMQ_POLLERR`: an error condition (only reported for raw file descriptors).
     package static let pollError = ZMQEvents(rawValue: Int16(ZMQ_POLLERR))
 
-    package var description: String {
-        var names: [String] = []
-        if contains(.pollIn) { names.append("pollIn") }
-        if contains(.pollOut) { names.append("pollOut") }
-        if contains(.pollError) { names.append("pollError") }
-        return "[" + names.joined(separator: ", ") + "]"
-    }
+    package static let names: [(flag: ZMQEvents, name: String)] = [
+        (.pollIn, "pollIn"), (.pollOut, "pollOut"), (.pollError, "pollError"),
+    ]
 }

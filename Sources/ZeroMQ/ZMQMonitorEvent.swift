@@ -4,7 +4,7 @@ internal import CZeroMQ
 /// ``ZMQEventLoop/startMonitor(_:events:)``): a connection accepted, lost, or a failed CURVE handshake.
 package struct ZMQMonitorEvent: Hashable, Sendable, CustomStringConvertible {
     /// Kinds of monitor events (`ZMQ_EVENT_*`), combinable to choose what is monitored.
-    package struct Kind: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    package struct Kind: ZMQNamedFlags, Hashable, Sendable {
         package let rawValue: UInt16
 
         package init(rawValue: UInt16) { self.rawValue = rawValue }
@@ -47,18 +47,14 @@ package struct ZMQMonitorEvent: Hashable, Sendable, CustomStringConvertible {
         package static let handshakeFailed: Kind = [.handshakeFailedNoDetail, .handshakeFailedProtocol,
                                                    .handshakeFailedAuth]
 
-        package var description: String {
-            let names: [(Kind, String)] = [
-                (.connected, "connected"), (.connectDelayed, "connectDelayed"), (.connectRetried, "connectRetried"),
-                (.listening, "listening"), (.bindFailed, "bindFailed"), (.accepted, "accepted"),
-                (.acceptFailed, "acceptFailed"), (.closed, "closed"), (.closeFailed, "closeFailed"),
-                (.disconnected, "disconnected"), (.monitorStopped, "monitorStopped"),
-                (.handshakeFailedNoDetail, "handshakeFailedNoDetail"), (.handshakeSucceeded, "handshakeSucceeded"),
-                (.handshakeFailedProtocol, "handshakeFailedProtocol"), (.handshakeFailedAuth, "handshakeFailedAuth"),
-            ]
-            let matching = names.filter { contains($0.0) }.map(\.1)
-            return matching.count == 1 ? matching[0] : "[" + matching.joined(separator: ", ") + "]"
-        }
+        package static let names: [(flag: Kind, name: String)] = [
+            (.connected, "connected"), (.connectDelayed, "connectDelayed"), (.connectRetried, "connectRetried"),
+            (.listening, "listening"), (.bindFailed, "bindFailed"), (.accepted, "accepted"),
+            (.acceptFailed, "acceptFailed"), (.closed, "closed"), (.closeFailed, "closeFailed"),
+            (.disconnected, "disconnected"), (.monitorStopped, "monitorStopped"),
+            (.handshakeFailedNoDetail, "handshakeFailedNoDetail"), (.handshakeSucceeded, "handshakeSucceeded"),
+            (.handshakeFailedProtocol, "handshakeFailedProtocol"), (.handshakeFailedAuth, "handshakeFailedAuth"),
+        ]
     }
 
     /// What happened.
