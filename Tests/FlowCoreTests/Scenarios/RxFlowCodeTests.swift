@@ -217,8 +217,9 @@ extension RxFlowCodeTests {
 
 extension RxFlowCodeTests {
     // RxFlow FlowCoordinator.setReadiness: the parent waits on `Single.zip` of its child flows' first ready; a child
-    // that fired ready and ended later has given its part, so the parent is ready once the others are.
-    @Test("D6: a child flow that was ready and ended since still counts for its parent's readiness")
+    // that fired ready and ended later has given its part, so the parent is ready once the others are. (RxFlow
+    // Flows.use discards its zip subscription, `_ =`, so the ended child's block would run too; Flowd drops it.)
+    @Test("D6: a child that was ready and ended still counts for its parent's readiness; its own .ready block is gone")
     func childReadyThenEndedStillCountsForItsParent() throws {
         let parent = ScenarioFlow("P")
         let first = ScenarioFlow("C1")
@@ -232,6 +233,12 @@ extension RxFlowCodeTests {
                 Contribute.flow(first, OneStepper(withSingleStep: Step("b"))),
                 Contribute.flow(second, secondStepper)
             )
+        }
+        first.on("b") { _, navigator in
+            Flows.use(parent, when: .ready, in: navigator) { navigator in
+                navigator.push(.view("C1.saw", type: "View"), onto: "P.root")
+            }
+            return .none
         }
         let harness = ScenarioHarness()
         try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
