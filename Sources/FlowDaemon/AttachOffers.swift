@@ -15,8 +15,11 @@ extension DaemonCore {
     mutating func offerWaitingAttachments(servedBy peer: Hello? = nil, now: UInt64) {
         let kinds = peer?.serves ?? peers.all.filter { $0.role == .stepper }.flatMap(\.hello.serves)
         let waiting = holdings.waitingAttachments(ofKinds: kinds)
+        var holders: [String: Peer?] = [:]
         for key in waiting.prefix(AttachOffers.batch) {
-            if let session = self.session(key.session) { assign(key.attachment, in: session) }
+            if let session = self.session(key.session) {
+                assign(key.attachment, in: session, preferring: nil, holders: &holders)
+            }
         }
         attachOffersDue = waiting.count > AttachOffers.batch ? now + AttachOffers.intervalMs : nil
     }

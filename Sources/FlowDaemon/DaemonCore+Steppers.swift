@@ -50,8 +50,24 @@ extension DaemonCore {
 
     /// Assigns an attachment to `preferred` (a stepper serving its kind), else to the first live process serving it.
     mutating func assign(_ id: AttachmentID, in session: Session, preferring preferred: PeerAddress? = nil) {
+        var holders: [String: Peer?] = [:]
+        assign(id, in: session, preferring: preferred, holders: &holders)
+    }
+
+    /// ``assign(_:in:preferring:)`` for one of many attachments handed on together (a lost peer's, the waiting ones):
+    /// `holders` keeps the first process serving each kind across the calls, as the peers do not change meanwhile.
+    mutating func assign(
+        _ id: AttachmentID, in session: Session, preferring preferred: PeerAddress?, holders: inout [String: Peer?]
+    ) {
         guard let attachment = session.remoteAttachments[id] else { return }
-        guard let peer = peers.firstStepper(serving: attachment.kind, preferring: preferred) else {
+        let found: Peer?
+        if preferred == nil, let known = holders[attachment.kind] {
+            found = known
+        } else {
+            found = peers.firstStepper(serving: attachment.kind, preferring: preferred)
+            if preferred == nil { holders[attachment.kind] = found }
+        }
+        guard let peer = found else {
             logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])
             return
         }
