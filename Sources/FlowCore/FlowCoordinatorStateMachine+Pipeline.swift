@@ -374,7 +374,7 @@ extension FlowCoordinatorStateMachine {
         while index < pendingReadiness.count {
             let pending = pendingReadiness[index]
             let allReady = pending.waiter.flows.allSatisfy { flow in
-                coordinatorByFlow[flow].map { nodes[$0]?.isReady == true } ?? false
+                coordinatorByFlow[ObjectIdentifier(flow)].map { nodes[$0]?.isReady == true } ?? false
             }
             guard allReady else {
                 index += 1

@@ -30,7 +30,7 @@ public enum Flows: Sendable {
         case .created:
             block(navigator)
         case .ready:
-            navigator.addReadinessWaiter(ReadinessWaiter(flows: flows.map { ObjectIdentifier($0) }, block: block))
+            navigator.addReadinessWaiter(ReadinessWaiter(flows: flows, block: block))
         }
     }
 

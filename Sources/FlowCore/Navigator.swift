@@ -49,6 +49,7 @@ extension Navigator: Sendable {}
 
 /// Work waiting for flows to be ready, recorded by ``Flows/use(_:when:in:_:)``.
 struct ReadinessWaiter {
-    let flows: [ObjectIdentifier]
+    /// Held, not just identified: a flow let go while the block waits would leave its address to a later flow.
+    let flows: [any Flow]
     let block: (Navigator) -> Void
 }

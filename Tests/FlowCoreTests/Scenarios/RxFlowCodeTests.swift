@@ -289,3 +289,34 @@ extension RxFlowCodeTests {
         #expect(child.calls == ["adapt b", "navigate b", "adapt NoneStep", "adapt NoneStep"])
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow Flows.use zips the flows' own rxFlowReady: a flow never coordinated never fires it, so the block never
+    // runs. Flowd's waiter holds its flows while it waits, so no flow made later can take the address of one let go.
+    @Test("D6: a .ready block waiting on a flow that is never coordinated never runs; the flow is held until then")
+    func readyBlockOnAFlowNeverCoordinatedNeverRuns() throws {
+        let parent = ScenarioFlow("P")
+        weak var lost: ScenarioFlow?
+        parent.on("a") { _, navigator in
+            let flow = ScenarioFlow("Lost")
+            lost = flow
+            Flows.use(flow, when: .ready, in: navigator) { navigator in
+                navigator.push(.view("P.lost", type: "View"), onto: "P.root")
+            }
+            return .none
+        }
+        parent.on("b") {
+            .one(flowContributor: Contribute.flow(ScenarioFlow("C"), OneStepper(withSingleStep: Step("c"))))
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+        #expect(lost != nil, "held by the waiting block")
+        harness.deepLink("b")
+
+        let log = harness.takeLog()
+        #expect(log.only("ready").count == 2)  // P and its child
+        #expect(log.only("command push").isEmpty)
+        harness.dismiss("P.root")  // the registrant ends: its block is dropped, and the flow let go
+        #expect(lost == nil)
+    }
+}
