@@ -88,6 +88,11 @@ public enum Flowd: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         if settings.server.controlEndpoint.hasPrefix("ipc://") || settings.server.eventsEndpoint.hasPrefix("ipc://") {
             try prepareRuntimeDirectory(settings.runtimeDirectory)
+            if let exposure = runtimeDirectoryExposure(settings.runtimeDirectory) {
+                logger.warning(
+                    "the runtime folder is open to other users: they may connect to its ipc:// sockets before chmod",
+                    metadata: ["path": "\(settings.runtimeDirectory)", "reason": "\(exposure)"])
+            }
         }
         let registry = metrics ?? (settings.metricsAddress == nil ? nil : PrometheusCollectorRegistry())
         let endpoint = try settings.metricsAddress.map { address throws(MetricsEndpointError) in
@@ -124,6 +129,16 @@ public enum Flowd: Sendable {
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
         )
+    }
+
+    /// Why users other than the daemon's (and its group's) may enter the runtime folder at `path`, or nil: an
+    /// existing folder is used as it is (docs/SECURITY.md §3), so a loose one is only reported.
+    static func runtimeDirectoryExposure(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        if info.st_uid != geteuid() { return "owned by uid \(info.st_uid), not this user (\(geteuid()))" }
+        if info.st_mode & 0o007 != 0 { return "mode \(String(info.st_mode & 0o777, radix: 8)) lets others in" }
+        return nil
     }
 }
 

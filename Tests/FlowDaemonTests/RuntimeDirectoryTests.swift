@@ -1,0 +1,22 @@
+@testable import FlowDaemon
+import Foundation
+import Testing
+
+/// An existing runtime folder is used as it is; one that others may enter is reported (docs/SECURITY.md §3).
+@Suite(.timeLimit(.minutes(1)))
+struct RuntimeDirectoryTests {
+    @Test func aFolderOthersMayEnterIsReportedAndAPrivateOrGroupOneIsNot() throws {
+        let folder = NSTemporaryDirectory() + "flowd-runtime-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Flowd.prepareRuntimeDirectory(folder + "/made")
+        #expect(Flowd.runtimeDirectoryExposure(folder + "/made") == nil)
+        let mode = try FileManager.default.attributesOfItem(atPath: folder + "/made")[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        #expect(chmod(folder + "/made", 0o750) == 0)
+        #expect(Flowd.runtimeDirectoryExposure(folder + "/made") == nil)
+        #expect(chmod(folder + "/made", 0o755) == 0)
+        try Flowd.prepareRuntimeDirectory(folder + "/made")
+        #expect(Flowd.runtimeDirectoryExposure(folder + "/made") == "mode 755 lets others in")
+        #expect(Flowd.runtimeDirectoryExposure(folder + "/missing") == nil)
+    }
+}
