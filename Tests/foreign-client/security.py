@@ -1,5 +1,6 @@
 """CURVE and the allow-list (PROTOCOL.md §1.1, §3; SECURITY.md): keys, roles, refusals, the events socket."""
 
+import json
 import os
 import signal
 import stat
@@ -191,6 +192,35 @@ def curve(flowd, flow_file):
         check(silent(again.sock, 100), "a revoked key gets nothing")
         again.close()
         check(pr.request("REPORT", {"session": "default", "reports": []}) == {}, "the other peers keep everything")
+
+        section("security: SIGHUP taking a role out of events_roles refuses its new subscribers only (SECURITY.md §4)")
+        config_path = os.path.join(run.dir, "flowd.json")
+
+        def reload_events_roles(roles):
+            with open(config_path) as f:
+                config = json.load(f)
+            config["security"]["events_roles"] = roles
+            with open(config_path, "w") as f:
+                json.dump(config, f)
+            marker = "SIGHUP: allow-list read again"
+            reloads = run.read_log().count(marker)
+            run.process.send_signal(signal.SIGHUP)
+            wait_until("the allow-list read again", lambda: run.read_log().count(marker) > reloads)
+
+        reload_events_roles(["operator", "presenter"])
+        watcher = Events(run.ctx, run.events, curve=pair("presenter"))
+        watcher.await_live(op)
+        reload_events_roles(["operator"])
+        denied = op.request("HEALTH")["counters"]["auth_denied"]
+        late = Events(run.ctx, run.events, curve=pair("presenter"))
+        wait_until("the presenter's new subscription refused by ZAP",
+                   lambda: op.request("HEALTH")["counters"]["auth_denied"] > denied)
+        watcher.seen.clear()
+        watcher.await_live(op)  # the subscription made before keeps receiving
+        check(silent(late.sock, 100), "a subscriber refused after the SIGHUP gets no events")
+        check(op.request("HEALTH")["counters"]["peers_revoked"] == 1, "events_roles revokes no control peer")
+        for sock in (watcher.sock, late.sock):
+            sock.close(0)
         for conn in (st, pr, other, op):
             conn.send("BYE", {})
             conn.close()
