@@ -40,8 +40,8 @@ extension DaemonCore {
         guard Self.allowed(message.type, for: peer.role) else {
             reject(
                 WireError(
-                    .forbidden, "a \(peer.role.rawValue) may not send \(message.type.rawValue)", req: message.req,
-                    type: message.type
+                    .forbidden, "the role \(peer.role.rawValue) may not send \(message.type.rawValue)",
+                    req: message.req, type: message.type
                 ),
                 to: address
             )
