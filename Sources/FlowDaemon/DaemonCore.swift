@@ -248,12 +248,14 @@ package struct DaemonCore {
     }
 
     mutating func reject(_ error: WireError, to address: PeerAddress) {
-        counters.errors[error.code.rawValue, default: 0] += 1
-        logger.notice(
-            "message refused",
+        let count = counters.errors[error.code.rawValue, default: 0] + 1
+        counters.errors[error.code.rawValue] = count
+        // A client can repeat a bad message without end: each code's 1st, 10th, 100th… at notice, all at debug.
+        logger.log(
+            level: RepeatedWarning.isLogged(count) ? .notice : .debug, "message refused",
             metadata: [
                 "peer": "\(peers[address]?.id ?? address.description)", "code": "\(error.code)",
-                "error": "\(error.message)",
+                "error": "\(error.message)", "refused_so_far": "\(count)",
             ]
         )
         send(.error(ErrorReply(error)), to: address)

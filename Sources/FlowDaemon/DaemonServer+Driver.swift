@@ -86,7 +86,7 @@ extension DaemonServer {
                             core.sendDropped(message, to: address)
                             // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.
                             droppedSends += 1
-                            if DaemonServer.isPowerOfTen(droppedSends) {
+                            if RepeatedWarning.isLogged(droppedSends) {
                                 logger.warning(
                                     "peer's queue is full, message dropped (docs/LIMITS.md)",
                                     metadata: ["type": "\(message.type.rawValue)", "dropped_so_far": "\(droppedSends)"]

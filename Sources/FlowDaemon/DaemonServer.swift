@@ -453,13 +453,6 @@ public final class DaemonServer: Service, Sendable {
         return (core.takeOutputs(), false)
     }
 
-    /// Whether `count` is 1, 10, 100…: which repetitions of a warning are logged.
-    static func isPowerOfTen(_ count: Int) -> Bool {
-        var power = count
-        while power > 1, power % 10 == 0 { power /= 10 }
-        return power == 1
-    }
-
     private static func monotonicNanoseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)

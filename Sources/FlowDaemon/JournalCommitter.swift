@@ -71,7 +71,7 @@ struct JournalCommitter {
             guard error.code == .io else { throw error }
             retryDelay = min(retryDelay * 2, Self.maximumRetryDelay)
             nextRetry = now + retryDelay
-            if DaemonServer.isPowerOfTen(store.writeFailures) {
+            if RepeatedWarning.isLogged(store.writeFailures) {
                 logger.error(
                     "journal still cannot be written",
                     metadata: ["error": "\(error)", "failures": "\(store.writeFailures)", "retry_ms": "\(retryDelay)"])

@@ -31,7 +31,7 @@ struct ZAPResponder {
             if refusals.count >= 10_000 { refusals.removeAll() }  // bounded, whatever keys are tried
             let count = refusals[decision.publicKey ?? "-", default: 0] + 1
             refusals[decision.publicKey ?? "-"] = count
-            if DaemonServer.isPowerOfTen(count) {
+            if RepeatedWarning.isLogged(count) {
                 logger.warning("connection refused by ZAP", metadata: metadata.merging(["refusals": "\(count)"]) { $1 })
             }
         }

@@ -1,0 +1,60 @@
+import FlowCore
+import FlowDaemon
+import FlowWire
+import FlowdTesting
+import Logging
+import Synchronization
+import TestFlows
+import Testing
+
+/// A refusal a client can repeat without end is counted every time and logged at notice level at its code's 1st,
+/// 10th, 100th… (docs/PROTOCOL.md §3), every one at debug level.
+struct RefusalLogTests {
+    @Test func aRefusalRepeatedWithoutEndIsLoggedAtNoticeAtItsFirstTenthAndHundredth() {
+        let recorder = LogRecorder()
+        let daemon = EmbeddedDaemon(
+            application: TestApplication(), logger: Logger(label: "refusals") { _ in RecordingHandler(recorder) }
+        )
+        let stranger = daemon.newPeerAddress()
+        for req in 1...120 { _ = daemon.receive(.health(PlainRequest(req: UInt64(req))), from: stranger) }
+
+        let refusals = recorder.lines.withLock { $0 }.filter { $0.message == "message refused" }
+        #expect(refusals.count == 120)
+        #expect(refusals.filter { $0.level == .notice }.map { $0.metadata["refused_so_far"] } == ["1", "10", "100"])
+        #expect(refusals.filter { $0.level == .debug }.count == 117)
+        #expect(refusals.allSatisfy { $0.metadata["code"] == "notWelcome" })
+        #expect(daemon.core.counters.errors == ["notWelcome": 120])
+    }
+}
+
+/// What a daemon logged, line by line.
+private final class LogRecorder: Sendable {
+    struct Line: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    let lines = Mutex<[Line]>([])
+}
+
+private struct RecordingHandler: LogHandler {
+    let recorder: LogRecorder
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    init(_ recorder: LogRecorder) { self.recorder = recorder }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
+        let merged = self.metadata.merging(metadata ?? [:]) { $1 }
+        recorder.lines.withLock { $0.append(LogRecorder.Line(level: level, message: "\(message)", metadata: merged)) }
+    }
+}
