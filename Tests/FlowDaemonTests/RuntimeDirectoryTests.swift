@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 
-/// An existing runtime folder is used as it is; one that others may enter is reported (docs/SECURITY.md §3).
+/// An existing runtime folder is used as it is; one that others may enter is reported, one another user owns refuses
+/// the start (docs/SECURITY.md §3).
 @Suite(.timeLimit(.minutes(1)))
 struct RuntimeDirectoryTests {
     @Test func aFolderOthersMayEnterIsReportedAndAPrivateOrGroupOneIsNot() throws {
@@ -18,5 +19,19 @@ struct RuntimeDirectoryTests {
         try Flowd.prepareRuntimeDirectory(folder + "/made")
         #expect(Flowd.runtimeDirectoryExposure(folder + "/made") == "mode 755 lets others in")
         #expect(Flowd.runtimeDirectoryExposure(folder + "/missing") == nil)
+        #expect(Flowd.runtimeDirectoryForeignOwner(folder + "/made") == nil)
+        #expect(Flowd.runtimeDirectoryForeignOwner(folder + "/missing") == nil)
+    }
+
+    /// Giving a folder away takes root; CI's tests run as root.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user takes root"))
+    func aFolderAnotherUserOwnsRefusesTheStartAndRootsDoesNot() throws {
+        let folder = NSTemporaryDirectory() + "flowd-runtime-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Flowd.prepareRuntimeDirectory(folder)
+        #expect(chown(folder, 65534, 65534) == 0)
+        #expect(Flowd.runtimeDirectoryForeignOwner(folder) == 65534)
+        #expect(chown(folder, 0, 0) == 0)
+        #expect(Flowd.runtimeDirectoryForeignOwner(folder) == nil)
     }
 }
