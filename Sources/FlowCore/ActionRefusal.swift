@@ -1,7 +1,7 @@
 /// Why an application refuses a person's action (a presenter's `USER_ACTION`): the daemon answers it with an
 /// `ERROR` of ``reason``'s code and delivers it to no stepper.
 public struct ActionRefusal: Sendable, Hashable {
-    /// Which of the protocol's error codes the refusal is answered with.
+    /// Which of the protocol's error codes the refusal is answered with (its raw value is the code).
     public enum Reason: String, Sendable, Hashable {
         /// The screen's type does not accept an action of this name.
         case unknownAction

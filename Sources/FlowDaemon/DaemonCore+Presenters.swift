@@ -137,8 +137,10 @@ extension DaemonCore {
         if let type = session.ui.screen(presentable)?.type,
             let refusal = session.application.actionRefusal(for: body.action, onScreenOfType: type)
         {
-            let code: WireError.Code = refusal.reason == .unknownAction ? .unknownAction : .invalidPayload
-            return reject(code, refusal.message, req: body.req, type: .userAction, to: peer)
+            return reject(
+                WireError.Code(rawValue: refusal.reason.rawValue), refusal.message, req: body.req, type: .userAction,
+                to: peer
+            )
         }
         var delivered = 0
         for attachment in session.machine.attachments(on: presentable) {
