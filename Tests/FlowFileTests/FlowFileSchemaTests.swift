@@ -25,6 +25,22 @@ struct FlowFileSchemaTests {
             ("- setStack: [home]", "- setStack: home"), ("{steps: [greetingIsReady]", "{steps: greetingIsReady"),
             ("    steps: [aboutIsRequired]", "    steps: aboutIsRequired"),
         ]
+        try expectBothTake(cases)
+    }
+
+    /// Shapes next to the refused ones above that the reader takes: the schema takes them too.
+    @Test func theSchemaTakesWhatTheReaderTakes() throws {
+        let cases: [(old: String, new: String)] = [
+            ("{payload: string, summary", "{payload: {type: object}, summary"),
+            ("{payload: string, summary", "{payload: {type: object, fields: {n: {fields: {m: int}}}}, summary"),
+            ("{payload: string, summary", "{payload: {fields: {n: {type: object}}, describe: x}, summary"),
+            ("        end: aboutIsComplete ", "        end: aboutIsComplete\n        contribute: [] "),
+        ]
+        try expectBothTake(cases)
+    }
+
+    /// FLOWFILE.md's example with each `old` replaced by its `new`: the reader and the schema both take it.
+    func expectBothTake(_ cases: [(old: String, new: String)]) throws {
         for (old, new) in cases {
             let text = try exampleOfTheGuide().replacingOccurrences(of: old, with: new)
             #expect(text.contains(new))
@@ -95,6 +111,18 @@ struct FlowFileSchemaTests {
                 "            stepper: {one: aboutIsShown}",
                 "            stepper: {one: aboutIsShown}\n            allowStepWhenNotPresented: true", .notAllowedHere
             ),
+            ("{payload: string, summary", "{payload: {type: int, fields: {n: int}}, summary", .wrongType),
+            ("{payload: string, summary", "{payload: {fields: {n: {type: int, fields: {m: int}}}}, summary", .wrongType),
+            (
+                "        end: aboutIsComplete ",
+                "        end: aboutIsComplete\n        contribute: [{forwardToParentFlow: aboutIsComplete}] ",
+                .endWithContributors
+            ),
+            ("          - setStack: [home]", "          - setStack: [home]\n          - selectTab: -1", .wrongType),
+            (
+                "          - setStack: [home]", "          - setStack: [home]\n          - {setTabs: [home], selected: -1}",
+                .wrongType
+            ),
         ]
         for (old, new, code) in cases {
             let text = try exampleOfTheGuide().replacingOccurrences(of: old, with: new)
@@ -109,7 +137,7 @@ struct SchemaReader {
     let root: JSONValue
     static let keywords: Set<String> = [
         "$schema", "$id", "$defs", "$ref", "title", "description", "type", "properties", "additionalProperties",
-        "required", "items", "oneOf", "enum", "const",
+        "required", "items", "oneOf", "enum", "const", "minimum", "maxItems", "dependentSchemas",
     ]
 
     init(_ root: JSONValue) { self.root = root }
@@ -126,6 +154,10 @@ struct SchemaReader {
                 }
             case "oneOf":
                 if case .array(let children) = value { for child in children { unknown += unknownKeywords(in: child) } }
+            case "dependentSchemas":
+                if case .object(let children) = value {
+                    for child in children.values { unknown += unknownKeywords(in: child) }
+                }
             case "items", "additionalProperties": unknown += unknownKeywords(in: value)
             default: break
             }
@@ -152,6 +184,17 @@ struct SchemaReader {
         }
         if let constant = rule["const"], constant != value { found.append("\(at): not \(constant)") }
         if case .array(let options) = rule["enum"], !options.contains(value) { found.append("\(at): \(value) is not allowed") }
+        if case .int(let minimum) = rule["minimum"], case .int(let number) = value, number < minimum {
+            found.append("\(at): \(number) is less than \(minimum)")
+        }
+        if case .int(let maximum) = rule["maxItems"], case .array(let items) = value, items.count > maximum {
+            found.append("\(at): more than \(maximum) items")
+        }
+        if case .object(let dependents) = rule["dependentSchemas"], case .object(let members) = value {
+            for (key, dependent) in dependents.sorted(by: { $0.key < $1.key }) where members[key] != nil {
+                found += errors(value, dependent, path: path)
+            }
+        }
         if case .object(let members) = value {
             let properties: [String: JSONValue]
             if case .object(let declared) = rule["properties"] { properties = declared } else { properties = [:] }
