@@ -226,7 +226,8 @@ extension FlowFileDecoder {
                     fix: "leave it out (a flow's own stepper is never gated by visibility, R14)"
                 )
             }
-            if steppers.count > 1, let key = contributor.keyNode("steppers") {
+            // 'steppers' is a screen's list: a child flow has one stepper, written as 'stepper:' (FLOWFILE.md).
+            if let key = contributor.keyNode("steppers") {
                 sink.report(
                     .notAllowedHere, at: key.location, "a child flow has one stepper",
                     fix: "write 'stepper:' with one stepper")

@@ -396,6 +396,12 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func stepperListOnAChildFlow() {
+        let found = diagnostics(
+            base(replacing: "          - flow: modal", with: "          - flow: modal\n            steppers: [{one: close}]"))
+        #expect(found == ["38:13: a child flow has one stepper; write 'stepper:' with one stepper"])
+    }
+
     @Test func useWithoutChildFlows() {
         let found = diagnostics(
             base(

@@ -111,6 +111,7 @@ struct FlowFileSchemaTests {
                 "            stepper: {one: aboutIsShown}",
                 "            stepper: {one: aboutIsShown}\n            allowStepWhenNotPresented: true", .notAllowedHere
             ),
+            ("            stepper: {one: aboutIsShown}", "            steppers: [{one: aboutIsShown}]", .notAllowedHere),
             ("{payload: string, summary", "{payload: {type: int, fields: {n: int}}, summary", .wrongType),
             ("{payload: string, summary", "{payload: {fields: {n: {type: int, fields: {m: int}}}}, summary", .wrongType),
             (
