@@ -62,7 +62,8 @@ extension ErrorCode<FlowClientError> {
     public static var stopped: Self { Self("stopped") }
     /// The reply does not have the shape the protocol gives it.
     public static var badReply: Self { Self("badReply") }
-    /// The client's settings cannot work (an invalid name, a malformed endpoint).
+    /// The client's settings cannot work (an invalid name, a malformed endpoint, an `ipc://` endpoint without keys in a
+    /// folder another user owns: docs/SECURITY.md §3).
     public static var invalidConfiguration: Self { Self("invalidConfiguration") }
     /// ZeroMQ failed.
     public static var transport: Self { Self("transport") }

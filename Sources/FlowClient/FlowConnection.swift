@@ -316,6 +316,9 @@ final class FlowConnection: Sendable {
     /// already, its events waiting to be handed on).
     private func connectOnce(on loop: ZMQEventLoop) async -> FollowUp {
         let endpoint = configuration.endpoints.control
+        if let error = FlowClientError.untrustedSocketFolder(endpoint, options: configuration.connectionSocketOptions) {
+            return ended(nil, .fatal(error))
+        }
         let (ends, end) = AsyncStream<ConnectionEnd>.makeStream()
         defer { end.finish() }
         let current = Generation()

@@ -67,6 +67,9 @@ public struct FlowEvents: AsyncSequence, Sendable {
         let socket: ZMQSocketHandle
 
         init(_ events: FlowEvents) async throws {
+            if let error = FlowClientError.untrustedSocketFolder(events.endpoint, options: events.options) {
+                throw error
+            }
             let loop: ZMQEventLoop
             do {
                 loop = try ZMQEventLoop(

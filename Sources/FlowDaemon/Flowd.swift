@@ -88,16 +88,18 @@ public enum Flowd: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         if settings.server.controlEndpoint.hasPrefix("ipc://") || settings.server.eventsEndpoint.hasPrefix("ipc://") {
             try prepareRuntimeDirectory(settings.runtimeDirectory)
-            if let owner = runtimeDirectoryForeignOwner(settings.runtimeDirectory) {
+            switch SocketFolderCheck(folder: settings.runtimeDirectory) {
+            case .fine:
+                break
+            case .foreignOwner(let owner):
                 throw FlowdSecurityError(
                     "the runtime folder \(settings.runtimeDirectory) belongs to uid \(owner), not to this user "
                         + "(\(geteuid())): whoever owns it can replace the daemon's ipc:// sockets; remove it, or "
                         + "set FLOWD_RUNTIME_DIR or --runtime-dir to a folder of this user's (docs/SECURITY.md §3)")
-            }
-            if let exposure = runtimeDirectoryExposure(settings.runtimeDirectory) {
+            case .exposed(let reason):
                 logger.warning(
                     "the runtime folder is open to other users: they may connect to its ipc:// sockets before chmod",
-                    metadata: ["path": "\(settings.runtimeDirectory)", "reason": "\(exposure)"])
+                    metadata: ["path": "\(settings.runtimeDirectory)", "reason": "\(reason)"])
             }
         }
         let registry = metrics ?? (settings.metricsAddress == nil ? nil : PrometheusCollectorRegistry())
@@ -135,24 +137,6 @@ public enum Flowd: Sendable {
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
         )
-    }
-
-    /// The owner of the runtime folder at `path` when it is neither the daemon's user nor root, or nil: that owner
-    /// could rename or replace the sockets in it, so flowd does not start there (docs/SECURITY.md §3).
-    static func runtimeDirectoryForeignOwner(_ path: String) -> uid_t? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_uid != geteuid(), info.st_uid != 0 else { return nil }
-        return info.st_uid
-    }
-
-    /// Why users other than the daemon's (and its group's) may enter the runtime folder at `path`, or nil: an
-    /// existing folder's mode is used as it is (docs/SECURITY.md §3), so a loose one is only reported.
-    static func runtimeDirectoryExposure(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        if info.st_uid != geteuid() { return "owned by uid \(info.st_uid), not this user (\(geteuid()))" }
-        if info.st_mode & 0o007 != 0 { return "mode \(String(info.st_mode & 0o777, radix: 8)) lets others in" }
-        return nil
     }
 }
 

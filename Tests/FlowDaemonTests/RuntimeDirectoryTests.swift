@@ -1,4 +1,5 @@
 @testable import FlowDaemon
+import FlowWire
 import Foundation
 import Testing
 
@@ -10,17 +11,15 @@ struct RuntimeDirectoryTests {
         let folder = NSTemporaryDirectory() + "flowd-runtime-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Flowd.prepareRuntimeDirectory(folder + "/made")
-        #expect(Flowd.runtimeDirectoryExposure(folder + "/made") == nil)
+        #expect(SocketFolderCheck(folder: folder + "/made") == .fine)
         let mode = try FileManager.default.attributesOfItem(atPath: folder + "/made")[.posixPermissions] as? Int
         #expect(mode == 0o700)
         #expect(chmod(folder + "/made", 0o750) == 0)
-        #expect(Flowd.runtimeDirectoryExposure(folder + "/made") == nil)
+        #expect(SocketFolderCheck(folder: folder + "/made") == .fine)
         #expect(chmod(folder + "/made", 0o755) == 0)
         try Flowd.prepareRuntimeDirectory(folder + "/made")
-        #expect(Flowd.runtimeDirectoryExposure(folder + "/made") == "mode 755 lets others in")
-        #expect(Flowd.runtimeDirectoryExposure(folder + "/missing") == nil)
-        #expect(Flowd.runtimeDirectoryForeignOwner(folder + "/made") == nil)
-        #expect(Flowd.runtimeDirectoryForeignOwner(folder + "/missing") == nil)
+        #expect(SocketFolderCheck(folder: folder + "/made") == .exposed(reason: "mode 755 lets others in"))
+        #expect(SocketFolderCheck(folder: folder + "/missing") == .fine)
     }
 
     /// Giving a folder away takes root; CI's tests run as root.
@@ -30,8 +29,8 @@ struct RuntimeDirectoryTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Flowd.prepareRuntimeDirectory(folder)
         #expect(chown(folder, 65534, 65534) == 0)
-        #expect(Flowd.runtimeDirectoryForeignOwner(folder) == 65534)
+        #expect(SocketFolderCheck(folder: folder) == .foreignOwner(uid: 65534))
         #expect(chown(folder, 0, 0) == 0)
-        #expect(Flowd.runtimeDirectoryForeignOwner(folder) == nil)
+        #expect(SocketFolderCheck(folder: folder) == .fine)
     }
 }
