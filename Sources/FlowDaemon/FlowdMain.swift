@@ -16,7 +16,7 @@ extension Flowd {
     /// standard error at the configured level, sends the process's swift-metrics to a Prometheus registry served at
     /// `--metrics` (when set), and runs the daemon (``run(_:settings:logger:metrics:environment:)``) until SIGTERM or
     /// SIGINT, with SIGHUP and systemd's `sd_notify` handled. A bad flag or config file is printed with the usage and
-    /// the process exits with a non-zero status, as does a daemon that stops with an error.
+    /// the process exits with a non-zero status, as does a daemon that stops with an error (logged at `critical`).
     ///
     /// - Parameters:
     ///   - application: the application's flows.
@@ -71,7 +71,14 @@ struct FlowdCommand: ParsableCommand {
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: processRegistry))
             registry = processRegistry
         }
-        try await Flowd.run(
-            application, settings: settings, logger: Logger(label: "flowd"), metrics: registry, appFile: appFile)
+        let logger = Logger(label: "flowd")
+        do {
+            try await Flowd.run(application, settings: settings, logger: logger, metrics: registry, appFile: appFile)
+        } catch {
+            // Once logging is set up, the daemon's own errors (a locked state directory, a runtime folder it may not
+            // use, a metrics address in use) go where its logs go, at critical, instead of a bare "Error:" line.
+            logger.critical("flowd stopped on an error", metadata: ["error": "\(error)"])
+            throw ExitCode.failure
+        }
     }
 }

@@ -5,6 +5,26 @@ import Testing
 import ZeroMQ
 
 extension FlowdIntegrationTests {
+    /// A second flowd on the same state directory stops at start-up: its error is a `critical` log line (where its
+    /// logs go), not a bare `Error:` line, and it exits with status 1; the first one keeps serving.
+    @Test func aStartUpErrorIsLoggedAtCriticalAndEndsTheProcessWithStatusOne() async throws {
+        try await withCluster { cluster in
+            try await cluster.startFlowd()
+            let second = try await cluster.runToEnd(
+                Cluster.daemonExecutable,
+                [
+                    "--runtime-dir", cluster.runtimeDirectory, "--control", "ipc://\(cluster.runtimeDirectory)/c2.sock",
+                    "--events", "ipc://\(cluster.runtimeDirectory)/e2.sock",
+                ])
+            #expect(second.exit == .exited(1), "\(second)")
+            let refusal = second.stderr.filter { $0.contains(" critical ") && $0.contains("flowd stopped on an error") }
+            #expect(refusal.count == 1, "\(second)")
+            #expect(refusal.first?.contains("in use by another flowd") == true, "\(second)")
+            #expect(!second.stderr.contains { $0.hasPrefix("Error:") }, "\(second)")
+            #expect(try await cluster.health()["status"] as? String != nil)
+        }
+    }
+
     // MARK: - Bad input
 
     /// Over TCP (ports chosen by the OS, read from flowd's ready line): a raw DEALER sends a malformed frame, a wrong

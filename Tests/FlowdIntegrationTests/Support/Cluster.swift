@@ -153,15 +153,20 @@ final class Cluster: Sendable {
         var output: String { stdout.joined(separator: "\n") }
     }
 
-    /// Runs `flowctl` to its end (bounded by a generous deadline: then it is killed and the test fails).
+    /// Runs `flowctl` to its end.
     func flowctl(_ arguments: [String]) async throws -> CommandResult {
-        let process = try launch("flowctl", arguments)
+        try await runToEnd("flowctl", arguments)
+    }
+
+    /// Runs `executable` to its end (bounded by a generous deadline: then it is killed and the test fails).
+    func runToEnd(_ executable: String, _ arguments: [String]) async throws -> CommandResult {
+        let process = try launch(executable, arguments)
         guard let exit = await process.waitForExit(within: generousDeadline) else {
             await process.kill9()
-            throw HarnessError("flowctl \(arguments.joined(separator: " ")) did not end\n\(process.diagnostics)")
+            throw HarnessError("\(executable) \(arguments.joined(separator: " ")) did not end\n\(process.diagnostics)")
         }
         // The output is complete once both pipes are closed.
-        _ = try await withDeadline("flowctl's output to close") {
+        _ = try await withDeadline("\(executable)'s output to close") {
             _ = try? await process.stdout.waitForLine(from: Int.max) { _ in false }
             _ = try? await process.stderr.waitForLine(from: Int.max) { _ in false }
         }
