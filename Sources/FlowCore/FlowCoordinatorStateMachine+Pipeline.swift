@@ -82,7 +82,9 @@ extension FlowCoordinatorStateMachine {
 
     /// Navigates the coordinator's flow to an adapted step (not `none`: its callers drop that as adapted away).
     mutating func navigate(_ coordinator: FlowCoordinatorID, to step: Step) {
-        guard let (flow, flowName) = nodes.read(coordinator, { ($0.flow, $0.flowName) }) else { return }
+        guard let (flow, flowName, parent) = nodes.read(coordinator, { ($0.flow, $0.flowName, $0.parent) }) else {
+            return
+        }
         let event = NavigationEvent(coordinator: coordinator, flow: flowName, step: step)
         actions.append(.willNavigate(event))
         let navigator = Navigator()
@@ -99,11 +101,16 @@ extension FlowCoordinatorStateMachine {
             // Readiness is latched: flows that are ready already run the block now.
             runReadyWaiters()
         }
-        apply(contributors, of: coordinator)
+        apply(contributors, of: coordinator, parent: parent)
     }
 
-    /// RxFlow's side effects, readiness and contributor subscription, in its order.
-    mutating func apply(_ contributors: FlowContributors, of coordinator: FlowCoordinatorID) {
+    /// RxFlow's side effects, readiness and contributor subscription, in its order. `parent` is the coordinator's
+    /// parent when it navigated: its steps for the parent still go there if its own commands ended it (D18).
+    mutating func apply(
+        _ contributors: FlowContributors,
+        of coordinator: FlowCoordinatorID,
+        parent: FlowCoordinatorID?
+    ) {
         // A step that only navigates (the common one) changes nothing here once the flow has navigated.
         if case .none = contributors, nodes.read(coordinator, { $0.hasNavigated }) != false { return }
         let list: [FlowContributor]
@@ -115,7 +122,9 @@ extension FlowCoordinatorStateMachine {
         case .multiple(let contributors):
             list = contributors
         case .end(let step) where nodes[coordinator] == nil:
-            drop(step, .flowEnded, coordinator: coordinator, attachment: nil)
+            // Its commands closed its root (D18); RxFlow hands the step over as `navigate` returns, before UIKit
+            // reports that dismissal, so the parent gets it all the same.
+            forward(step, to: parent, from: coordinator)
             return
         case .end(let step):
             // A navigation that ends the flow is still a navigation: a parent waiting for this child's readiness
@@ -125,10 +134,13 @@ extension FlowCoordinatorStateMachine {
             return
         }
         guard nodes[coordinator] != nil else {
-            // The navigation's own commands took its flow's root out of the UI (D18): its flow has ended.
+            // The navigation's own commands took its flow's root out of the UI (D18): its flow has ended. What it
+            // hands its parent still goes there, as with `.end`.
             for contributor in list {
                 switch contributor {
-                case .forwardToCurrentFlow(let step), .forwardToParentFlow(let step):
+                case .forwardToParentFlow(let step):
+                    forward(step, to: parent, from: coordinator)
+                case .forwardToCurrentFlow(let step):
                     drop(step, .flowEnded, coordinator: coordinator, attachment: nil)
                 case .contribute(_, let stepper, _, _):
                     if !stepper.initialStep.isNone {
@@ -186,7 +198,12 @@ extension FlowCoordinatorStateMachine {
     }
 
     mutating func forwardToParent(of coordinator: FlowCoordinatorID, _ step: Step) {
-        guard let parent = nodes[coordinator]?.parent, nodes[parent] != nil else {
+        forward(step, to: nodes[coordinator]?.parent, from: coordinator)
+    }
+
+    /// Queues a step `coordinator` hands its parent; dropped when there is no parent, or it has ended.
+    mutating func forward(_ step: Step, to parent: FlowCoordinatorID?, from coordinator: FlowCoordinatorID) {
+        guard let parent, nodes[parent] != nil else {
             drop(step, .noParentFlow, coordinator: coordinator, attachment: nil)
             return
         }

@@ -1,0 +1,42 @@
+import FlowCore
+import Testing
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.coordinate: `.end` and `.forwardToParentFlow` are side effects run right after
+    // `flow.navigate` returns, into the parent's inbox; the UI's dismissal of the flow's root that `navigate` started
+    // comes later (rxDismissed is viewDidDisappear), so the parent gets the step whoever closed the screen.
+    @Test("D18: a child flow that closes its own root and ends still hands the step to its parent")
+    func childClosingItsOwnRootStillForwardsItsEnd() throws {
+        let parent = ScenarioFlow("P")
+        let child = ScenarioFlow("C")
+        parent.on("a") { _, navigator in
+            navigator.present(child.root, over: "P.root")
+            return .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("b"))))
+        }
+        child.on("done") { _, navigator in
+            navigator.dismiss(presentedOver: "P.root")
+            return .end(forwardToParentFlowWithStep: Step("closed"))
+        }
+        child.on("up") { _, navigator in
+            navigator.dismiss(presentedOver: "P.root")
+            return .one(flowContributor: .forwardToParentFlow(withStep: Step("raised")))
+        }
+        for (step, forwarded) in [("done", "closed"), ("up", "raised")] {
+            let harness = ScenarioHarness()
+            _ = harness.keepUIModel()
+            try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+            _ = harness.takeLog()
+
+            harness.deepLink(step)
+
+            #expect(
+                harness.takeLog().only("did navigate", "end", "drop") == [
+                    "did navigate flow=P step=\(step)",
+                    "did navigate flow=C step=\(step)",
+                    "end flow#2 (rootDismissed)",
+                    "did navigate flow=P step=\(forwarded)",
+                ]
+            )
+        }
+    }
+}
