@@ -45,10 +45,10 @@ struct FlowFileDecoder {
     // MARK: - Root
 
     private func decodeRoot(_ node: FileNode) -> RootDecl? {
-        if let text = node.text {
-            return RootDecl(
-                flow: Name(value: text, location: node.location), stepper: nil, allowStepWhenDismissed: false,
-                location: node.location)
+        if node.text != nil {
+            return MappingReader.scalar(node, as: "'root'", sink: sink).map {
+                RootDecl(flow: $0, stepper: nil, allowStepWhenDismissed: false, location: node.location)
+            }
         }
         guard
             let root = MappingReader(
@@ -215,8 +215,10 @@ struct FlowFileDecoder {
 
     /// A step: `name`, or `{step: name, payload: <value>}`.
     func decodeStepRef(_ node: FileNode) -> StepRef? {
-        if let text = node.text {
-            return StepRef(name: Name(value: text, location: node.location), payload: nil, location: node.location)
+        if node.text != nil {
+            return MappingReader.scalar(node, as: "a step", sink: sink).map {
+                StepRef(name: $0, payload: nil, location: node.location)
+            }
         }
         guard let ref = MappingReader(node, as: "a step", keys: ["step", "payload"], sink: sink),
             let name = ref.required("step", "<a step's name>").flatMap({

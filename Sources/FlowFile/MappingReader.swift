@@ -73,14 +73,29 @@ struct MappingReader {
         return false
     }
 
-    /// The text of a scalar node; reported when it is not one.
+    /// The text of a scalar node that reads as a string; reported when it is not one. A plain number, `true`,
+    /// `false` or an empty value is refused as the schema refuses it (its names and texts are strings).
     static func scalar(_ node: FileNode, as what: String, sink: DiagnosticSink) -> Name? {
         guard let text = node.text else {
             sink.report(
                 .wrongType, at: node.location, "\(what) is a name, not \(node.what)", fix: "write a single name here")
             return nil
         }
-        return Name(value: text, location: node.location)
+        switch node.json {
+        case .string: return Name(value: text, location: node.location)
+        case .bool:
+            sink.report(
+                .wrongType, at: node.location, "\(what) is a string, not the boolean \(text)",
+                fix: "write it in quotes: \"\(text)\"")
+        case .null:
+            sink.report(
+                .wrongType, at: node.location, "\(what) is left empty", fix: "write a value here, or leave it out")
+        default:
+            sink.report(
+                .wrongType, at: node.location, "\(what) is a string, not the number \(text)",
+                fix: "write it in quotes: \"\(text)\"")
+        }
+        return nil
     }
 
     /// The items of a list node; a single scalar counts as a list of one. `nil` (reported) for a mapping.

@@ -75,6 +75,26 @@ struct BadFlowFileTests {
             ])
     }
 
+    /// Names and texts are strings, as the schema says: a plain number, boolean or empty value is not read as one.
+    @Test func numberBooleanOrNothingWhereAStringIsWritten() {
+        #expect(
+            diagnostics(base(replacing: "app: hello", with: "app: 2024")) == [
+                "2:6: 'app' is a string, not the number 2024; write it in quotes: \"2024\""
+            ])
+        #expect(
+            diagnostics(base(replacing: "{id: main.home, type: Home}", with: "{id: main.home, type: true}")) == [
+                "23:35: 'type' of the screen 'home' of 'main' is a string, not the boolean true; write it in quotes: \"true\""
+            ])
+        #expect(
+            diagnostics(base(replacing: "Detail: {data: \"<int>\"}", with: "Detail: {data: ~}")) == [
+                "17:18: 'data' of the screen type 'Detail' is left empty; write a value here, or leave it out"
+            ])
+        #expect(
+            diagnostics(base(replacing: "stepper: {one: close}", with: "stepper: {one: }")) == [
+                "50:20: a step is left empty; write a value here, or leave it out"
+            ])
+    }
+
     @Test func missingKey() {
         let found = diagnostics(base(replacing: "    root: {id: modal.stack, kind: stack}\n", with: ""))
         #expect(

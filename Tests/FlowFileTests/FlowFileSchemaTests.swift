@@ -113,6 +113,9 @@ struct FlowFileSchemaTests {
             ),
             ("            stepper: {one: aboutIsShown}", "            steppers: [{one: aboutIsShown}]", .notAllowedHere),
             ("{payload: string, summary", "{payload: {type: int, fields: {n: int}}, summary", .wrongType),
+            ("app: hello", "app: 2024", .wrongType),
+            ("{summary: \"closes it\"}", "{summary: true}", .wrongType),
+            ("{id: hello.home, type: Home}", "{id: hello.home, type: }", .wrongType),
             ("{payload: string, summary", "{payload: {fields: {n: {type: int, fields: {m: int}}}}, summary", .wrongType),
             (
                 "        end: aboutIsComplete ",
