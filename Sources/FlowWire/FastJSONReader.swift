@@ -106,16 +106,20 @@ package struct FastJSONReader {
         }
     }
 
-    /// A member's key, quotes read, as the range of its text: no escape and no control character.
+    /// A member's key, quotes read, as the range of its text: no escape and no control character, valid UTF-8 (an
+    /// unknown field's key too: §2 reads the whole body as JSON).
     private mutating func memberKey() throws(FastPathUnsupported) -> Range<Int> {
         try expect(0x22)
         let start = index
+        var ascii = true
         while index < bytes.count, bytes[index] != 0x22 {
             guard bytes[index] >= 0x20, bytes[index] != 0x5C else { throw FastPathUnsupported() }
+            if bytes[index] >= 0x80 { ascii = false }
             index += 1
         }
         let key = start..<index
         try expect(0x22)
+        if !ascii { _ = try text(key) }
         return key
     }
 

@@ -1,6 +1,7 @@
 /// RFC 8259's grammar, checked over a body's bytes before `JSONDecoder` reads it: Foundation's decoder also takes
 /// texts the RFC does not (a trailing comma, `\'` and `\x41` escapes, `1.`, a byte order mark), which
-/// `docs/PROTOCOL.md` §2 answers with `malformedBody`. UTF-8 and surrogate pairs are left to the decoder.
+/// `docs/PROTOCOL.md` §2 answers with `malformedBody`; nor does it check the UTF-8 of a string it skips (an unknown
+/// field's), so strings are checked here too. Escaped surrogates (`\uD800`) are left to the decoder.
 struct JSONSyntax {
     enum Fault: Error {
         /// Not a JSON text.
@@ -137,9 +138,31 @@ struct JSONSyntax {
                     }
                 default: throw .invalid
                 }
+            case 0x80...: try utf8Sequence(leading: byte)
             default: break
             }
         }
         throw .invalid
+    }
+
+    /// The continuation bytes of a UTF-8 sequence whose leading byte was just read (RFC 3629: no overlong form, no
+    /// surrogate, nothing past U+10FFFF).
+    private mutating func utf8Sequence(leading: UInt8) throws(Fault) {
+        let count: Int
+        var second: ClosedRange<UInt8> = 0x80...0xBF
+        switch leading {
+        case 0xC2...0xDF: count = 1
+        case 0xE0: (count, second) = (2, 0xA0...0xBF)
+        case 0xED: (count, second) = (2, 0x80...0x9F)
+        case 0xE1...0xEF: count = 2
+        case 0xF0: (count, second) = (3, 0x90...0xBF)
+        case 0xF1...0xF3: count = 3
+        case 0xF4: (count, second) = (3, 0x80...0x8F)
+        default: throw .invalid
+        }
+        for position in 0..<count {
+            guard let byte = next, (position == 0 ? second : 0x80...0xBF).contains(byte) else { throw .invalid }
+            index += 1
+        }
     }
 }

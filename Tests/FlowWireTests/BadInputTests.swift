@@ -301,6 +301,45 @@ struct BadInputTests {
         }
     }
 
+    /// §2: a body is UTF-8; a string that is not (a stray continuation byte, an overlong form, an encoded surrogate,
+    /// past U+10FFFF, a sequence cut short) is `malformedBody` with `req` `null` wherever it is: in a known field, an
+    /// unknown one Foundation's decoder would skip unread, or a key; on the Codable path and the fast one alike.
+    @Test(arguments: [[0x80], [0xFF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80],
+        [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82], [0xF0, 0x9F, 0x98]] as [[UInt8]])
+    func aStringThatIsNotUTF8IsMalformedWithReqNull(_ bad: [UInt8]) throws {
+        let wholes = [
+            ("HEALTH", #""req": 5"#), ("STEP", #""req": 5, "session": "s", "attachment": 1, "step": {"name": "a"}"#),
+            ("ACK", #""session": "s", "seq": 1, "req": 5"#),
+        ]
+        for (type, whole) in wholes {
+            let places: [[UInt8]] = [
+                Array("{\(whole), \"x\": \"a".utf8) + bad + Array("b\"}".utf8),
+                Array("{\(whole), \"x\": {\"y\": [\"".utf8) + bad + Array("\"]}}".utf8),
+                Array("{\(whole), \"".utf8) + bad + Array("\": 1}".utf8),
+            ]
+            for body in places {
+                let error = try #require(decodingError([Array("FLOWD1".utf8), Array(type.utf8), body]), "\(type) \(bad)")
+                #expect(error.code == .malformedBody && error.req == nil, "\(type) \(bad): \(error)")
+            }
+        }
+        let step = #""req": 5, "session": "s", "attachment": 1, "step": {"name": "a", "payload": ""#
+        let inPayload = Array("{\(step)".utf8) + bad + Array("\"}}".utf8)
+        let error = try #require(decodingError([Array("FLOWD1".utf8), Array("STEP".utf8), inPayload]))
+        #expect(error.code == .malformedBody && error.req == nil, "payload \(bad): \(error)")
+    }
+
+    @Test func stringsOfEveryUTF8LengthAreRead() throws {
+        let texts = ["é", "€", "😀", "\u{FFFF}", "\u{10FFFF}", "\u{D7FF}", "\u{E000}"]
+        for text in texts {
+            let body = #"{"req": 5, "x": "a\#(text)b", "\#(text)": ["\#(text)"]}"#
+            guard case .health(let request) = try WireCodec().decode(frames("HEALTH", body)) else {
+                Issue.record("not a HEALTH")
+                return
+            }
+            #expect(request.req == 5)
+        }
+    }
+
     @Test func bodiesOfEveryRFC8259FormAreRead() throws {
         let body = #"""
              { "req" : 5 , "x" : [ -0.5e+3 , 0 , 1E-2 , true , false , null ,

@@ -242,6 +242,10 @@ def bad_input(run, op, st, pr):
     big = json.dumps({"req": 904, "pad": "x" * 300000}).encode()
     refused([SIGNATURE, b"HEALTH", big], "messageTooLarge", req_null=False)
     refused([SIGNATURE, b"ACK", b'{"session": "default"}'], "malformedBody")
+    # §2: the whole body is UTF-8; a string that is not, even an unknown field's value or key, is not JSON.
+    for body in (b'{"req": 905, "x": "\xff"}', b'{"req": 905, "\xc0\x80": 1}', b'{"req": 905, "x": ["\xed\xa0\x80"]}'):
+        refused([SIGNATURE, b"HEALTH", body], "malformedBody")
+    refused([SIGNATURE, b"ACK", b'{"session": "default", "seq": 1, "x": "\xe2\x82"}'], "malformedBody")
     # Over ZMQ_MAXMSGSIZE (1 MiB): libzmq drops the connection before the daemon sees it; everyone else is served.
     huge = Connection(run.ctx, run.control)
     huge.send_frames([SIGNATURE, b"HEALTH", json.dumps({"req": 1, "pad": "x" * (2 << 20)}).encode()])
