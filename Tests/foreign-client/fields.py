@@ -45,6 +45,10 @@ def field_bounds(run, op, st, pr):
     presenter = {"role": "presenter", "name": "bounds-presenter", "instance": "i", "heartbeat_ms": 60000}
     check(hello_answer(run, dict(presenter, serves=["movies.detail"], adapts=True)) == "WELCOME",
           "serves and adapts are ignored for a presenter")
+    for change, answer in (({"serves": ["no such kind"]}, "invalidName"),
+                           ({"serves": "movies.detail"}, "malformedBody"), ({"adapts": "yes"}, "malformedBody")):
+        got = hello_answer(run, dict(presenter, **change))
+        check(got == answer, "a presenter's %s is still checked (§3)" % change, got, answer)
     check(hello_answer(run, hello) == "WELCOME", "a stepper's serves may be left out")
     whole = op.take_req()
     op.send("HEALTH", {"req": float(whole)})
