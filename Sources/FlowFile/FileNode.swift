@@ -55,6 +55,16 @@ package struct FileNode: Sendable, Hashable {
         try FileNodeReader.read(text, file: file)
     }
 
+    /// The node's integer as JSON Schema counts one (`1` or `1.0`, as the schema's `integer` and `const: 1` take
+    /// them); `nil` for anything else.
+    var integer: Int? {
+        switch json {
+        case .int(let value): return value
+        case .double(let value): return Int(exactly: value)
+        default: return nil
+        }
+    }
+
     /// The node as a JSON value: plain scalars are `null`, booleans and numbers when they read as one (YAML 1.2's
     /// core schema: `null`, `~`, `true`, `false`, integers, decimals), quoted ones are strings.
     package var json: JSONValue {

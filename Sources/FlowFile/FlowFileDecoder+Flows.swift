@@ -163,7 +163,7 @@ extension FlowFileDecoder {
         case "setTabs":
             var selected = 0
             if let node = command.value("selected") {
-                if case .int(let index) = node.json {
+                if let index = node.integer {
                     selected = index
                 } else {
                     sink.report(
@@ -179,7 +179,7 @@ extension FlowFileDecoder {
             }
             action = tabs.map { .setTabs($0, in: container("in"), selected: selected) }
         case "selectTab":
-            guard case .int(let index) = valueNode.json, index >= 0 else {
+            guard let index = valueNode.integer, index >= 0 else {
                 sink.report(
                     .wrongType, at: valueNode.location, "'selectTab' is a tab's index, not \(valueNode.what)",
                     fix: "write 'selectTab: 1'")

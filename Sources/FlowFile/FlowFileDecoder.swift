@@ -12,7 +12,7 @@ struct FlowFileDecoder {
         guard let top = MappingReader(node, as: "the flow file", keys: Self.topKeys, sink: sink) else { return nil }
         var version = Self.currentVersion
         if let versionNode = top.required("flowfile", "\(Self.currentVersion)") {
-            if case .int(let written) = versionNode.json, written == Self.currentVersion {
+            if let written = versionNode.integer, written == Self.currentVersion {
                 version = written
             } else {
                 sink.report(

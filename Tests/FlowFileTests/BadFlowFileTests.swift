@@ -109,6 +109,11 @@ struct BadFlowFileTests {
             found == [
                 "1:11: flow file format '2' is not one this flowd reads; write 'flowfile: 1'"
             ])
+        #expect(diagnostics(base(replacing: "flowfile: 1", with: "flowfile: 1.0")) == [])
+        #expect(
+            diagnostics(base(replacing: "flowfile: 1", with: "flowfile: 1.1")) == [
+                "1:11: flow file format '1.1' is not one this flowd reads; write 'flowfile: 1'"
+            ])
     }
 
     @Test func wrongKind() {
@@ -386,6 +391,15 @@ struct BadFlowFileTests {
             tabs.replacingOccurrences(
                 of: "          - setStack: [home]", with: "          - setStack: [tabs]\n          - {selectTab: -1, in: tabs}"))
         #expect(negative == ["31:25: 'selectTab' is a tab's index, not '-1'; write 'selectTab: 1'"])
+        // A number with no fraction is an integer, as JSON Schema (and so the schema) counts one.
+        let written = tabs.replacingOccurrences(
+            of: "          - setStack: [home]",
+            with: "          - setStack: [tabs]\n          - {setTabs: [home], in: tabs, selected: 0.0}\n"
+                + "          - {selectTab: 0.0, in: tabs}")
+        #expect(diagnostics(written) == [])
+        #expect(diagnostics(written.replacingOccurrences(of: "selectTab: 0.0", with: "selectTab: 0.5")) == [
+            "32:25: 'selectTab' is a tab's index, not '0.5'; write 'selectTab: 1'"
+        ])
     }
 
     @Test func wrongContainer() {

@@ -35,6 +35,7 @@ struct FlowFileSchemaTests {
             ("{payload: string, summary", "{payload: {type: object, fields: {n: {fields: {m: int}}}}, summary"),
             ("{payload: string, summary", "{payload: {fields: {n: {type: object}}, describe: x}, summary"),
             ("        end: aboutIsComplete ", "        end: aboutIsComplete\n        contribute: [] "),
+            ("flowfile: 1\n", "flowfile: 1.0\n"),
         ]
         try expectBothTake(cases)
     }
@@ -186,9 +187,13 @@ struct SchemaReader {
         if case .string(let type) = rule["type"], !Self.has(value, type: type) {
             return ["\(at): not of type \(type)"]
         }
-        if let constant = rule["const"], constant != value { found.append("\(at): not \(constant)") }
+        if let constant = rule["const"], Self.number(constant) ?? constant != Self.number(value) ?? value {
+            found.append("\(at): not \(constant)")
+        }
         if case .array(let options) = rule["enum"], !options.contains(value) { found.append("\(at): \(value) is not allowed") }
-        if case .int(let minimum) = rule["minimum"], case .int(let number) = value, number < minimum {
+        if case .int(let minimum) = rule["minimum"], case .int(let number) = Self.number(value) ?? value,
+            number < minimum
+        {
             found.append("\(at): \(number) is less than \(minimum)")
         }
         if case .int(let maximum) = rule["maxItems"], case .array(let items) = value, items.count > maximum {
@@ -226,8 +231,14 @@ struct SchemaReader {
         return found
     }
 
+    /// A number with no fraction as `.int`, as JSON Schema compares numbers (`1.0` is the integer 1).
+    private static func number(_ value: JSONValue) -> JSONValue? {
+        if case .double(let double) = value, let int = Int(exactly: double) { return .int(int) }
+        return nil
+    }
+
     private static func has(_ value: JSONValue, type: String) -> Bool {
-        switch (type, value) {
+        switch (type, number(value) ?? value) {
         case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("null", .null),
             ("integer", .int), ("number", .int), ("number", .double):
             return true
