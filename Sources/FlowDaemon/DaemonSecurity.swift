@@ -373,7 +373,9 @@ package enum FlowdSecuritySettings: Sendable {
         do {
             return try JSONDecoder().decode([AllowedClient].self, from: data)
         } catch {
-            throw FlowdSecurityError("the clients file \(path) is not a JSON array of clients: \(error)")
+            throw FlowdSecurityError(
+                "the clients file \(path) is not a JSON array of clients: "
+                    + JSONDecodingProblem.describe(error, in: Array(data)))
         }
     }
 

@@ -231,7 +231,8 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         do {
             return try JSONDecoder().decode(FlowdConfigFile.self, from: data)
         } catch {
-            throw FlowdConfigError(path: path, reason: "is not a valid config: \(error)")
+            throw FlowdConfigError(
+                path: path, reason: "is not a valid config: \(JSONDecodingProblem.describe(error, in: Array(data)))")
         }
     }
 }

@@ -135,7 +135,7 @@ public struct WireCodec: Sendable {
             throw error
         } catch {
             throw WireError(
-                .malformedBody, "\(type.rawValue) body: \(Self.describe(error, body: body))", req: req, type: type
+                .malformedBody, "\(type.rawValue) body: \(JSONDecodingProblem.describe(error, in: body))", req: req, type: type
             )
         }
         try validate(message, type, req: req)
@@ -269,51 +269,5 @@ public struct WireCodec: Sendable {
             req <= WireProtocol.maxRequestNumber
         else { return nil }
         return req
-    }
-
-    private static func describe(_ error: any Error, body: [UInt8]) -> String {
-        guard let decodingError = error as? DecodingError else { return "not valid JSON" }
-        switch decodingError {
-        case .keyNotFound(let key, let context):
-            return "missing field '\(path(context.codingPath + [key]))'"
-        case .typeMismatch(_, let context) where context.codingPath.isEmpty,
-            .valueNotFound(_, let context) where context.codingPath.isEmpty:
-            return "not a JSON object"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "field '\(path(context.codingPath))' has the wrong type"
-        case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            // Foundation says "not valid JSON", without a path, also of valid JSON with a number its field cannot hold.
-            guard (try? JSONDecoder().decode(JSONValue.self, from: Data(body))) != nil else { return "not valid JSON" }
-            return "a number does not fit its field (a negative, fractional or too large integer)"
-        case .dataCorrupted(let context):
-            if case .string(let value)? = Self.value(at: context.codingPath, in: body),
-                context.debugDescription.hasPrefix("Cannot initialize")
-            {
-                // Foundation's wording for a string no enum case takes names a Swift type, not the protocol's field.
-                return "field '\(path(context.codingPath))' has an unknown value \"\(value)\""
-            }
-            return "field '\(path(context.codingPath))': \(context.debugDescription)"
-        @unknown default:
-            return "cannot be decoded"
-        }
-    }
-
-    /// The JSON value at `keys` in `body`, when the body parses and the path leads somewhere.
-    private static func value(at keys: [any CodingKey], in body: [UInt8]) -> JSONValue? {
-        guard var value = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else { return nil }
-        for key in keys {
-            switch value {
-            case .object(let fields): guard let next = fields[key.stringValue] else { return nil }; value = next
-            case .array(let items):
-                guard let index = key.intValue, items.indices.contains(index) else { return nil }
-                value = items[index]
-            default: return nil
-            }
-        }
-        return value
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
     }
 }
