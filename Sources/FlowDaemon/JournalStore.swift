@@ -72,6 +72,8 @@ package final class JournalStore {
     var simulatedWriteError: Errno?
     /// Tests: the error the journal's next background syncs fail with, until set back to `nil`.
     var simulatedSyncError: Errno?
+    /// Tests: the error duplicating the journal's descriptor for a background sync fails with (as `EMFILE`).
+    var simulatedDuplicateError: Errno?
     /// Where `.interval` syncs run when the caller must not wait for them; `nil`: on the caller's thread.
     let syncer: JournalSyncer?
     /// Where a compaction's writes and syncs run; `nil`: on the caller's thread, in ``startSnapshot(_:)``.
@@ -280,9 +282,12 @@ package final class JournalStore {
         let path = journalPath(generation)
         let copy: FileDescriptor
         do {
+            if let simulatedDuplicateError { throw simulatedDuplicateError }
             copy = try journal.duplicate()
         } catch {
-            throw .io("cannot duplicate the descriptor of \(path) to sync it", error)
+            // Out of descriptors (EMFILE: connections hold them all) is no reason to stop: sync here, as without a
+            // syncer. Before, the `.io` error stopped flowd at its next idle turn.
+            return try sync(now: now)
         }
         syncer.start(copy, path: path, simulatedError: simulatedSyncError)
         syncCount += 1

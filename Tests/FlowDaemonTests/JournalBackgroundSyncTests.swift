@@ -89,6 +89,32 @@ struct JournalBackgroundSyncTests {
         }
     }
 
+    /// Out of descriptors (`EMFILE`, every one held by connections), the syncer gets no duplicate of the journal's:
+    /// the sync runs on the caller's thread, and the store goes on. Before, the `.io` error reached the I/O loop
+    /// through an idle turn's `syncIfDue` and stopped flowd.
+    @Test func aSyncWithoutADuplicateDescriptorRunsOnTheCallersThread() throws {
+        let gate = Gate()
+        let syncer = JournalSyncer(gate: { gate.pass() })  // a sync handed to it would wait for the test: none is
+        try withStore(syncer: syncer) { store in
+            store.simulatedDuplicateError = .tooManyOpenFiles
+            store.append(Array("a".utf8))
+            try store.commit(now: 1000)
+            #expect(store.syncCount == 1 && !syncer.isSyncing && store.nextSyncDue == nil)
+            store.append(Array("b".utf8))
+            try store.commit(now: 1010)
+            try store.syncIfDue(now: 1200)
+            #expect(store.syncCount == 2 && !syncer.isSyncing && store.nextSyncDue == nil)
+
+            store.simulatedDuplicateError = nil  // descriptors free again: back to the syncer
+            store.append(Array("c".utf8))
+            try store.commit(now: 1400)
+            gate.waitUntilASyncWaits()
+            #expect(store.syncCount == 3 && syncer.isSyncing)
+            gate.release()
+            syncer.waitUntilIdle()
+        }
+    }
+
     @Test func closeWaitsForTheSyncThatRunsAndDoesNotSyncAgainAfterItFailed() throws {
         let syncer = JournalSyncer()
         try withStore(syncer: syncer) { store in
