@@ -86,6 +86,8 @@ public enum Flowd: Sendable {
         // A journal write past a file-size limit (`ulimit -f`, systemd's LimitFSIZE=) then fails with EFBIG, which
         // the journal handles as a full disk, instead of SIGXFSZ ending the daemon.
         signal(SIGXFSZ, SIG_IGN)
+        // Each connection holds a descriptor; at the limit libzmq aborts on an ipc:// connection (docs/LIMITS.md).
+        DescriptorLimit.raiseSoftLimit(logger: logger)
         if settings.server.controlEndpoint.hasPrefix("ipc://") || settings.server.eventsEndpoint.hasPrefix("ipc://") {
             try prepareRuntimeDirectory(settings.runtimeDirectory)
             switch SocketFolderCheck(folder: settings.runtimeDirectory) {

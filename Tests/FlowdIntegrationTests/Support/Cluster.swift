@@ -56,8 +56,12 @@ final class Cluster: Sendable {
     // MARK: - Processes
 
     /// Starts `executable` (a product name) with `arguments`; the process is ended when the test ends.
+    /// With `softDescriptorLimit`, the process starts under that soft `RLIMIT_NOFILE` (`/bin/sh`'s `ulimit -Sn`, then
+    /// `exec`: the same pid).
     @discardableResult
-    func launch(_ executable: String, _ arguments: [String], name: String? = nil) throws -> ManagedProcess {
+    func launch(
+        _ executable: String, _ arguments: [String], name: String? = nil, softDescriptorLimit: Int? = nil
+    ) throws -> ManagedProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWD_RUNTIME_DIR"] = runtimeDirectory
         let base = name ?? executable
@@ -65,9 +69,14 @@ final class Cluster: Sendable {
             names[base, default: 0] += 1
             return names[base]! == 1 ? base : "\(base)#\(names[base]!)"
         }
+        var path = binDirectory.appendingPathComponent(executable)
+        var arguments = arguments
+        if let softDescriptorLimit {
+            arguments = ["-c", "ulimit -Sn \(softDescriptorLimit) && exec \"$0\" \"$@\"", path.path] + arguments
+            path = URL(fileURLWithPath: "/bin/sh")
+        }
         let process = try ManagedProcess(
-            name: label, executable: binDirectory.appendingPathComponent(executable), arguments: arguments,
-            environment: environment
+            name: label, executable: path, arguments: arguments, environment: environment
         )
         processes.withLock { $0.append(process) }
         return process
@@ -91,12 +100,14 @@ final class Cluster: Sendable {
     ///
     /// - Returns: the daemon and the endpoints it reported as bound (a `tcp://…:*` endpoint with its real port).
     @discardableResult
-    func startFlowd(_ extraArguments: [String] = [], executable: String = daemonExecutable) async throws -> Daemon {
+    func startFlowd(
+        _ extraArguments: [String] = [], executable: String = daemonExecutable, softDescriptorLimit: Int? = nil
+    ) async throws -> Daemon {
         let process = try launch(
             executable,
             ["--runtime-dir", runtimeDirectory, "--heartbeat-ms", "\(heartbeatMs)", "--log-level", "info"]
                 + extraArguments,
-            name: "flowd"
+            name: "flowd", softDescriptorLimit: softDescriptorLimit
         )
         let index = try await process.waitForError("the 'flowd ready' log line") { $0.contains("flowd ready") }
         let line = process.stderr.lines[index]
