@@ -37,6 +37,16 @@ def field_bounds(run, op, st, pr):
     check(pr.conn.request("REPORT", {"session": "default", "reports": [{"presentable": "nowhere",
                                                                           "state": "dismissed"}]}) == {},
           "a dismissal of a presentable the UI does not hold is accepted (§6.5)")
+    # §2: attachment, request and limit are signed 64-bit, seq and last_seq unsigned; past ±2^53 is no error.
+    for attachment, code in ((2 ** 63 - 1, "unknownAttachment"), (-1, "unknownAttachment"), (2 ** 63, "malformedBody")):
+        st.request_error("STEP", {"session": "default", "attachment": attachment, "step": {"name": "fakeStep"}}, code)
+    check(len(op.request("SESSIONS", {"limit": 2 ** 63 - 1})["sessions"]) >= 1, "a limit of 2^63-1 is capped")
+    op.request_error("SESSIONS", {"limit": 2 ** 63}, "malformedBody")
+    pr.conn.request_error("SYNC", {"session": "default", "last_seq": -1}, "malformedBody")
+    pr.conn.send("ACK", {"session": "default", "seq": -1})
+    check(pr.conn.expect_type("ERROR", type="ACK")["code"] == "malformedBody", "an ACK's seq of -1")
+    ahead = pr.conn.request("SYNC", {"session": "default", "last_seq": 2 ** 64 - 1})
+    check(ahead["mode"] == "snapshot", "a last_seq above the session's seq gets a snapshot (§6.1)", ahead)
     plain = pr.conn.request("SYNC", {"session": "default"})
     explicit = pr.conn.request("SYNC", {"session": "default", "last_seq": 0, "create": False})
     check(plain == explicit and plain["mode"] == "snapshot",

@@ -200,6 +200,24 @@ def bad_input(run, op, st, pr):
     pr.conn.request_error("USER_ACTION", {"session": "default", "presentable": "nowhere.to.be.seen",
                                           "action": {"name": "pick"}}, "unknownPresentable")
     pr.conn.request_error("REPORT", {"session": "kiosk-1", "reports": []}, "notHost")
+    # §3's order of what a request names: unknownSession before notHost, invalidPayload before notDeepLinkable.
+    pr.conn.request_error("REPORT", {"session": "no-such-session", "reports": []}, "unknownSession")
+    op.request_error("DEEPLINK", {"session": "default", "step": {"name": "alert", "payload": 5}}, "invalidPayload")
+    # §3: a request's req is required; HEARTBEAT and ACK are not requests, a req in them is ignored, unanswered.
+    op.send("HEALTH", {})
+    op.expect(lambda t, b: t == "ERROR" and b["type"] == "HEALTH" and b["code"] == "malformedBody" and b["req"] is None,
+              "ERROR malformedBody, req null, to a HEALTH without req")
+    op.send("HEARTBEAT", {"req": 950})
+    pr.conn.send("ACK", {"session": "default", "seq": 1, "req": 951})
+    for conn, round_trip in ((op, ("HEALTH", {})), (pr.conn, ("REPORT", {"session": "default", "reports": []}))):
+        conn.request(*round_trip)
+        check(not [b for t, b in conn.inbox if b.get("req") in (950, 951)], "no reply to a HEARTBEAT or an ACK",
+              conn.inbox)
+    # §2.1: the daemon does not check that a req is unique: two requests with one req get two replies.
+    op.send("HEALTH", {"req": 960})
+    op.send("HEALTH", {"req": 960})
+    for _ in range(2):
+        op.expect(lambda t, b: t == "OK" and b.get("req") == 960, "an OK to each HEALTH with req 960")
     other = connect(run.ctx, run.control, "presenter", "foreign-second")
     other.request_error("SYNC", {"session": "default", "last_seq": 0, "create": False}, "sessionHosted")
     other.request_error("HELLO", {"role": "presenter", "name": "foreign-second", "heartbeat_ms": 1000},

@@ -284,5 +284,12 @@ def assignment(run, op, st):
     first.send("BYE", {})
     handed = sorted(st.expect_type("ATTACH", session="assign", kind="movies.detail")["attachment"] for _ in range(3))
     check(handed == got, "after its BYE, the next name gets the same attachments", handed, got)
+    # §5: an attachment stays with its process; one connecting later, even sorting first, does not take it.
+    later = connect(run.ctx, run.control, "stepper", "aa-later", serves=["movies.detail"])
+    later.request_error("STEP", {"session": "assign", "attachment": handed[0], "step": {"name": "castIsPicked"}},
+                        "unknownAttachment")
+    check(not [b for t, b in later.inbox if t == "ATTACH" and b["session"] == "assign"], "a later process takes none",
+          later.inbox)
+    later.close()
     for conn in (first, last):
         conn.close()
