@@ -333,6 +333,19 @@ struct BadFlowFileTests {
             ])
     }
 
+    /// `payload: null` is no payload: the wire's null, what a step without one carries.
+    @Test func nullPayload() {
+        #expect(diagnostics(base(replacing: "stepper: {one: close}", with: "stepper: {one: {step: close, payload: null}}")) == [])
+        #expect(
+            diagnostics(base(replacing: "stepper: {one: close}", with: "stepper: {one: {step: close, payload: 1}}")) == [
+                "50:20: the step 'close' carries no payload, and one is given here; write 'close' alone, or declare a payload for it under 'steps:'"
+            ])
+        #expect(
+            diagnostics(base(replacing: "{step: open, payload: {id: 1}}", with: "{step: open, payload: null}")) == [
+                "32:40: the step 'open' carries {id: int}, and this payload is none; give a payload of type {id: int}"
+            ])
+    }
+
     @Test func missingPayload() {
         let found = diagnostics(base(replacing: "{step: open, payload: {id: 1}}", with: "open"))
         #expect(

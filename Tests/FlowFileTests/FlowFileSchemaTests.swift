@@ -36,6 +36,7 @@ struct FlowFileSchemaTests {
             ("{payload: string, summary", "{payload: {fields: {n: {type: object}}, describe: x}, summary"),
             ("        end: aboutIsComplete ", "        end: aboutIsComplete\n        contribute: [] "),
             ("flowfile: 1\n", "flowfile: 1.0\n"),
+            ("stepper: {one: aboutIsShown}", "stepper: {one: {step: aboutIsShown, payload: null}}"),
         ]
         try expectBothTake(cases)
     }
