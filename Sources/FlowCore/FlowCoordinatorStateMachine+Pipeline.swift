@@ -367,6 +367,13 @@ extension FlowCoordinatorStateMachine {
             if node.isReady { nodes[parent]?.awaitedChildren.removeAll { $0 == coordinator } }
         }
         pendingReadiness.removeAll { $0.registrant == coordinator }
+        if node.isReady {
+            let flow = ObjectIdentifier(node.flow)
+            for index in pendingReadiness.indices
+            where pendingReadiness[index].waiter.flows.contains(where: { ObjectIdentifier($0) == flow }) {
+                pendingReadiness[index].endedReady.append(flow)
+            }
+        }
         actions.append(.flowEnded(coordinator, reason: reason))
     }
 
@@ -391,7 +398,8 @@ extension FlowCoordinatorStateMachine {
         while index < pendingReadiness.count {
             let pending = pendingReadiness[index]
             let allReady = pending.waiter.flows.allSatisfy { flow in
-                coordinatorByFlow[ObjectIdentifier(flow)].map { nodes[$0]?.isReady == true } ?? false
+                pending.endedReady.contains(ObjectIdentifier(flow))
+                    || coordinatorByFlow[ObjectIdentifier(flow)].map { nodes[$0]?.isReady == true } ?? false
             }
             guard allReady else {
                 index += 1

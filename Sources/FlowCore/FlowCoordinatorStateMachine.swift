@@ -67,6 +67,9 @@ public struct FlowCoordinatorStateMachine {
     struct PendingReadiness {
         let registrant: FlowCoordinatorID
         let waiter: ReadinessWaiter
+        /// The waiter's flows that were ready while it waited and have ended since: they have given their part, as
+        /// in RxFlow's `zip` of each flow's first ready event (D6).
+        var endedReady: [ObjectIdentifier] = []
     }
 
     var nodes = IDTable<FlowCoordinatorID, Node>()

@@ -320,3 +320,41 @@ extension RxFlowCodeTests {
         #expect(lost == nil)
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow Flows.use(_:_:when: .ready) zips each flow's rxFlowReady (`take(1).asSingle()`): a flow that fired ready
+    // while the block waited has given its part, and the block runs once the others fire, whatever became of it.
+    @Test("D6: a .ready block counts a flow that was ready while it waited, even if that flow has ended since")
+    func readyBlockCountsAFlowThatWasReadyAndEnded() throws {
+        let parent = ScenarioFlow("P")
+        let first = ScenarioFlow("A")
+        let second = ScenarioFlow("B")
+        let secondStepper = ScenarioStepper("B.stepper")
+        parent.on("a") { _, navigator in
+            Flows.use(first, second, when: .ready, in: navigator) { navigator in
+                navigator.push(.view("P.both", type: "View"), onto: "P.root")
+            }
+            return .multiple(
+                Contribute.flow(first, OneStepper(withSingleStep: Step("b"))),
+                Contribute.flow(second, secondStepper)
+            )
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+        harness.dismiss("A.root")  // A was ready; it ends
+        harness.emit("c", from: secondStepper)
+
+        #expect(
+            harness.takeLog().only("ready", "end", "command push", "did navigate") == [
+                "did navigate flow=P step=a",
+                "did navigate flow=A step=b",
+                "ready flow#2",
+                "end flow#2 (rootDismissed)",
+                "did navigate flow=B step=c",
+                "ready flow#3",
+                "command push P.both onto P.root (flow#1)",
+                "ready flow#1",
+            ]
+        )
+    }
+}
