@@ -5,6 +5,8 @@ extension FlowFileValidator {
         var child: FlowDecl
         var stepper: StepperSpec?
         var location: SourceLocation
+        /// Where the child's name is written.
+        var nameLocation: SourceLocation
     }
 
     /// Every child-flow contribution, in file order.
@@ -15,7 +17,8 @@ extension FlowFileValidator {
                     guard case .flow(let name, let stepper, _) = contributor.kind, let child = app.flow(name.value)
                     else { return nil }
                     return ChildEdge(
-                        parent: parent, child: child, stepper: stepper ?? child.stepper, location: contributor.location)
+                        parent: parent, child: child, stepper: stepper ?? child.stepper, location: contributor.location,
+                        nameLocation: name.location)
                 }
             }
         }
@@ -24,6 +27,7 @@ extension FlowFileValidator {
     func checkGraph() {
         let edges = childEdges
         checkReachability(edges)
+        checkStartsOfRunningFlows(edges)
         checkRouting(edges)
         checkScreenIDs()
         checkDeepLinks()
@@ -31,18 +35,47 @@ extension FlowFileValidator {
 
     private func checkReachability(_ edges: [ChildEdge]) {
         guard app.flow(app.root.flow.value) != nil else { return }
-        var reached: Set<String> = [app.root.flow.value]
-        var queue = [app.root.flow.value]
-        while let next = queue.popLast() {
-            for edge in edges where edge.parent.name.value == next && reached.insert(edge.child.name.value).inserted {
-                queue.append(edge.child.name.value)
-            }
-        }
+        let reached = reachable(edges)
         for flow in app.flows where !reached.contains(flow.name.value) {
             sink.report(
                 .unreachableFlow, at: flow.name.location, "the flow '\(flow.name)' is never started",
                 fix: "start it from a reachable flow ('contribute: - flow: \(flow.name)') or remove it"
             )
+        }
+    }
+
+    /// The flows reached from the root through `edges` without going through `avoided`.
+    private func reachable(_ edges: [ChildEdge], avoiding avoided: String? = nil) -> Set<String> {
+        guard app.flow(app.root.flow.value) != nil, app.root.flow.value != avoided else { return [] }
+        var reached: Set<String> = [app.root.flow.value]
+        var queue = [app.root.flow.value]
+        while let next = queue.popLast() {
+            for edge in edges where edge.parent.name.value == next && edge.child.name.value != avoided
+                && reached.insert(edge.child.name.value).inserted
+            {
+                queue.append(edge.child.name.value)
+            }
+        }
+        return reached
+    }
+
+    /// A flow that starts one of the flows every way to it goes through (the root, or a flow above it on each path)
+    /// starts a flow that is running: its root is in use, so the daemon refuses the child (D17, `rootInUse`). A flow
+    /// starting itself is reported where its handler is checked.
+    private func checkStartsOfRunningFlows(_ edges: [ChildEdge]) {
+        let reached = reachable(edges)
+        var withoutFlow: [String: Set<String>] = [:]
+        for edge in edges where edge.parent.name.value != edge.child.name.value {
+            let parent = edge.parent.name.value, child = edge.child.name.value
+            guard reached.contains(parent) else { continue }
+            let rest = withoutFlow[child] ?? reachable(edges, avoiding: child)
+            withoutFlow[child] = rest
+            guard !rest.contains(parent) else { continue }
+            sink.report(
+                .notAllowedHere, at: edge.nameLocation,
+                "the flow '\(parent)' starts '\(child)', which runs whenever '\(parent)' does (every way to '\(parent)' "
+                    + "goes through it)",
+                fix: "start another flow: its root is in use while it runs, so the child would be refused (D17)")
         }
     }
 

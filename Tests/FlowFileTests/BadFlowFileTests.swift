@@ -529,6 +529,16 @@ struct BadFlowFileTests {
             ])
     }
 
+    /// The root (or any flow every way to the starter goes through) is running when the starter starts it: the
+    /// daemon would refuse the child (rootInUse), so the checks say so.
+    @Test func flowStartingAFlowAboveIt() {
+        let startsRoot = "      close:\n        contribute:\n          - flow: main"
+        #expect(
+            diagnostics(base(replacing: "      close:\n        end: close", with: startsRoot)) == [
+                "54:19: the flow 'modal' starts 'main', which runs whenever 'modal' does (every way to 'modal' goes through it); start another flow: its root is in use while it runs, so the child would be refused (D17)"
+            ])
+    }
+
     @Test func templatedRootID() {
         let found = diagnostics(
             base(replacing: "{id: modal.stack, kind: stack}", with: "{id: \"modal.{payload.id}\", kind: stack}"))
