@@ -96,6 +96,11 @@ extension FlowCoordinatorStateMachine {
         }
         actions.append(.didNavigate(event))
         takeEmissions()
+        if case .end = contributors {
+            // A navigation that ends the flow is still a navigation: a parent waiting for this child's readiness is
+            // not left waiting (D16), not even when the navigation's own commands close the flow's root (D18).
+            markReady(coordinator)
+        }
         dismissRemoved()
         if !navigator.readinessWaiters.isEmpty {
             // Readiness is latched: flows that are ready already run the block now.
@@ -127,9 +132,6 @@ extension FlowCoordinatorStateMachine {
             forward(step, to: parent, from: coordinator)
             return
         case .end(let step):
-            // A navigation that ends the flow is still a navigation: a parent waiting for this child's readiness
-            // is not left waiting (RxFlow sets readiness after `.end` too; `docs/SEMANTICS.md` D6).
-            markReady(coordinator)
             end(coordinator, forwarding: step)
             return
         }

@@ -40,3 +40,40 @@ extension RxFlowCodeTests {
         }
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow never marks a child ending on its first navigation ready (D16 differs); Flowd does, and a child whose
+    // first navigation also closes its own root (D18) is such a child: its parent and the parent's block go on.
+    @Test("D16, D18: a child whose first navigation closes its own root and ends is ready, and so is its parent")
+    func childClosingItsOwnRootOnItsFirstNavigationIsReady() throws {
+        let parent = ScenarioFlow("P")
+        let child = ScenarioFlow("C")
+        parent.on("a") { _, navigator in
+            navigator.present(child.root, over: "P.root")
+            Flows.use(parent, when: .ready, in: navigator) { navigator in
+                navigator.push(.view("ready.screen", type: "View"), onto: "P.root")
+            }
+            return .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("b"))))
+        }
+        child.on("b") { _, navigator in
+            navigator.dismiss(presentedOver: "P.root")
+            return .end(forwardToParentFlowWithStep: Step("y"))
+        }
+        let harness = ScenarioHarness()
+        _ = harness.keepUIModel()
+
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+
+        #expect(
+            harness.takeLog().only("did navigate", "ready", "command push", "end") == [
+                "did navigate flow=P step=a",
+                "did navigate flow=C step=b",
+                "ready flow#2",
+                "ready flow#1",
+                "command push ready.screen onto P.root (flow#1)",
+                "end flow#2 (rootDismissed)",
+                "did navigate flow=P step=y",
+            ]
+        )
+    }
+}
