@@ -119,12 +119,12 @@ public struct WireCodec: Sendable {
         case .tooDeep?:
             throw WireError(
                 .malformedBody, "\(type.rawValue) body nests deeper than \(WireProtocol.maxNestingDepth) levels",
-                req: Self.peekReq(body), type: type
+                req: Self.peekReq(body, syntaxChecked: true), type: type
             )
         case nil:
             break
         }
-        let req = Self.peekReq(body)
+        let req = Self.peekReq(body, syntaxChecked: true)
         let message: WireMessage
         do {
             message = try decodeBody(type, Data(body))
@@ -261,10 +261,15 @@ public struct WireCodec: Sendable {
         }
     }
 
-    /// Reads `req` from a body that may not decode as its type, for the error reply.
-    private static func peekReq(_ body: [UInt8]) -> UInt64? {
+    /// Reads `req` from a body that may not decode as its type, for the error reply. A body that is not RFC 8259 JSON
+    /// has none (§2), whatever fault is answered (`JSONDecoder` would read `{"req": 5,}`'s); `syntaxChecked`: the
+    /// caller ran ``JSONSyntax`` already.
+    private static func peekReq(_ body: [UInt8], syntaxChecked: Bool = false) -> UInt64? {
         struct ReqOnly: Decodable { let req: UInt64? }
         guard body.count <= 1 << 20 else { return nil }
+        if !syntaxChecked, JSONSyntax.fault(in: body, depthLimit: WireProtocol.maxNestingDepth) == .invalid {
+            return nil
+        }
         guard let req = (try? JSONDecoder().decode(ReqOnly.self, from: Data(body)))?.req ?? nil,
             req <= WireProtocol.maxRequestNumber
         else { return nil }

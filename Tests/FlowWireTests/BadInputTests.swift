@@ -389,6 +389,30 @@ struct BadInputTests {
         #expect(error.req == nil)
     }
 
+    /// §2, §3: a body that is not RFC 8259 JSON has no readable `req`, whichever fault is answered first: an unknown
+    /// type, another version and a body over the limit carry `req` `null` for it too, and `5` for a body that is JSON.
+    @Test func aBodyThatIsNotJSONHasNoReqWhateverTheFault() throws {
+        let small = WireCodec(maxBodyBytes: 1024)
+        let notJSON: [[UInt8]] = [
+            Array(#"{"req": 5,}"#.utf8), Array(#"{"req": 5} x"#.utf8), Array(#"{"req": 5, "x": 01}"#.utf8),
+            Array(#"{"req": 5, "x": "a"#.utf8) + [0xFF] + Array(#""}"#.utf8),
+        ]
+        let json = Array(#"{"req": 5}"#.utf8)
+        for body in notJSON + [json] {
+            let expected: UInt64? = body == json ? 5 : nil
+            let padded = body.dropLast() + Array(repeating: 0x20, count: 1024) + [body.last!]
+            let faults: [([[UInt8]], WireError.Code, WireCodec)] = [
+                ([Array("FLOWD1".utf8), Array("NO_SUCH_TYPE".utf8), body], .unknownType, WireCodec()),
+                ([Array("FLOWD2".utf8), Array("HEALTH".utf8), body], .unsupportedVersion, WireCodec()),
+                ([Array("FLOWD1".utf8), Array("HEALTH".utf8), Array(padded)], .messageTooLarge, small),
+            ]
+            for (frames, code, codec) in faults {
+                let error = try #require(decodingError(frames, codec: codec))
+                #expect(error.code == code && error.req == expected, "\(code) \(String(decoding: body, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test func aBodyAtTheLimitIsAccepted() throws {
         let body = #"{"req": 5}"#
         let codec = WireCodec(maxBodyBytes: body.utf8.count)

@@ -248,6 +248,8 @@ def bad_input(run, op, st, pr):
     refused([b"FLOWD2", b"HEALTH", b'{"req": 900}'], "unsupportedVersion", req_null=False)
     refused([SIGNATURE, b"NO_SUCH_TYPE", b'{"req": 901}'], "unknownType", req_null=False)
     refused([SIGNATURE, b"health", b'{"req": 902}'], "unknownType", req_null=False)
+    refused([SIGNATURE, b"NO_SUCH_TYPE", b'{"req": 902,}'], "unknownType")  # not JSON: no readable req (§3)
+    refused([b"FLOWD2", b"HEALTH", b'{"req": 902} x'], "unsupportedVersion")
     refused([SIGNATURE, b"HEALTH", b"not json"], "malformedBody")
     refused([SIGNATURE, b"HEALTH", b"[1]"], "malformedBody")
     refused([SIGNATURE, b"HEALTH", b'{"req": 9007199254740993}'], "malformedBody")
