@@ -28,7 +28,10 @@ public struct MovieDemoApplication: FlowApplication {
     /// A step whose payload does not read as its ``DemoStep`` (`movieIsPicked` with a string) is refused
     /// (`invalidPayload`): the flows would do nothing with it.
     public func payloadRefusal(for step: Step) -> String? {
-        DemoStep(step: step) == nil ? "the step '\(step.name)' takes no payload like \(step.payload)" : nil
+        guard DemoStep(step: step) == nil else { return nil }
+        // Named as the vocabulary describes it, as a flow file's refusal names the declared type (PROTOCOL.md §3).
+        let type = DemoVocabulary.application.steps.first { $0.name == step.name }?.payload ?? "none"
+        return "the step '\(step.name)' takes a payload of type \(type), not \(step.payload)"
     }
 
     /// An action a demo screen type does not list (``DemoVocabulary/application``) is refused (`unknownAction`), as

@@ -8,6 +8,14 @@ import Testing
 struct VocabularyTests {
     let vocabulary = MovieDemoApplication().vocabulary
 
+    /// PROTOCOL.md §3: `invalidPayload`'s message names the type, here as the vocabulary describes the payload.
+    @Test func aPayloadRefusalNamesTheStepsDeclaredPayload() throws {
+        let application = MovieDemoApplication()
+        let refusal = try #require(application.payloadRefusal(for: Step("movieIsPicked", payload: "dune")))
+        #expect(refusal == #"the step 'movieIsPicked' takes a payload of type <int: a movie id>, not "dune""#)
+        #expect(application.payloadRefusal(for: Step("movieIsPicked", payload: 23452)) == nil)
+    }
+
     @Test func everyStepIsDeclaredOnceAndOnlyTheDemosSteps() {
         let names = vocabulary.steps.map(\.name)
         #expect(Set(names) == DemoStep.names)
