@@ -60,6 +60,8 @@ def field_bounds(run, op, st, pr):
         got = hello_answer(run, dict(presenter, **change))
         check(got == answer, "a presenter's %s is still checked (§3)" % change, got, answer)
     check(hello_answer(run, hello) == "WELCOME", "a stepper's serves may be left out")
+    check(hello_answer(run, dict(hello, later_field={"x": [1]})) == "WELCOME",
+          "a HELLO's unknown field is ignored (§2)")
     whole = op.take_req()
     op.send("HEALTH", {"req": float(whole)})
     op.expect(lambda t, b: t == "OK" and b.get("req") == whole, "OK to a req written %.1f" % whole)

@@ -200,6 +200,13 @@ def bad_input(run, op, st, pr):
     pr.conn.request_error("USER_ACTION", {"session": "default", "presentable": "nowhere.to.be.seen",
                                           "action": {"name": "pick"}}, "unknownPresentable")
     pr.conn.request_error("REPORT", {"session": "kiosk-1", "reports": []}, "notHost")
+    # §2: the daemon ignores fields it does not know, at the top and nested, on every path (STEP's fast one too).
+    extra = {"later_field": {"nested": [1, None, "x"]}}
+    check(op.request("HEALTH", dict(extra))["status"] == "ok", "a HEALTH with an unknown field")
+    check(op.request("TREE", dict(extra, session="default"))["tree"]["root"] is not None, "a TREE with one")
+    check(pr.conn.request("REPORT", dict(extra, session="default", reports=[])) == {}, "a REPORT with one")
+    st.request_error("STEP", dict(extra, session="default", attachment=999999,
+                                  step={"name": "fakeStep", "later_field": 1}), "unknownAttachment")
     # §3's order of what a request names: unknownSession before notHost, invalidPayload before notDeepLinkable.
     pr.conn.request_error("REPORT", {"session": "no-such-session", "reports": []}, "unknownSession")
     op.request_error("DEEPLINK", {"session": "default", "step": {"name": "alert", "payload": 5}}, "invalidPayload")
