@@ -186,6 +186,29 @@ struct FlowFileValidator {
             }
         }
         if let end = handler.end { check(end, scope: scope) }
+        checkStartedRoots(of: handler)
+    }
+
+    /// The flows one handler starts run at once, so their roots (fixed ids, D17) must differ: a flow started twice,
+    /// or two flows with one root id, would have the second refused (`rootInUse`).
+    private func checkStartedRoots(of handler: StepHandler) {
+        var started: [String: String] = [:]  // root id -> the flow started with it
+        for contributor in handler.contributors {
+            guard case .flow(let name, _, _) = contributor.kind, let child = app.flow(name.value) else { continue }
+            guard let first = started[child.root.id.source] else {
+                started[child.root.id.source] = name.value
+                continue
+            }
+            let what =
+                first == name.value
+                ? "the handler of '\(handler.step)' starts '\(name)' twice"
+                : "the handler of '\(handler.step)' starts '\(first)' and '\(name)', whose roots are both "
+                    + "'\(child.root.id.source)'"
+            sink.report(
+                .notAllowedHere, at: name.location, what,
+                fix: "start each flow once, with roots of their own: two live flows cannot share a root, so the "
+                    + "second would be refused (D17)")
+        }
     }
 
     private func check(_ command: CommandDecl, screen: (ScreenRef) -> ScreenDecl?) {

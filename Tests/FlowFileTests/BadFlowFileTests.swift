@@ -539,6 +539,23 @@ struct BadFlowFileTests {
             ])
     }
 
+    /// The flows one handler starts are alive at once: a flow twice, or two flows with one root id, cannot be.
+    @Test func handlerStartingOneRootTwice() {
+        let twice = "          - flow: modal\n          - flow: modal"
+        #expect(
+            diagnostics(base(replacing: "          - flow: modal", with: twice)) == [
+                "38:19: the handler of 'open' starts 'modal' twice; start each flow once, with roots of their own: two live flows cannot share a root, so the second would be refused (D17)"
+            ])
+        let other = "  other:\n    root: {id: modal.stack, kind: stack}\n    stepper: {one: close}\n    navigate:\n"
+            + "      close:\n        end: close\ndeepLinks:"
+        let sharing = base(replacing: "          - flow: modal", with: "          - flow: modal\n          - flow: other")
+            .replacingOccurrences(of: "deepLinks:", with: other)
+        #expect(
+            diagnostics(sharing) == [
+                "38:19: the handler of 'open' starts 'modal' and 'other', whose roots are both 'modal.stack'; start each flow once, with roots of their own: two live flows cannot share a root, so the second would be refused (D17)"
+            ])
+    }
+
     @Test func templatedRootID() {
         let found = diagnostics(
             base(replacing: "{id: modal.stack, kind: stack}", with: "{id: \"modal.{payload.id}\", kind: stack}"))
