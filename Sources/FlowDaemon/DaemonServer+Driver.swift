@@ -19,7 +19,7 @@ extension DaemonServer {
         var publishedEvents = false
         /// Whether anything was sent on the control socket since the I/O loop last asked it for messages.
         var sentControl = false
-        var localSubscriptions: [String: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)]] = [:]
+        var localSubscriptions = LocalSubscriptions()
         /// Where each control message's body is written before it is sent, reused message after message.
         var bodyWriter = FastJSONWriter()
         /// Peers a send found gone, whose losses are handled next, the last one pushed first.
@@ -131,9 +131,7 @@ extension DaemonServer {
                     case .attachLocal(let session, let attachment), .resumeLocal(let session, let attachment):
                         listen(to: attachment, in: session)
                     case .detachLocal(let session, let id):
-                        if let entry = localSubscriptions[session]?.removeValue(forKey: id) {
-                            entry.relay.cancel(entry.subscription)
-                        }
+                        localSubscriptions.cancel(session: session, attachment: id)
                     case .send, .publish, .runAdapt:
                         break
                     }
@@ -152,14 +150,11 @@ extension DaemonServer {
             let subscription = attachment.stepper.steps.subscribe { step in
                 server.enqueue(.localStep(session: session, attachment: id, step: step))
             }
-            localSubscriptions[session, default: [:]][id] = (attachment.stepper.steps, subscription)
+            localSubscriptions.add(subscription, to: attachment.stepper.steps, session: session, attachment: id)
         }
 
         mutating func detachAll() {
-            for (_, entries) in localSubscriptions {
-                for (_, entry) in entries { entry.relay.cancel(entry.subscription) }
-            }
-            localSubscriptions = [:]
+            localSubscriptions.cancelAll()
         }
     }
 }
