@@ -213,6 +213,16 @@ struct FlowFileValidator {
 
     private func check(_ command: CommandDecl, screen: (ScreenRef) -> ScreenDecl?) {
         let shown = command.shown.map { ($0, screen($0)) }
+        // A setStack or setTabs showing one screen (one id) twice never fits the UI: a screen is shown once.
+        for (index, (ref, resolved)) in shown.enumerated() {
+            guard let resolved,
+                let (earlier, _) = shown[..<index].first(where: { $0.1?.id.source == resolved.id.source })
+            else { continue }
+            sink.report(
+                .notAllowedHere, at: ref.location,
+                "'\(command.keyword)' shows '\(ref)' where it shows '\(earlier)' already (the id '\(resolved.id.source)')",
+                fix: "name each screen once: a screen is in the UI once")
+        }
         guard let containerRef = command.container, let container = screen(containerRef) else { return }
         let needed: ScreenKindName?
         switch command.action {

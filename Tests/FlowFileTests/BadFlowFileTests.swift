@@ -556,6 +556,13 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test func screenTwiceInOneCommand() {
+        #expect(
+            diagnostics(base(replacing: "- setStack: [home]", with: "- setStack: [home, home]")) == [
+                "29:30: 'setStack' shows 'home' where it shows 'home' already (the id 'main.home'); name each screen once: a screen is in the UI once"
+            ])
+    }
+
     @Test func templatedRootID() {
         let found = diagnostics(
             base(replacing: "{id: modal.stack, kind: stack}", with: "{id: \"modal.{payload.id}\", kind: stack}"))
