@@ -55,6 +55,51 @@ package struct FileNode: Sendable, Hashable {
         try FileNodeReader.read(text, file: file)
     }
 
+    /// A plain scalar by YAML 1.2's core schema: `null`, `Null`, `NULL`, `~` and nothing are null; `true`, `True`,
+    /// `TRUE` (and `false`'s) booleans; `[-+]?[0-9]+`, `0o…` and `0x…` integers; decimals with an optional sign and
+    /// exponent numbers. `.inf` and `.nan`, which JSON has no value for, stay text.
+    static func coreSchemaValue(_ text: String) -> JSONValue {
+        switch text {
+        case "", "~", "null", "Null", "NULL": return .null
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
+        default: break
+        }
+        let digits = text.drop { $0 == "-" || $0 == "+" }
+        if text.count - digits.count <= 1, !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) {
+            // An integer too large for Int is still a number.
+            return Int(text).map(JSONValue.int) ?? Double(text).map(JSONValue.double) ?? .string(text)
+        }
+        for (prefix, radix) in [("0o", 8), ("0x", 16)] where text.hasPrefix(prefix) {
+            if let int = Int(text.dropFirst(2), radix: radix) { return .int(int) }
+        }
+        if isCoreSchemaDecimal(text), let double = Double(text), double.isFinite { return .double(double) }
+        return .string(text)
+    }
+
+    /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`, YAML 1.2's core schema float (infinities aside).
+    private static func isCoreSchemaDecimal(_ text: String) -> Bool {
+        var rest = Substring(text)
+        if rest.first == "-" || rest.first == "+" { rest = rest.dropFirst() }
+        let whole = rest.prefix { $0.isASCIIDigit }
+        rest = rest.dropFirst(whole.count)
+        var fraction = Substring()
+        if rest.first == "." {
+            rest = rest.dropFirst()
+            fraction = rest.prefix { $0.isASCIIDigit }
+            rest = rest.dropFirst(fraction.count)
+        }
+        guard !whole.isEmpty || !fraction.isEmpty else { return false }
+        if rest.first == "e" || rest.first == "E" {
+            rest = rest.dropFirst()
+            if rest.first == "-" || rest.first == "+" { rest = rest.dropFirst() }
+            let exponent = rest.prefix { $0.isASCIIDigit }
+            guard !exponent.isEmpty else { return false }
+            rest = rest.dropFirst(exponent.count)
+        }
+        return rest.isEmpty
+    }
+
     /// The node's integer as JSON Schema counts one (`1` or `1.0`, as the schema's `integer` and `const: 1` take
     /// them); `nil` for anything else.
     var integer: Int? {
@@ -65,23 +110,13 @@ package struct FileNode: Sendable, Hashable {
         }
     }
 
-    /// The node as a JSON value: plain scalars are `null`, booleans and numbers when they read as one (YAML 1.2's
-    /// core schema: `null`, `~`, `true`, `false`, integers, decimals), quoted ones are strings.
+    /// The node as a JSON value: plain scalars are `null`, booleans and numbers when they read as one by YAML 1.2's
+    /// core schema (what YAML editors and the schema's validators read), quoted ones are strings.
     package var json: JSONValue {
         switch value {
         case .scalar(let text, let plain):
             guard plain else { return .string(text) }
-            switch text {
-            case "null", "~", "": return .null
-            case "true": return .bool(true)
-            case "false": return .bool(false)
-            default:
-                if let int = Int(text) { return .int(int) }
-                if text.first.map({ $0.isNumber || $0 == "-" || $0 == "." }) == true, let double = Double(text) {
-                    return .double(double)
-                }
-                return .string(text)
-            }
+            return Self.coreSchemaValue(text)
         case .mapping(let pairs):
             var object: [String: JSONValue] = [:]
             for pair in pairs { object[pair.key.text ?? pair.key.what] = pair.value.json }
@@ -193,4 +228,9 @@ enum FileNodeReader {
             )
         }
     }
+}
+
+extension Character {
+    /// `0` to `9`: not the other digits `isNumber` takes.
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

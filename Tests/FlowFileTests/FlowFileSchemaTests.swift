@@ -41,6 +41,21 @@ struct FlowFileSchemaTests {
         try expectBothTake(cases)
     }
 
+    /// Plain scalars read as YAML 1.2's core schema has them, as a YAML editor hands them to the schema.
+    @Test func scalarsAreReadByTheCoreSchema() throws {
+        let cases: [(text: String, value: JSONValue)] = [
+            ("~", .null), ("Null", .null), ("NULL", .null), ("True", .bool(true)), ("FALSE", .bool(false)),
+            ("+12", .int(12)), ("-3", .int(-3)), ("0o17", .int(15)), ("0x1F", .int(31)), ("+1.5", .double(1.5)),
+            ("-.5e1", .double(-5)), ("1e3", .double(1000)), ("yes", .string("yes")), ("-inf", .string("-inf")),
+            (".nan", .string(".nan")), ("1_000", .string("1_000")), ("0x", .string("0x")), ("1e", .string("1e")),
+            ("12abc", .string("12abc")), ("'12'", .string("12")),
+        ]
+        for (text, value) in cases {
+            #expect(try FileNode.read("v: \(text)\n", file: "t.yaml").json == .object(["v": value]), "\(text)")
+        }
+        try expectBothTake([("{summary: \"show the About modal\", deepLink: true}", "{deepLink: True}")])
+    }
+
     /// FLOWFILE.md's example with each `old` replaced by its `new`: the reader and the schema both take it.
     func expectBothTake(_ cases: [(old: String, new: String)]) throws {
         for (old, new) in cases {
