@@ -67,7 +67,9 @@ extension FlowCoordinatorStateMachine {
         takeEmissions()
         switch consume adaptation {
         case .step(let adapted) where adapted.isNone:
-            drop(item.step, .adaptedToNone, coordinator: item.coordinator, attachment: item.source.attachment)
+            dropAdaptedAway(
+                item.step, .adaptedToNone, coordinator: item.coordinator, attachment: item.source.attachment
+            )
         case .step(let adapted):
             navigate(item.coordinator, to: adapted)
         case .later(let operation):
@@ -188,8 +190,12 @@ extension FlowCoordinatorStateMachine {
             }
         }
 
-        // Readiness is decided by the first navigation alone: ready now, or once the child flows it started are
-        // ready; later navigations do not move the goal (D6).
+        decideReadiness(of: coordinator, awaiting: childFlows)
+    }
+
+    /// Readiness is decided by the first navigation alone: ready now, or once the child flows it started are ready;
+    /// later navigations do not move the goal (D6).
+    mutating func decideReadiness(of coordinator: FlowCoordinatorID, awaiting childFlows: [FlowCoordinatorID]) {
         guard nodes[coordinator]?.hasNavigated == false else { return }
         nodes[coordinator]?.hasNavigated = true
         if childFlows.isEmpty {
@@ -197,6 +203,18 @@ extension FlowCoordinatorStateMachine {
         } else {
             nodes[coordinator]?.awaitedChildren = childFlows
         }
+    }
+
+    /// Drops a step adapted away (D1). RxFlow navigates to NoneStep instead, which returns `.none` and sets
+    /// readiness: so a flow whose first step is adapted away is ready, as after a navigation to `.none` (D6).
+    mutating func dropAdaptedAway(
+        _ step: Step,
+        _ reason: StepDropReason,
+        coordinator: FlowCoordinatorID,
+        attachment: AttachmentID?
+    ) {
+        drop(step, reason, coordinator: coordinator, attachment: attachment)
+        decideReadiness(of: coordinator, awaiting: [])
     }
 
     mutating func forwardToParent(of coordinator: FlowCoordinatorID, _ step: Step) {

@@ -41,7 +41,8 @@ public struct FlowCoordinatorStateMachine {
         var children: [FlowCoordinatorID] = []
         var attachments: [AttachmentID] = []
         var isReady = false
-        /// Whether the flow has navigated once: readiness is decided by its first navigation only (D6).
+        /// Whether the flow has navigated once (a step adapted away counts, as RxFlow navigates it as NoneStep):
+        /// readiness is decided by its first navigation only (D6).
         var hasNavigated = false
         /// Child flows this flow's readiness waits for (RxFlow's `zip` of child readiness).
         var awaitedChildren: [FlowCoordinatorID] = []
@@ -344,7 +345,7 @@ public struct FlowCoordinatorStateMachine {
             return
         }
         guard let step else {
-            drop(pending.step, .adaptFailed, coordinator: pending.coordinator, attachment: nil)
+            dropAdaptedAway(pending.step, .adaptFailed, coordinator: pending.coordinator, attachment: nil)
             return
         }
         guard nodes[pending.coordinator] != nil else {
@@ -353,7 +354,7 @@ public struct FlowCoordinatorStateMachine {
         }
         if step.isNone {
             // Report the step that was adapted away, not NoneStep (`docs/SEMANTICS.md` D1, D13).
-            drop(pending.step, .adaptedToNone, coordinator: pending.coordinator, attachment: nil)
+            dropAdaptedAway(pending.step, .adaptedToNone, coordinator: pending.coordinator, attachment: nil)
             return
         }
         navigate(pending.coordinator, to: step)
