@@ -18,10 +18,14 @@ import Testing
 
         init(greeting: String = "Hello") {
             var logic = Greeter(greeting: greeting)
+            let clock = daemon.clock
+            // The glue StepperService would be: each ATTACH becomes the logic's input, at the daemon's (manual) time,
+            // and what it returns is emitted. (An ACTION or DETACH names only its attachment: look it up in the fake
+            // stepper's `attachments` to make the `StepperEvent`.)
             greeter = daemon.connectStepper(name: "hello-service", kinds: logic.kinds) { message in
                 guard case .attach(let attach) = message else { return [] }
                 let input = StepperInput.event(.attached(RemoteAttachment(attach)))
-                return logic.handle(input, now: .now, logger: Logger(label: "greeter")).map { emission in
+                return logic.handle(input, now: clock.instant, logger: Logger(label: "greeter")).map { emission in
                     FakeStepper.Emission(
                         session: emission.attachment.session, attachment: emission.attachment.attachment.rawValue,
                         step: emission.step
