@@ -187,6 +187,7 @@ struct FlowFileValidator {
         }
         if let end = handler.end { check(end, scope: scope) }
         checkStartedRoots(of: handler)
+        checkRepeatedPlacements(of: handler, in: flow)
     }
 
     /// The flows one handler starts run at once, so their roots (fixed ids, D17) must differ: a flow started twice,

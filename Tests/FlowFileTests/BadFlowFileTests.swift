@@ -563,6 +563,20 @@ struct BadFlowFileTests {
             ])
     }
 
+    /// Placed twice, or presented twice over one screen, with only additions between: refused whatever the UI holds.
+    @Test func screenPlacedTwiceInOneHandler() {
+        #expect(
+            diagnostics(base(replacing: "          - push: detail", with: "          - push: detail\n          - push: detail")) == [
+                "36:19: 'push' shows 'detail', which 'detail' shows already in this handler (the id 'main.detail.{payload.id}'); leave one of them out, or remove the first (pop, dismiss) before: a screen is in the UI once"
+            ])
+        #expect(
+            diagnostics(base(replacing: "          - push: detail", with: "          - push: detail\n          - pop: root\n          - push: detail")) == [])
+        #expect(
+            diagnostics(base(replacing: "              - present: modal", with: "              - present: modal\n              - alert: hello")) == [
+                "42:24: 'alert' presents 'hello' over 'root', over which this handler presents 'modal'; dismiss first ('dismiss: root'): one presentation over a screen at a time"
+            ])
+    }
+
     @Test func templatedRootID() {
         let found = diagnostics(
             base(replacing: "{id: modal.stack, kind: stack}", with: "{id: \"modal.{payload.id}\", kind: stack}"))
