@@ -7,6 +7,10 @@ import Synchronization
 /// lost, `docs/SEMANTICS.md` D5), it listens to the inner steppers *before* calling their `readyToEmitSteps()`, so
 /// nothing is lost.
 ///
+/// Its inner steppers only emit steps: flowd attaches a ``RemoteStepper`` to a stepper process, and hands a person's
+/// actions to an ``ActionHandlingStepper``, only when it is the contributed stepper itself, not inside a composite
+/// (give the screen one contribution per such stepper, with `.multiple`).
+///
 /// `Sendable`: the subscriptions are behind a `Mutex`; the inner steppers are `Sendable`.
 public final class CompositeStepper: Stepper, CustomStringConvertible {
     public let steps = StepRelay()
