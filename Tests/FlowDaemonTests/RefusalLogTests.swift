@@ -27,8 +27,8 @@ struct RefusalLogTests {
     }
 }
 
-/// What a daemon logged, line by line.
-private final class LogRecorder: Sendable {
+/// What a daemon logged, line by line (also for CompositeStepperWarningTests).
+final class LogRecorder: Sendable {
     struct Line: Sendable {
         var level: Logger.Level
         var message: String
@@ -38,7 +38,7 @@ private final class LogRecorder: Sendable {
     let lines = Mutex<[Line]>([])
 }
 
-private struct RecordingHandler: LogHandler {
+struct RecordingHandler: LogHandler {
     let recorder: LogRecorder
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
