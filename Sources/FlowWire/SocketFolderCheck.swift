@@ -35,10 +35,12 @@ package enum SocketFolderCheck: Sendable, Hashable {
         }
     }
 
-    /// The verdict on the folder of an `ipc://` endpoint's socket file; `nil` for another transport.
+    /// The verdict on the folder of an `ipc://` endpoint's socket file; `nil` for another transport and for Linux's
+    /// abstract namespace (`ipc://@name`), which has no folder.
     package init?(endpoint: String) {
         guard endpoint.hasPrefix("ipc://") else { return nil }
         let path = endpoint.dropFirst("ipc://".count)
+        guard !path.hasPrefix("@") else { return nil }
         guard let slash = path.lastIndex(of: "/") else {
             self.init(folder: ".")
             return

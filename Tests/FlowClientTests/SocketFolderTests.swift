@@ -12,6 +12,7 @@ struct SocketFolderTests {
         let folder = NSTemporaryDirectory() + "flowd-sockets-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(SocketFolderCheck(endpoint: "tcp://127.0.0.1:5555") == nil)
+        #expect(SocketFolderCheck(endpoint: "ipc://@flowd-control") == nil)
         #expect(SocketFolderCheck(endpoint: "ipc://\(folder)/control.sock") == .fine)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(chmod(folder, 0o750) == 0)
