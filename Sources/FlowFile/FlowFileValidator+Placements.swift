@@ -18,22 +18,29 @@ extension FlowFileValidator {
                 continue
             }
             guard let id = quietlyResolved(screen, in: flow)?.id.source else { continue }
-            if let first = placed[id] {
+            if let first = Self.firstOf(id, recording: screen, in: &placed) {
                 sink.report(
                     .notAllowedHere, at: screen.location,
                     "'\(command.keyword)' shows '\(screen)', which '\(first)' shows already in this handler (the id '\(id)')",
                     fix: "leave one of them out, or remove the first (pop, dismiss) before: a screen is in the UI once")
             }
-            placed[id] = placed[id] ?? screen
             guard let over, let container = quietlyResolved(over, in: flow)?.id.source else { continue }
-            if let first = presented[container] {
+            if let first = Self.firstOf(container, recording: screen, in: &presented) {
                 sink.report(
                     .notAllowedHere, at: screen.location,
                     "'\(command.keyword)' presents '\(screen)' over '\(over)', over which this handler presents '\(first)'",
                     fix: "dismiss first ('dismiss: \(over)'): one presentation over a screen at a time")
             }
-            presented[container] = presented[container] ?? screen
         }
+    }
+
+    /// The reference recorded first for `key`, if any; `reference` is recorded when none was.
+    private static func firstOf(
+        _ key: String, recording reference: ScreenRef, in table: inout [String: ScreenRef]
+    ) -> ScreenRef? {
+        if let first = table[key] { return first }
+        table[key] = reference
+        return nil
     }
 
     /// The screen a handler names, as ``resolve(_:in:)`` finds it, without reporting an unknown one (reported there).
