@@ -19,15 +19,14 @@ struct DescriptorLimitProcessTests {
             #expect(daemon.process.stderr.lines.contains { $0.contains("file descriptor limit raised") })
             guard hard >= 200 else { return }
 
+            // The operators stay connected until flowd has counted them: closed, they may be gone before HEALTH.
+            let operators = try OpenSockets()
             let welcomed = try await onDedicatedThread("operators") {
-                let context = try ZMQContext()
                 let codec = WireCodec()
                 let options = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
-                var sockets: [ZMQSocket] = []
-                defer { for socket in sockets { socket.close() } }
                 for index in 0..<100 {
-                    let socket = try ZMQSocket(.dealer, context: context, options: options)
-                    sockets.append(socket)
+                    let socket = try ZMQSocket(.dealer, context: operators.context, options: options)
+                    operators.sockets.append(socket)
                     try socket.setOption(.receiveTimeout, to: 30_000)
                     try socket.setOption(.sendTimeout, to: 30_000)
                     try socket.connect(daemon.control)
@@ -36,17 +35,32 @@ struct DescriptorLimitProcessTests {
                     try socket.send(ZMQMessage(codec.encode(.hello(hello))))
                 }
                 var welcomed = 0
-                for socket in sockets {
+                for socket in operators.sockets {
                     var message = try codec.decode(socket.receive().frames)
                     while case .heartbeat = message { message = try codec.decode(socket.receive().frames) }
                     if case .welcome = message { welcomed += 1 }
                 }
                 return welcomed
             }
+            defer { operators.close() }
             #expect(welcomed == 100)
             let health = try await cluster.health()
             #expect((health["peers"] as? [String: Any])?["operator"] as? Int == 101)  // and flowctl's own
             #expect(daemon.process.exit == nil)
+        }
+    }
+
+    /// The operators' sockets, made on one thread and closed on another once flowd has counted them.
+    /// `@unchecked Sendable`: handed from thread to thread, never used by two at once.
+    final class OpenSockets: @unchecked Sendable {
+        let context: ZMQContext
+        var sockets: [ZMQSocket] = []
+
+        init() throws { context = try ZMQContext() }
+
+        func close() {
+            for socket in sockets { socket.close() }
+            sockets = []
         }
     }
 
