@@ -102,6 +102,9 @@ extension FlowCoordinatorStateMachine {
             // A navigation that ends the flow is still a navigation: a parent waiting for this child's readiness is
             // not left waiting (D16), not even when the navigation's own commands close the flow's root (D18).
             markReady(coordinator)
+        } else if nodes.read(coordinator, { $0.isReady }) == false, removalsEnd(coordinator) {
+            // RxFlow sets readiness as `navigate` returns, before UIKit reports the dismissal it started (D6, D18).
+            markReady(coordinator)
         }
         dismissRemoved()
         if !navigator.readinessWaiters.isEmpty {
@@ -445,6 +448,18 @@ extension FlowCoordinatorStateMachine {
         guard let commandObserver else { return }
         let removed = commandObserver(command)
         if !removed.isEmpty { removedByCommands += removed }
+    }
+
+    /// Whether what the commands output since the last ``dismissRemoved()`` took out of the UI ends `coordinator`:
+    /// its root, or an ancestor's, with no `allowStepWhenDismissed` keeping that flow (D18).
+    func removalsEnd(_ coordinator: FlowCoordinatorID) -> Bool {
+        guard !removedByCommands.isEmpty else { return false }
+        var current: FlowCoordinatorID? = coordinator
+        while let id = current, let node = nodes[id] {
+            if !node.allowStepWhenDismissed, removedByCommands.contains(node.rootID) { return true }
+            current = node.parent
+        }
+        return false
     }
 
     /// Handles what the commands output since the last call took out of the UI as dismissed, in order (D18).

@@ -46,6 +46,51 @@ extension RxFlowCodeTests {
     // first navigation also closes its own root (D18) is such a child: its parent and the parent's block go on.
     @Test("D16, D18: a child whose first navigation closes its own root and ends is ready, and so is its parent")
     func childClosingItsOwnRootOnItsFirstNavigationIsReady() throws {
+        #expect(
+            try closingItsOwnRootOnItsFirstNavigation(returning: .end(forwardToParentFlowWithStep: Step("y")))
+                .only("did navigate", "ready", "command push", "end") == [
+                    "did navigate flow=P step=a",
+                    "did navigate flow=C step=b",
+                    "ready flow#2",
+                    "ready flow#1",
+                    "command push ready.screen onto P.root (flow#1)",
+                    "end flow#2 (rootDismissed)",
+                    "did navigate flow=P step=y",
+                ]
+        )
+    }
+
+    // RxFlow FlowCoordinator.coordinate: setReadiness runs right after `navigate` returns and its side effects, for
+    // every FlowContributors (a child-less one fires ready at once); the dismissal that `navigate` started comes later
+    // (rxDismissed is viewDidDisappear). So a child that closes its own root fires ready whatever it returns, and its
+    // parent's zip completes: not only for `.end` (D16).
+    @Test("D6, D18: a child whose first navigation closes its own root is ready, whatever it returns")
+    func childClosingItsOwnRootIsReadyWhateverItReturns() throws {
+        let returns: [(String, FlowContributors, [String])] = [
+            ("none", .none, []),
+            ("forward", .one(flowContributor: .forwardToParentFlow(withStep: Step("y"))), ["did navigate flow=P step=y"]),
+            (
+                "screen", .one(flowContributor: Contribute.screen("c.screen", OneStepper(withSingleStep: Step("z")))),
+                ["drop z reason=flowEnded flow#2"]
+            ),
+        ]
+        for (name, contributors, after) in returns {
+            let log = try closingItsOwnRootOnItsFirstNavigation(returning: contributors)
+            #expect(
+                log.only("did navigate flow=P step=y", "ready", "command push", "end", "drop") == [
+                    "ready flow#2",
+                    "ready flow#1",
+                    "command push ready.screen onto P.root (flow#1)",
+                    "end flow#2 (rootDismissed)",
+                ] + after,
+                "\(name): \(log)"
+            )
+        }
+    }
+
+    /// The log of a parent P whose `a` presents child C and registers a `.ready` block on P, C's first step `b`
+    /// dismissing C's own root and returning `contributors`, with the UI model kept (D18).
+    private func closingItsOwnRootOnItsFirstNavigation(returning contributors: FlowContributors) throws -> [String] {
         let parent = ScenarioFlow("P")
         let child = ScenarioFlow("C")
         parent.on("a") { _, navigator in
@@ -57,23 +102,11 @@ extension RxFlowCodeTests {
         }
         child.on("b") { _, navigator in
             navigator.dismiss(presentedOver: "P.root")
-            return .end(forwardToParentFlowWithStep: Step("y"))
+            return contributors
         }
         let harness = ScenarioHarness()
         _ = harness.keepUIModel()
-
         try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
-
-        #expect(
-            harness.takeLog().only("did navigate", "ready", "command push", "end") == [
-                "did navigate flow=P step=a",
-                "did navigate flow=C step=b",
-                "ready flow#2",
-                "ready flow#1",
-                "command push ready.screen onto P.root (flow#1)",
-                "end flow#2 (rootDismissed)",
-                "did navigate flow=P step=y",
-            ]
-        )
+        return harness.takeLog()
     }
 }
