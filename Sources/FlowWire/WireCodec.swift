@@ -240,6 +240,8 @@ public struct WireCodec: Sendable {
             try step(body.action, "action name")
         case .tree(let body), .createSession(let body), .endSession(let body):
             try name(body.session, "session")
+        case .describe(let body):
+            if let session = body.session { try name(session, "session") }
         case .deepLink(let body):
             try name(body.session, "session")
             switch (body.step, body.uri) {
@@ -256,7 +258,7 @@ public struct WireCodec: Sendable {
             try name(body.session, "session")
             if case .replace(let replacement) = body.answer { try step(replacement) }
         case .attach, .detach, .action, .command, .snapshot, .welcome, .heartbeat, .bye, .ok, .error, .sessions,
-            .health, .describe, .event:
+            .health, .event:
             break
         }
     }

@@ -262,6 +262,12 @@ let badInputs: [BadInput] = [
         name: "CREATE_SESSION empty session", frames: frames("CREATE_SESSION", #"{"req": 4, "session": ""}"#),
         code: .invalidName, req: 4, type: .createSession
     ),
+    // DESCRIBE's session is optional; given, it is held to the pattern like every other session (a foreign client
+    // in C found it answered `unknownSession`).
+    BadInput(
+        name: "DESCRIBE session with a space", frames: frames("DESCRIBE", #"{"req": 6, "session": "a b"}"#),
+        code: .invalidName, req: 6, type: .describe
+    ),
 ]
 
 struct BadInputTests {
