@@ -344,12 +344,14 @@ public struct FlowCoordinatorStateMachine {
             drop(step ?? .none, .unknownAdaptRequest, coordinator: nil, attachment: nil)
             return
         }
-        guard let step else {
-            dropAdaptedAway(pending.step, .adaptFailed, coordinator: pending.coordinator, attachment: nil)
+        guard nodes[pending.coordinator] != nil else {
+            // Whatever it yielded: a failure or NoneStep reports the step that was adapted (D1, D2).
+            let reported = step.flatMap { $0.isNone ? nil : $0 } ?? pending.step
+            drop(reported, .flowEnded, coordinator: pending.coordinator, attachment: nil)
             return
         }
-        guard nodes[pending.coordinator] != nil else {
-            drop(step, .flowEnded, coordinator: pending.coordinator, attachment: nil)
+        guard let step else {
+            dropAdaptedAway(pending.step, .adaptFailed, coordinator: pending.coordinator, attachment: nil)
             return
         }
         if step.isNone {

@@ -38,3 +38,38 @@ extension RxFlowCodeTests {
         )
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.coordinate: an adaptation completing after its flow's pipeline was disposed reaches
+    // nothing, whatever it yields. Flowd reports it (D13) as D2 says: `flowEnded`, with the step that was adapted
+    // (D1), whether the adaptation yielded a step, NoneStep or an error.
+    @Test("D2, D13: an adaptation completing after its flow ended is dropped flowEnded, with the step it adapted")
+    func adaptationCompletingAfterItsFlowEndedIsDroppedFlowEnded() async throws {
+        let flow = ScenarioFlow("F")
+        let child = ScenarioFlow("C")
+        let childStepper = ScenarioStepper("C.stepper")
+        flow.on("a") { .one(flowContributor: Contribute.flow(child, childStepper)) }
+        child.adaptation = { step in
+            switch step.name {
+            case "toNone": .later { .none }
+            case "fails": .later { throw ScenarioAdaptError() }
+            default: .later { Step("other") }
+            }
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        for name in ["toNone", "fails", "kept"] { harness.emit(name, from: childStepper) }
+        harness.dismiss("C.root")
+        _ = harness.takeLog()
+
+        for name in ["toNone", "fails", "kept"] { await harness.runAdapt(name) }
+
+        #expect(
+            harness.takeLog() == [
+                "drop toNone reason=flowEnded flow#2",
+                "drop fails reason=flowEnded flow#2",
+                "drop other reason=flowEnded flow#2",
+            ]
+        )
+    }
+}
