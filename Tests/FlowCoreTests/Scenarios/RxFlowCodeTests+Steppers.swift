@@ -84,3 +84,55 @@ extension RxFlowCodeTests {
         )
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.coordinate: a step an attached stepper emits inside `navigate` joins the running
+    // coordinator's ObserveOn queue; the new contributor is subscribed after `navigate` returns (its startWith, then
+    // readyToEmitSteps), so its steps queue behind that one; what it emits inside `navigate`, before anyone
+    // subscribed to its PublishRelay, is lost.
+    @Test("R1, R15: steps emitted in the navigation that contributes a stepper, and in its readyToEmitSteps")
+    func stepsEmittedInTheNavigationThatContributesAStepper() throws {
+        let attached = ScenarioStepper("attached")
+        let contributed = ScenarioStepper("contributed", initial: "x", whenReady: ["y"])
+        let flow = ScenarioFlow("F")
+        flow.on("a") { .one(flowContributor: Contribute.screen("s", attached, notPresented: true)) }
+        flow.on("b") { _, _ in
+            contributed.steps.accept(Step("early"))
+            attached.steps.accept(Step("t"))
+            return .one(flowContributor: Contribute.screen("s2", contributed, notPresented: true))
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        harness.deepLink("b")
+
+        #expect(harness.takeLog().navigations == ["F: a", "F: b", "F: t", "F: x", "F: y"])
+    }
+
+    // RxFlow FlowCoordinator.navigate(to:): a deep link enters each coordinator's stepsRelay at once, whatever that
+    // flow has navigated so far: a child whose first step waits for its asynchronous adaptation navigates the deep
+    // link first (and that navigation decides its readiness), then its first step when the adaptation completes.
+    // (RxFlow fires P ready at P's own `link` already, readiness being an edge at every navigation; D6 latches it on
+    // P's first navigation, which waits for C.)
+    @Test("R13, D6: a deep link reaches a child whose first step still waits for its adaptation")
+    func deepLinkReachesAChildWhoseFirstStepWaitsForItsAdaptation() async throws {
+        let parent = ScenarioFlow("P")
+        let child = ScenarioFlow("C")
+        child.adaptation = { step in step.name == "c" ? .later { step } : .step(step) }
+        parent.on("a") { .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("c")))) }
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+        harness.deepLink("link")
+        await harness.runAdapt("c")
+
+        #expect(
+            harness.takeLog().only("did navigate", "ready") == [
+                "did navigate flow=P step=a",
+                "did navigate flow=P step=link",
+                "did navigate flow=C step=link",
+                "ready flow#2",
+                "ready flow#1",
+                "did navigate flow=C step=c",
+            ]
+        )
+    }
+}
