@@ -49,6 +49,9 @@ package struct DaemonCounters: Sendable, Hashable {
     /// kept in the state directory); `nil` when the application is code.
     package var appReloads: Int?
     package var appReloadsRefused: Int?
+    /// `ipc://` socket files found removed while the daemon ran and bound again, by socket (`control`, `events`); in
+    /// ``json`` once there is one (docs/LIMITS.md).
+    package var socketFilesRebound: [String: Int] = [:]
 
     package init() {}
 
@@ -91,6 +94,9 @@ package struct DaemonCounters: Sendable, Hashable {
         if !adapts.isEmpty { fields["adapts"] = .object(adapts.mapValues { .int($0) }) }
         if !adaptAnswersDropped.isEmpty {
             fields["adapt_answers_dropped"] = .object(adaptAnswersDropped.mapValues { .int($0) })
+        }
+        if !socketFilesRebound.isEmpty {
+            fields["socket_files_rebound"] = .object(socketFilesRebound.mapValues { .int($0) })
         }
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
         if let peersRevoked { fields["peers_revoked"] = .int(peersRevoked) }

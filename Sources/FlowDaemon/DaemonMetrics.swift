@@ -27,6 +27,8 @@ package struct DaemonMetrics: Sendable {
     private var adaptAnswersDropped: [String: Counter] = [:]
     /// The application's file read again on SIGHUP, by outcome (`taken`, `refused`); only for a file application.
     private var appReloads: [String: Counter] = [:]
+    /// `ipc://` socket files bound again after they were removed, by socket (`control`, `events`).
+    private var socketFilesRebound: [String: Counter] = [:]
     /// Made when the daemon first counts ZAP refusals (``DaemonCounters/authDenied`` is `nil` without CURVE).
     private var authDenied: Counter?
     /// Made when the daemon first forgets a peer for a new allow-list (``DaemonCounters/peersRevoked``).
@@ -81,6 +83,9 @@ package struct DaemonMetrics: Sendable {
             MetricName.adaptAnswersDropped, "reason"
         )
         addLabelled(Self.appReloads(counters), Self.appReloads(last), to: &appReloads, MetricName.appReloads, "outcome")
+        addLabelled(
+            counters.socketFilesRebound, last.socketFilesRebound, to: &socketFilesRebound,
+            MetricName.socketFilesRebound, "socket")
         addMadeOnFirstUse(counters.authDenied, last.authDenied, to: &authDenied, MetricName.authDenied)
         addMadeOnFirstUse(counters.peersRevoked, last.peersRevoked, to: &peersRevoked, MetricName.peersRevoked)
         last = counters

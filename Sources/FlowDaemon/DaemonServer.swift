@@ -352,6 +352,8 @@ public final class DaemonServer: Service, Sendable {
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
         var nextGauges: UInt64 = 0
         var compaction = CompactionSchedule()
+        var socketFiles = SocketFileWatches(
+            sockets.socketFiles, intervalMs: UInt64(configuration.daemon.heartbeatMs), now: now())
 
         while true {
             let (queued, stopping) = takeQueuedInputs()
@@ -413,6 +415,7 @@ public final class DaemonServer: Service, Sendable {
             } else {
                 nextTick = min(nextTick, core.nextDeadline(now: time))
             }
+            socketFiles.checkIfDue(now: time, core: &core, logger: logger)
             if let journal { try compactIfDue(journal, &compaction, core: &core, clock: clock, now: time) }
             // Counters after each turn, gauges (which walk the peers and sessions) at most every 100 ms.
             if metrics != nil {

@@ -23,6 +23,8 @@ struct DaemonSockets {
     let bound: BoundEndpoints
     /// The `ipc://` socket files this daemon bound: libzmq leaves them behind, ``close()`` removes them.
     private let ipcPaths: [String]
+    /// The same files, as bound, with their sockets: the I/O loop binds a removed one again.
+    let socketFiles: [(watch: SocketFileWatch, socket: ZMQSocket)]
 
     /// Creates the context and binds every socket; on failure closes what it made.
     init(configuration: DaemonServer.Configuration, logger: Logger) throws {
@@ -65,6 +67,10 @@ struct DaemonSockets {
                 control: try router.option(.lastEndpoint), events: try publisher.option(.lastEndpoint)
             )
             reactor = try ZMQReactor()
+            socketFiles = [
+                SocketFileWatch(name: "control", endpoint: configuration.controlEndpoint).map { ($0, router) },
+                SocketFileWatch(name: "events", endpoint: configuration.eventsEndpoint).map { ($0, publisher) },
+            ].compactMap { $0 }
             self.router = router
             self.publisher = publisher
         } catch {
