@@ -86,3 +86,31 @@ extension RxFlowCodeTests {
         #expect(!harness.isListening(to: page))
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.navigate(to:): each coordinator's stepsRelay gets the step as it was sent, not as an
+    // ancestor adapted it: a parent adapting a deep link away, or to another step, changes nothing for its children.
+    @Test("R13, D1: each level adapts a deep link as it was sent, whatever its parent made of it")
+    func eachLevelAdaptsADeepLinkAsItWasSent() throws {
+        let top = ScenarioFlow("P")
+        let middle = ScenarioFlow("C")
+        let bottom = ScenarioFlow("G")
+        top.adaptation = { step in .step(step.name == "x" ? .none : step) }
+        middle.adaptation = { step in .step(step.name == "x" ? Step("y") : step) }
+        top.on("a") { .one(flowContributor: Contribute.flow(middle, OneStepper(withSingleStep: Step("c")))) }
+        middle.on("c") { .one(flowContributor: Contribute.flow(bottom, OneStepper(withSingleStep: Step("g")))) }
+        let harness = ScenarioHarness()
+        try harness.coordinate(top, with: OneStepper(withSingleStep: Step("a")))
+        _ = harness.takeLog()
+
+        harness.deepLink("x")
+
+        #expect(
+            harness.takeLog().only("did navigate", "drop") == [
+                "drop x reason=adaptedToNone flow#1",
+                "did navigate flow=C step=y",
+                "did navigate flow=G step=x",
+            ]
+        )
+    }
+}

@@ -110,3 +110,45 @@ extension RxFlowCodeTests {
         return harness.takeLog()
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.coordinate: `.end` accepts the step into the parent's stepsRelay as `navigate` returns,
+    // before UIKit reports the dismissal `navigate` started, even when that dismissal takes the parent's root: the
+    // parent navigates it on a UI it is losing, and what it hands its own parent goes up. Flowd ends the parent first
+    // (its commands' removals are handled right after the navigation, D18), so the step finds no parent.
+    @Test("D18: a step handed to a parent that the same navigation's commands ended is dropped noParentFlow")
+    func stepHandedToAParentTheNavigationEndedIsDropped() throws {
+        let app = ScenarioFlow("A")
+        let checkout = ScenarioFlow("P")
+        let payment = ScenarioFlow("C")
+        let paymentStepper = ScenarioStepper("C.stepper", initial: "c")
+        app.on("a") { _, navigator in
+            navigator.present(checkout.root, over: "A.root")
+            return .one(flowContributor: Contribute.flow(checkout, OneStepper(withSingleStep: Step("p"))))
+        }
+        checkout.on("p") { _, navigator in
+            navigator.push(payment.root, onto: "P.root")
+            return .one(flowContributor: Contribute.flow(payment, paymentStepper))
+        }
+        checkout.on("paid") { .end(forwardToParentFlowWithStep: Step("checkoutDone")) }
+        payment.on("paid") { _, navigator in
+            navigator.dismiss(presentedOver: "A.root")
+            return .end(forwardToParentFlowWithStep: Step("paid"))
+        }
+        let harness = ScenarioHarness()
+        _ = harness.keepUIModel()
+        try harness.coordinate(app, with: OneStepper(withSingleStep: Step("a")))
+        _ = harness.takeLog()
+
+        harness.emit("paid", from: paymentStepper)
+
+        #expect(
+            harness.takeLog().only("did navigate", "end", "drop") == [
+                "did navigate flow=C step=paid",
+                "end flow#3 (parentEnded)",
+                "end flow#2 (rootDismissed)",
+                "drop paid reason=noParentFlow flow#3",
+            ]
+        )
+    }
+}
