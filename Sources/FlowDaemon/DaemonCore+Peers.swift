@@ -135,7 +135,7 @@ extension DaemonCore {
                 return reject(
                     WireError(
                         .forbidden,
-                        "the key '\(client.name)' is a \(client.role.rawValue)'s, not a \(hello.role.rawValue)'s",
+                        "the key '\(client.name)' has the role \(client.role.rawValue), not \(hello.role.rawValue)",
                         req: hello.req, type: .hello
                     ),
                     to: address

@@ -113,7 +113,7 @@ public struct AccessPolicy: Sendable, Hashable {
             case .presenter, .operator:
                 if client.steps != nil || client.kinds != nil {
                     throw AccessPolicyError(
-                        "client '\(client.name)' is a \(client.role.rawValue): only steppers have \"steps\" and "
+                        "client '\(client.name)' has the role \(client.role.rawValue): only steppers have \"steps\" and "
                             + "\"kinds\""
                     )
                 }
