@@ -273,6 +273,18 @@ def bad_input(run, op, st, pr):
     for body in (b'{"req": 905, "x": "\xff"}', b'{"req": 905, "\xc0\x80": 1}', b'{"req": 905, "x": ["\xed\xa0\x80"]}'):
         refused([SIGNATURE, b"HEALTH", body], "malformedBody")
     refused([SIGNATURE, b"ACK", b'{"session": "default", "seq": 1, "x": "\xe2\x82"}'], "malformedBody")
+    # Found by a client written in C (protoaudit3): a malformedFrame reads no body, so no req even when it reads (§3);
+    # DESCRIBE's optional session is held to the session pattern like every other one (§3's order).
+    refused([b"FLOWD", b"HEALTH", b'{"req": 906}'], "malformedFrame")
+    op.request_error("DESCRIBE", {"session": "no such id"}, "invalidName")
+    # §2: an optional field sent as null is absent; a required one is malformedBody.
+    check(op.request("SESSIONS", {"limit": None, "after": None, "prefix": None})["sessions"], "SESSIONS with nulls")
+    check(op.request("DESCRIBE", {"session": None})["steps"], "DESCRIBE with session null")
+    error = op.request_error("TREE", {"session": None}, "malformedBody")
+    check(error["req"] is not None, "a required field that is null: malformedBody with the req", error)
+    # §2: an integer field reads a literal through a double: a fraction it cannot tell from 1 is 1.
+    op.send_frames([SIGNATURE, b"HEALTH", b'{"req": 1.0000000000000001}'])
+    op.expect(lambda t, b: t == "OK" and b.get("req") == 1, "an OK with req 1 to req 1.0000000000000001")
     # Over ZMQ_MAXMSGSIZE (1 MiB): libzmq drops the connection before the daemon sees it; everyone else is served.
     huge = Connection(run.ctx, run.control)
     huge.send_frames([SIGNATURE, b"HEALTH", json.dumps({"req": 1, "pad": "x" * (2 << 20)}).encode()])
