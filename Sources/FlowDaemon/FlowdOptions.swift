@@ -125,18 +125,10 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        if let heartbeatMs, !(100...60_000).contains(heartbeatMs) {
-            throw ValidationError("--heartbeat-ms must be between 100 and 60000")
-        }
-        if let maxSessions, maxSessions < 1 { throw ValidationError("--max-sessions must be at least 1") }
-        if let maxBodyBytes, maxBodyBytes < 1024 { throw ValidationError("--max-body-bytes must be at least 1024") }
-        if let outboxLimit, outboxLimit < 1 { throw ValidationError("--outbox-limit must be at least 1") }
-        if let idleSessionTimeoutS, idleSessionTimeoutS < 0 {
-            throw ValidationError("--idle-session-timeout-s must be 0 (never) or more")
-        }
-        if let hibernateAfterS, hibernateAfterS < 0 {
-            throw ValidationError("--hibernate-after-s must be 0 (never) or more")
-        }
+        // The flags' own fields over the defaults: a field out of bounds here is a flag's.
+        var fromFlags = DaemonConfiguration()
+        applyDaemonFlags(to: &fromFlags)
+        if let bad = fromFlags.outOfBounds() { throw ValidationError("\(bad.flag) must be \(bad.allowed)") }
         if let logLevel, FlowdSettings.logLevel(named: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -162,26 +154,26 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             runtimeDirectory ?? file.runtimeDirectory ?? FlowdEndpoints.defaultRuntimeDirectory(environment: environment)
         let defaults = FlowdEndpoints(runtimeDirectory: runtimeDirectory)
         var daemon = file.daemon ?? DaemonConfiguration()
-        if let heartbeatMs { daemon.heartbeatMs = heartbeatMs }
-        if let maxSessions { daemon.maxSessions = maxSessions }
-        if let maxBodyBytes { daemon.maxBodyBytes = maxBodyBytes }
-        if let outboxLimit { daemon.outboxLimit = outboxLimit }
-        if let idleSessionTimeoutS { daemon.idleSessionTimeoutS = idleSessionTimeoutS }
-        if daemon.idleSessionTimeoutS < 0 {
-            throw FlowdConfigError(path: config ?? "-", reason: "sets a negative daemon.idle_session_timeout_s")
+        applyDaemonFlags(to: &daemon)
+        let path = config ?? "-"
+        if let bad = daemon.outOfBounds() ?? file.sockets?.outOfBounds() {
+            throw FlowdConfigError(path: path, reason: "sets \(bad.field) to \(bad.value): it must be \(bad.allowed)")
         }
-        if let hibernateAfterS { daemon.hibernateAfterS = hibernateAfterS }
-        if daemon.hibernateAfterS < 0 {
-            throw FlowdConfigError(path: config ?? "-", reason: "sets a negative daemon.hibernate_after_s")
+        guard WireProtocol.isValidName(daemon.defaultSession) else {
+            throw FlowdConfigError(
+                path: path,
+                reason: "sets daemon.default_session to '\(daemon.defaultSession)': it must be [A-Za-z0-9._-]{1,64}")
+        }
+        if logLevel == nil, let name = file.logLevel, FlowdSettings.logLevel(named: name) == nil {
+            throw FlowdConfigError(
+                path: path,
+                reason: "sets log_level to '\(name)': it must be trace, debug, info, notice, warning, error or critical")
         }
         var sockets = ZMQSocketOptions()
         if let linger = file.sockets?.lingerMs { sockets.linger = .milliseconds(linger) }
         if let limit = file.sockets?.maxMessageBytes { sockets.maxMessageSize = limit }
         if let zmtp = file.sockets?.zmtpHeartbeatMs {
             sockets.heartbeat = zmtp == 0 ? nil : .init(interval: .milliseconds(zmtp), timeout: .milliseconds(3 * zmtp), ttl: .milliseconds(3 * zmtp))
-        }
-        for mark in [file.sockets?.sendHighWaterMark, file.sockets?.receiveHighWaterMark] where (mark ?? 0) < 0 {
-            throw FlowdConfigError(path: config ?? "-", reason: "sets a negative high-water mark")
         }
         if let mark = file.sockets?.sendHighWaterMark { sockets.sendHighWaterMark = mark }
         if let mark = file.sockets?.receiveHighWaterMark { sockets.receiveHighWaterMark = mark }
@@ -238,6 +230,16 @@ public struct FlowdOptions: ParsableArguments, Sendable {
 }
 
 extension FlowdOptions {
+    /// The `daemon` fields the flags set, over `daemon`.
+    fileprivate func applyDaemonFlags(to daemon: inout DaemonConfiguration) {
+        if let heartbeatMs { daemon.heartbeatMs = heartbeatMs }
+        if let maxSessions { daemon.maxSessions = maxSessions }
+        if let maxBodyBytes { daemon.maxBodyBytes = maxBodyBytes }
+        if let outboxLimit { daemon.outboxLimit = outboxLimit }
+        if let idleSessionTimeoutS { daemon.idleSessionTimeoutS = idleSessionTimeoutS }
+        if let hibernateAfterS { daemon.hibernateAfterS = hibernateAfterS }
+    }
+
     /// The journal's settings: flags, then the file, then `$FLOWD_STATE_DIR`, then `<runtime dir>/state`.
     fileprivate func journalConfiguration(
         _ file: FlowdConfigFile.Journal?, runtimeDirectory: String, environment: [String: String]

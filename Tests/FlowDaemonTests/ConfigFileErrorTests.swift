@@ -33,6 +33,45 @@ struct ConfigFileErrorTests {
         #expect(try configError(#"{"daemon": {"#) == "is not a valid config: not valid JSON")
     }
 
+    /// A value the daemon cannot work with (or crashed on: a negative heartbeat, seconds that overflow as
+    /// milliseconds) stops the start naming the field, from the file as from the flag (config/README.md).
+    @Test func aValueOutOfBoundsNamesTheFieldAndWhatItMustBe() throws {
+        let refusals = [
+            (#"{"daemon": {"heartbeat_ms": -5}}"#, "sets daemon.heartbeat_ms to -5: it must be 100...60000"),
+            (#"{"daemon": {"max_body_bytes": 0}}"#, "sets daemon.max_body_bytes to 0: it must be at least 1024"),
+            (
+                #"{"daemon": {"hibernate_after_s": 9223372036854775807}}"#,
+                "sets daemon.hibernate_after_s to 9223372036854775807: it must be 0...315360000"
+            ),
+            (#"{"daemon": {"liveness_intervals": 0}}"#, "sets daemon.liveness_intervals to 0: it must be 1...100"),
+            (
+                #"{"sockets": {"zmtp_heartbeat_ms": 9223372036854775807}}"#,
+                "sets sockets.zmtp_heartbeat_ms to 9223372036854775807: it must be 0...3600000"
+            ),
+            (#"{"sockets": {"max_message_bytes": 0}}"#, "sets sockets.max_message_bytes to 0: it must be at least 1024"),
+            (
+                #"{"daemon": {"default_session": "bad name!"}}"#,
+                "sets daemon.default_session to 'bad name!': it must be [A-Za-z0-9._-]{1,64}"
+            ),
+            (
+                #"{"log_level": "loud"}"#,
+                "sets log_level to 'loud': it must be trace, debug, info, notice, warning, error or critical"
+            ),
+        ]
+        for (json, reason) in refusals { #expect(try configError(json) == reason) }
+        func flagError(_ arguments: [String]) -> String? {
+            #expect(throws: (any Error).self) { try FlowdOptions.parse(arguments) }.map(FlowdOptions.message(for:))
+        }
+        #expect(flagError(["--hibernate-after-s", "9223372036854775807"]) == "--hibernate-after-s must be 0...315360000")
+        #expect(flagError(["--max-sessions", "0"]) == "--max-sessions must be at least 1")
+        // A flag wins over the file: a good flag over a bad field starts.
+        let path = NSTemporaryDirectory() + "flowd-config-\(UUID().uuidString).json"
+        try #"{"daemon": {"heartbeat_ms": 5}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let settings = try FlowdOptions.parse(["--config", path, "--heartbeat-ms", "500"]).settings(environment: [:])
+        #expect(settings.server.daemon.heartbeatMs == 500)
+    }
+
     @Test func aClientsFileErrorNamesTheFieldAndTheValue() throws {
         let path = NSTemporaryDirectory() + "flowd-clients-\(UUID().uuidString).json"
         try #"[{"name": "x", "public_key": "k", "role": "operator"}, {"name": "y", "public_key": "k", "role": "root"}]"#
