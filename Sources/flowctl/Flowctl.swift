@@ -17,7 +17,9 @@ struct Flowctl: AsyncParsableCommand {
             "Operate a running flowd: sessions, flow trees, the navigation stream, deep links, health, vocabulary.",
         discussion: """
             Endpoints default to ipc://$RUNTIME/control.sock and ipc://$RUNTIME/events.sock, where $RUNTIME is \
-            $XDG_RUNTIME_DIR/flowd, /run/flowd for root, or /tmp/flowd-<uid>, as flowd itself uses.
+            --runtime-dir, else $FLOWD_RUNTIME_DIR, else $XDG_RUNTIME_DIR/flowd, else /run/flowd for root, else \
+            /tmp/flowd-<uid>, as flowd itself finds it (the shipped units and config use /run/flowd: \
+            FLOWD_RUNTIME_DIR=/run/flowd flowctl ...).
             A daemon running with CURVE keys needs --key-file (an operator key on its allow-list) and --server-key, \
             or FLOWD_KEY_FILE and FLOWD_SERVER_KEY; `flowctl keygen` makes key pairs (docs/SECURITY.md).
             Exit codes: 0 success; 1 the daemon refused the request; 2 the daemon did not answer in time or could \
@@ -289,6 +291,10 @@ struct Describe: AsyncParsableCommand {
     @Option(help: "The session whose application version to describe (default: the one new sessions get).")
     var session: String?
     @Flag(name: .long, help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if let session { try validateSessionID(session) }
+    }
 
     func run() async throws {
         let vocabulary = try await connection.withOperator { [session] client in

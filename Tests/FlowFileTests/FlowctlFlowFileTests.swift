@@ -121,6 +121,17 @@ struct FlowctlFlowFileTests {
         #expect(mermaid.output.hasPrefix("flowchart LR\n"))
     }
 
+    /// A session ID the daemon would refuse is a usage mistake (status 64) in every command that takes one, before
+    /// any connection (`describe --session` was sent to the daemon and came back as `unknownSession`, status 1).
+    @Test func aSessionIDTheDaemonRefusesIsAUsageMistake() throws {
+        let nowhere = ["--control", "ipc:///nonexistent/flowctl-usage.sock", "--timeout", "0.1"]
+        for arguments in [["describe", "--session", "bad!"], ["tree", "--session", "bad!"], ["end-session", "bad!"]] {
+            let run = try flowctl(arguments + nowhere)
+            #expect(run.status == 64, "\(arguments): \(run.errors)")
+            #expect(run.errors.contains("session 'bad!' is not [A-Za-z0-9._-]{1,64}"))
+        }
+    }
+
     @Test func graphOfABadFileReportsItsMistakes() throws {
         try withFile(base(replacing: "root: main", with: "root: mian"), named: "bad.yaml") { path in
             let run = try flowctl(["graph", path])
