@@ -17,5 +17,7 @@ RUN mkdir -p /var/lib/flowd && chown 65534:65534 /var/lib/flowd && chmod 0700 /v
 # nobody: the daemon needs no privilege (in compose it listens on tcp:// ports above 1024).
 USER 65534:65534
 EXPOSE 5560 5561
+# On tcp:// without CURVE keys flowd refuses to start, so this CMD alone exits with that error: docker-compose.yml
+# adds --allow-plaintext-tcp for its private network; elsewhere give keys (docs/SECURITY.md) or that flag.
 CMD ["flowd", "--config", "/etc/flowd/flowd.json", \
      "--control", "tcp://0.0.0.0:5560", "--events", "tcp://0.0.0.0:5561"]
