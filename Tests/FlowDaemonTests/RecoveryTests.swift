@@ -136,6 +136,24 @@ struct RecoveryTests {
         #expect(harness.core.seq(of: "default") == seq)
     }
 
+    /// PROTOCOL.md §5.5: the window is looked up before what the STEP names (found by a foreign client in C).
+    @Test("A STEP sent again gets its first verdict whatever it names now, even in a session ended since")
+    func sentAgainIsAnsweredBeforeWhatItNames() {
+        let harness = DaemonHarness()
+        harness.presenter(tui, name: "tui")
+        harness.hello(movies, .stepper, name: "movies", serves: ["home", "detail"])
+        harness.hello(ops, .operator, name: "flowctl")
+        harness.report(tui, [("app", .visible), ("home", .visible)])
+        harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        let another = harness.step(movies, Step("noSuchStep"), attachment: 99, req: 10)
+        #expect(another.to(movies) == [ok(10, ["accepted": true, "duplicate": true])])
+        harness.receive(.endSession(SessionRequest(req: 5, session: "default")), from: ops)
+        let afterTheEnd = harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 10)
+        #expect(afterTheEnd.to(movies) == [ok(10, ["accepted": true, "duplicate": true])])
+        let newReq = harness.step(movies, Step("openDetail", payload: 7), attachment: 2, req: 11)
+        #expect(newReq.to(movies) == [refused(11, .unknownSession, .step)])
+    }
+
     @Test("A STEP dropped before any flow saw it is journaled for its verdict; a refused one is not")
     func droppedStepsAreJournaledRefusedOnesAreNot() {
         let harness = DaemonHarness(journaling: true)
