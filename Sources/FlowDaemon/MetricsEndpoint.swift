@@ -212,7 +212,9 @@ private final class MetricsConnectionHandler: ChannelInboundHandler {
         let searchFrom = max(0, request.count - 3)
         request += bytes.readBytes(length: min(bytes.readableBytes, room)) ?? []
         let response: [UInt8]
-        if MetricsRequest.headEnds(in: request, from: searchFrom) {
+        // One byte past the limit is read to tell a head of exactly the limit from a longer one: a head must end
+        // within the limit.
+        if MetricsRequest.headEnds(in: Array(request.prefix(limits.maxRequestBytes)), from: searchFrom) {
             response = MetricsRequest.respond(to: request, render: render)
         } else if request.count > limits.maxRequestBytes {
             response = MetricsRequest.tooLarge

@@ -194,6 +194,22 @@ struct MetricsEndpointTests {
         }
     }
 
+    /// A head of exactly `maxRequestBytes` is answered; one byte more, ending right after the limit, is `431`.
+    @Test func aHeadOfTheLimitIsServedAndOneByteMoreIsTooLarge() async throws {
+        var limits = testLimits()
+        limits.maxRequestBytes = 1024
+        try await serving(try makeEndpoint(limits: limits)) { port in
+            func head(_ size: Int) -> String {
+                let start = "GET /metrics HTTP/1.1\r\nX-Pad: "
+                return start + String(repeating: "a", count: size - start.utf8.count - 4) + "\r\n\r\n"
+            }
+            let atTheLimit = try await exchange(port, head(1024))
+            #expect(status(of: atTheLimit) == "HTTP/1.1 200 OK")
+            let overTheLimit = try await exchange(port, head(1025))
+            #expect(status(of: overTheLimit) == "HTTP/1.1 431 Request Header Fields Too Large")
+        }
+    }
+
     @Test func clientsThatSendNothingDoNotHoldUpTheOthers() async throws {
         try await serving(try makeEndpoint()) { port in
             // Two clients hold their connections open: one silent, one stuck halfway through its request line.
