@@ -34,7 +34,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
 
     public init() {}
 
-    private enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case heartbeatMs = "heartbeat_ms"
         case livenessIntervals = "liveness_intervals"
         case maxSessions = "max_sessions"

@@ -41,7 +41,7 @@ public struct AllowedClient: Sendable, Hashable, Codable {
         self.sessions = sessions
     }
 
-    private enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case name, role, steps, kinds, sessions
         case publicKey = "public_key"
     }
@@ -274,7 +274,7 @@ extension FlowdConfigFile {
 
         package init() {}
 
-        private enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case clients
             case secretKeyFile = "secret_key_file"
             case clientsFile = "clients_file"

@@ -25,6 +25,8 @@ public struct FlowdSettings: Sendable {
     public var metricsAddress: String?
     /// Reads the allow-list again (on SIGHUP); `nil` when the daemon runs without CURVE.
     public var reloadAccessPolicy: (@Sendable () throws -> AccessPolicy)?
+    /// The config file's fields flowd does not read (``FlowdConfigFile/unknownFields(in:)``), logged as it starts.
+    package var unknownConfigFields: [String] = []
 
     public init(
         runtimeDirectory: String, server: DaemonServer.Configuration, logLevel: Logger.Level,
@@ -86,6 +88,11 @@ public enum Flowd: Sendable {
         // A journal write past a file-size limit (`ulimit -f`, systemd's LimitFSIZE=) then fails with EFBIG, which
         // the journal handles as a full disk, instead of SIGXFSZ ending the daemon.
         signal(SIGXFSZ, SIG_IGN)
+        for field in settings.unknownConfigFields {
+            logger.warning(
+                "config file field unknown, ignored: check its spelling (config/README.md)",
+                metadata: ["field": "\(field)"])
+        }
         // Each connection holds a descriptor; at the limit libzmq aborts on an ipc:// connection (docs/LIMITS.md).
         DescriptorLimit.raiseSoftLimit(logger: logger)
         if settings.server.controlEndpoint.hasPrefix("ipc://") || settings.server.eventsEndpoint.hasPrefix("ipc://") {

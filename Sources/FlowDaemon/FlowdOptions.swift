@@ -198,7 +198,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
                 return try FlowdSecuritySettings.accessPolicy(section, configPath: config, clientsFile: clientsFile)
             }
         }
-        return FlowdSettings(
+        var settings = FlowdSettings(
             runtimeDirectory: runtimeDirectory,
             server: DaemonServer.Configuration(
                 controlEndpoint: controlEndpoint,
@@ -212,6 +212,10 @@ public struct FlowdOptions: ParsableArguments, Sendable {
             metricsAddress: metricsAddress == "off" ? nil : metricsAddress,
             reloadAccessPolicy: reloadAccessPolicy
         )
+        if let config, let data = FileManager.default.contents(atPath: config) {
+            settings.unknownConfigFields = FlowdConfigFile.unknownFields(in: data)
+        }
+        return settings
     }
 
     /// The config file at `path`, or the empty one when no file is named.
@@ -307,7 +311,7 @@ package struct FlowdConfigFile: Codable, Sendable, Hashable {
         /// `ZMQ_RCVHWM`: messages taken in per peer before libzmq stops reading that peer's connection.
         package var receiveHighWaterMark: Int32?
 
-        private enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case lingerMs = "linger_ms"
             case maxMessageBytes = "max_message_bytes"
             case zmtpHeartbeatMs = "zmtp_heartbeat_ms"
@@ -326,7 +330,7 @@ package struct FlowdConfigFile: Codable, Sendable, Hashable {
         /// `refuse` or `truncate` (``JournalDamagePolicy``).
         package var damage: String?
 
-        private enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case enabled, directory, fsync, damage
             case fsyncIntervalMs = "fsync_interval_ms"
             case compactBytes = "compact_bytes"
@@ -350,7 +354,7 @@ package struct FlowdConfigFile: Codable, Sendable, Hashable {
 
     package init() {}
 
-    private enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case app, control, events, daemon, sockets, metrics, security, journal
         case runtimeDirectory = "runtime_dir"
         case logLevel = "log_level"

@@ -72,6 +72,29 @@ struct ConfigFileErrorTests {
         #expect(settings.server.daemon.heartbeatMs == 500)
     }
 
+    /// A field flowd does not read (a misspelt one) is left out of the settings and named, to be logged at start.
+    @Test func aFieldFlowdDoesNotReadIsNamed() throws {
+        let path = NSTemporaryDirectory() + "flowd-config-\(UUID().uuidString).json"
+        let json = #"""
+            {"log-level": "debug", "daemon": {"max_sesions": 3, "heartbeat_ms": 500}, "journal": {"fsync": "never"},
+             "security": {"allow_plaintext_tcp": true, "clients": [{"name": "a", "public_key": "k", "role": "operator",
+             "rol": "x"}]}, "sockets": {"linger": 5}}
+            """#
+        let fields = FlowdConfigFile.unknownFields(in: Data(json.utf8))
+        #expect(fields == ["log-level", "daemon.max_sesions", "sockets.linger", "security.clients.0.rol"])
+        try #"{"log-level": "debug", "daemon": {"max_sesions": 3, "heartbeat_ms": 500}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // The shipped file names only fields flowd reads.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let shipped = try Data(contentsOf: root.appendingPathComponent("config/flowd.json"))
+        #expect(FlowdConfigFile.unknownFields(in: shipped) == [])
+        let settings = try FlowdOptions.parse(["--config", path, "--no-journal"]).settings(environment: [:])
+        #expect(settings.server.daemon.heartbeatMs == 500)
+        #expect(settings.unknownConfigFields == ["log-level", "daemon.max_sesions"])
+    }
+
     @Test func aClientsFileErrorNamesTheFieldAndTheValue() throws {
         let path = NSTemporaryDirectory() + "flowd-clients-\(UUID().uuidString).json"
         try #"[{"name": "x", "public_key": "k", "role": "operator"}, {"name": "y", "public_key": "k", "role": "root"}]"#
