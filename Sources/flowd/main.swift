@@ -27,7 +27,8 @@ func main() async {
     do {
         path = try FlowdAppLocation.resolve(arguments: &arguments, environment: ProcessInfo.processInfo.environment)
     } catch {
-        fail("\(error)", status: 64)
+        // A config file that cannot be read or parsed: status 1, as every Flowd daemon exits for it.
+        fail("\(error)", status: 1)
     }
     guard let path else {
         if arguments.contains("--help") || arguments.contains("-h") {

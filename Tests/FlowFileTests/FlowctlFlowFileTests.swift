@@ -12,11 +12,11 @@ struct FlowctlFlowFileTests {
         var errors: String
     }
 
-    /// Runs the built flowctl with `arguments`; `path` replaces PATH when given.
-    func flowctl(_ arguments: [String], path: String? = nil) throws -> Run {
-        let folder = try BuiltExecutables.folder(containing: ["flowctl"])
+    /// Runs the built flowctl (or `executable`) with `arguments`; `path` replaces PATH when given.
+    func flowctl(_ arguments: [String], path: String? = nil, executable: String = "flowctl") throws -> Run {
+        let folder = try BuiltExecutables.folder(containing: [executable])
         let process = Process()
-        process.executableURL = folder.appendingPathComponent("flowctl")
+        process.executableURL = folder.appendingPathComponent(executable)
         process.arguments = arguments
         if let path {
             var environment = ProcessInfo.processInfo.environment
@@ -129,6 +129,18 @@ struct FlowctlFlowFileTests {
             let run = try flowctl(arguments + nowhere)
             #expect(run.status == 64, "\(arguments): \(run.errors)")
             #expect(run.errors.contains("session 'bad!' is not [A-Za-z0-9._-]{1,64}"))
+        }
+    }
+
+    /// A config file flowd cannot use stops it with status 1 whether or not it names the app (config/README.md):
+    /// without `--app`, flowd reads the file first to find `app`, and exited 64 there.
+    @Test func flowdExitsOneForAConfigFileItCannotUse() throws {
+        try withFile(#"{"daemon": "#, named: "flowd.json") { config in
+            for arguments in [["--config", config], ["--config", config, "--app", movies], ["--config", "/nonexistent"]] {
+                let run = try flowctl(arguments + ["--no-journal"], executable: "flowd")
+                #expect(run.status == 1, "\(arguments): \(run.errors)")
+                #expect(run.errors.contains("config file "))
+            }
         }
     }
 
