@@ -7,8 +7,9 @@ import Logging
 
 /// `flowctl`: the operator's tool for a running `flowd`.
 ///
-/// Exit codes: 0 on success, 1 when the daemon refused the request (an `ERROR` reply: the code is printed), 2 when
-/// the daemon did not answer within `--timeout` or could not be reached, 64 for a usage mistake.
+/// Exit codes: 0 on success, 1 when the daemon refused the request (an `ERROR` reply: the code is printed; `check`,
+/// `graph`: the file has mistakes; `keygen`: the keys could not be written), 2 when the daemon did not answer within
+/// `--timeout` or could not be reached, 64 for a usage mistake.
 @main
 struct Flowctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,8 +23,8 @@ struct Flowctl: AsyncParsableCommand {
             FLOWD_RUNTIME_DIR=/run/flowd flowctl ...).
             A daemon running with CURVE keys needs --key-file (an operator key on its allow-list) and --server-key, \
             or FLOWD_KEY_FILE and FLOWD_SERVER_KEY; `flowctl keygen` makes key pairs (docs/SECURITY.md).
-            Exit codes: 0 success; 1 the daemon refused the request; 2 the daemon did not answer in time or could \
-            not be reached; 64 usage.
+            Exit codes: 0 success; 1 the daemon refused the request (check, graph: the file has mistakes; keygen: \
+            the keys could not be written); 2 the daemon did not answer in time or could not be reached; 64 usage.
             """,
         subcommands: [
             Sessions.self, Tree.self, Watch.self, StepCommand.self, OpenCommand.self, Health.self, Describe.self, SessionGroup.self,
@@ -88,7 +89,16 @@ struct ConnectionOptions: ParsableArguments {
     func describe(_ error: FlowClientError) -> String {
         switch error.code {
         case .timedOut:
-            return "flowd did not answer within \(timeout) s at \(endpoints.control): is it running?"
+            // Over CURVE a wrong key looks like silence (ZAP refuses, or the handshake never completes).
+            let hint: String
+            if (try? client.curve()) != nil {
+                hint = ", and does its allow-list hold --key-file's key and is --server-key its public key?"
+            } else if endpoints.control.hasPrefix("tcp://") {
+                hint = "? (a daemon with CURVE keys needs --key-file and --server-key)"
+            } else {
+                hint = "?"
+            }
+            return "flowd did not answer within \(timeout) s at \(endpoints.control): is it running\(hint)"
         case .connectionLost:
             return "the connection to flowd at \(endpoints.control) was lost: \(error.message)"
         default:

@@ -32,6 +32,7 @@ struct FlowdSecurityTests {
                     + keys.clientArguments(stranger, name: "stranger")
             )
             #expect(refused.exit == .exited(2), "\(refused)")
+            #expect(refused.stderr.contains { $0.contains("does its allow-list hold --key-file's key") }, "\(refused)")
             let health = try await cluster.health(daemon.connectionArguments + keys.operatorArguments)
             #expect((count(health, "auth_denied") ?? 0) >= 2)
             #expect((health["peers"] as? [String: Int])?["operator"] == 1, "only the health request's own flowctl")
@@ -56,6 +57,7 @@ struct FlowdSecurityTests {
 
             let plain = try await cluster.flowctl(["health", "--timeout", "1"] + daemon.connectionArguments)
             #expect(plain.exit == .exited(2), "\(plain)")
+            #expect(plain.stderr.contains { $0.contains("needs --key-file and --server-key") }, "\(plain)")
             // Nothing plaintext reached the core: only the operator's requests are counted.
             let health = try await cluster.health(daemon.connectionArguments + keys.operatorArguments)
             #expect(count(health, "messages_in") == 2, "the operator's HELLO and HEALTH only")
