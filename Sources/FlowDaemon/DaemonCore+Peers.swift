@@ -47,6 +47,15 @@ extension DaemonCore {
             )
             return
         }
+        if case .step(let body) = message, let identity = peer.identity, !identity.mayEmit(body.step.name) {
+            // The key's step names judge the sender, so before the journal (PROTOCOL.md §3's order).
+            reject(
+                WireError(
+                    .forbidden, "the key '\(identity.name)' may not emit '\(body.step.name)'", req: body.req,
+                    type: .step),
+                to: address)
+            return
+        }
         if !journalAvailable, Self.changesState(message.type) {
             reject(
                 WireError(

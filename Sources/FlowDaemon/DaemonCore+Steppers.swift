@@ -4,13 +4,9 @@ internal import Logging
 
 // Stepper processes: their STEPs and the attachments assigned to them.
 extension DaemonCore {
+    /// A `STEP` from a peer that may send it: its key's step names are checked with the sender, in
+    /// ``receive(_:from:userID:now:)``.
     mutating func step(_ body: StepMessage, from peer: Peer) {
-        if let identity = peer.identity, !identity.mayEmit(body.step.name) {
-            return reject(
-                .forbidden, "the key '\(identity.name)' may not emit '\(body.step.name)'", req: body.req, type: .step,
-                to: peer
-            )
-        }
         let origin = StepOrigin(instance: peer.hello.instance, req: body.req)
         if var verdict = stepResults.verdict(for: origin) {
             // Sent again (the reply was lost with a connection or a daemon): the same answer, nothing applied twice.

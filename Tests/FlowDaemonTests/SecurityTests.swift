@@ -258,6 +258,20 @@ struct SecurityTests {
         #expect(daemon.core.counters.errors == ["forbidden": 1])
     }
 
+    /// PROTOCOL.md §3's order: the sender (`forbidden`, a key's step names included) before the journal.
+    @Test func aStepTheKeyMayNotEmitIsForbiddenEvenWhileTheJournalIsUnavailable() throws {
+        let daemon = try homeShown()
+        daemon.core.journalAvailable = false
+        #expect(
+            daemon.send(stepMessage("openSettings"), from: Peers.movies, key: AllowListKeys.movies.z85) == [
+                Delivery(Peers.movies, refused(31, .forbidden, .step))
+            ])
+        #expect(
+            daemon.send(stepMessage("openDetail", req: 32), from: Peers.movies, key: AllowListKeys.movies.z85) == [
+                Delivery(Peers.movies, refused(32, .journalUnavailable, .step))
+            ])
+    }
+
     @Test func aPresenterKeyHostsOnlyItsSessions() throws {
         let daemon = SecureDaemon(policy: try testPolicy())
         daemon.hello(Peers.tui, .presenter, name: "tui", key: AllowListKeys.tui.z85)
