@@ -282,6 +282,9 @@ def bad_input(run, op, st, pr):
     check(op.request("DESCRIBE", {"session": None})["steps"], "DESCRIBE with session null")
     error = op.request_error("TREE", {"session": None}, "malformedBody")
     check(error["req"] is not None, "a required field that is null: malformedBody with the req", error)
+    # §6.6: in a flow file a screen without a type has its kind as its type, declared with no actions.
+    pr.conn.request_error("USER_ACTION", {"session": "default", "presentable": "app.stack",
+                                          "action": {"name": "pick"}}, "unknownAction")
     # §2: an integer field reads a literal through a double: a fraction it cannot tell from 1 is 1.
     op.send_frames([SIGNATURE, b"HEALTH", b'{"req": 1.0000000000000001}'])
     op.expect(lambda t, b: t == "OK" and b.get("req") == 1, "an OK with req 1 to req 1.0000000000000001")
