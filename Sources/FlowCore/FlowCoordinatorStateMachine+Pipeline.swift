@@ -407,13 +407,17 @@ extension FlowCoordinatorStateMachine {
         nodes[coordinator]?.isReady = true
         nodes[coordinator]?.awaitedChildren = []
         actions.append(.flowReady(coordinator))
-        runReadyWaiters()
+        // Decided before the blocks run: one whose commands close this flow's root (D18) ends it, and a child that
+        // was ready has given its part all the same (D6).
+        var completedParent: FlowCoordinatorID?
         if let parent = node.parent, let parentNode = nodes[parent], !parentNode.isReady,
             parentNode.awaitedChildren.contains(coordinator),
             parentNode.awaitedChildren.allSatisfy({ nodes[$0]?.isReady == true })
         {
-            markReady(parent)
+            completedParent = parent
         }
+        runReadyWaiters()
+        if let completedParent { markReady(completedParent) }
     }
 
     mutating func runReadyWaiters() {

@@ -152,3 +152,40 @@ extension RxFlowCodeTests {
         )
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow Flows.use(when: .ready): the block subscribes to the flow's ready relay before `navigate` returns, and
+    // setReadiness fires it as `navigate` returns, before UIKit reports the dismissal `navigate` started: a child's
+    // block on itself, registered in the navigation that closes its own root, runs. Flowd marks the child ready before
+    // it ends (D6, D18), so the block runs then, before the child's end; its commands come from the child. The
+    // parent, waiting for that child, is ready too: its readiness is decided before the block's commands end the
+    // child (it was left waiting forever, the child gone from its list before the check).
+    @Test("D6, D18: a child's own .ready block, in the navigation closing its root, runs; its parent is ready")
+    func childsReadyBlockOnItselfRunsBeforeItsRootClosingEndsIt() throws {
+        let parent = ScenarioFlow("P")
+        let child = ScenarioFlow("C")
+        parent.on("a") { _, navigator in
+            navigator.present(child.root, over: "P.root")
+            return .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("b"))))
+        }
+        child.on("b") { _, navigator in
+            navigator.dismiss(presentedOver: "P.root")
+            Flows.use(child, when: .ready, in: navigator) { navigator in
+                navigator.push(.view("P.note", type: "View"), onto: "P.root")
+            }
+            return .none
+        }
+        let harness = ScenarioHarness()
+        _ = harness.keepUIModel()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+
+        #expect(
+            harness.takeLog().only("ready", "command push", "end") == [
+                "ready flow#2",
+                "command push P.note onto P.root (flow#2)",
+                "end flow#2 (rootDismissed)",
+                "ready flow#1",
+            ]
+        )
+    }
+}
