@@ -358,3 +358,36 @@ extension RxFlowCodeTests {
         )
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow compares view controller instances: a second flow on "the same" root is coordinated, becomes ready, and a
+    // `Flows.use(second, when: .ready)` block runs. Flowd refuses that child (D17, `rootInUse`), so it is never
+    // coordinated and the block waits for it as for any flow never coordinated (D6): it never runs.
+    @Test("D17, D6: a .ready block waiting for a child refused rootInUse never runs")
+    func readyBlockOnAChildRefusedRootInUseNeverRuns() throws {
+        let parent = ScenarioFlow("P")
+        let first = ScenarioFlow("C1", root: .stack("shared"))
+        let second = ScenarioFlow("C2", root: .stack("shared"))
+        parent.on("a") { _, navigator in
+            Flows.use(second, when: .ready, in: navigator) { navigator in
+                navigator.push(.view("P.second", type: "View"), onto: "P.root")
+            }
+            return .multiple(
+                Contribute.flow(first, OneStepper(withSingleStep: Step("c1"))),
+                Contribute.flow(second, OneStepper(withSingleStep: Step("c2")))
+            )
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+
+        #expect(
+            harness.takeLog().only("did navigate", "drop", "ready", "command push") == [
+                "did navigate flow=P step=a",
+                "drop c2 reason=rootInUse flow#1",
+                "did navigate flow=C1 step=c1",
+                "ready flow#2",
+                "ready flow#1",
+            ]
+        )
+    }
+}
