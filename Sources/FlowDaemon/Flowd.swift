@@ -141,11 +141,18 @@ public enum Flowd: Sendable {
     }
 
     /// Creates the runtime folder (mode 0700) if it is missing.
-    static func prepareRuntimeDirectory(_ path: String) throws {
+    ///
+    /// - Throws: ``RuntimeFolderError`` naming the folder when it cannot be made (Foundation's own error names
+    ///   neither the setting nor what to do).
+    static func prepareRuntimeDirectory(_ path: String) throws(RuntimeFolderError) {
         if FileManager.default.fileExists(atPath: path) { return }
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
-        )
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw RuntimeFolderError(path: path, reason: error.localizedDescription)
+        }
     }
 }
 

@@ -22,6 +22,14 @@ struct RuntimeDirectoryTests {
         #expect(SocketFolderCheck(folder: folder + "/missing") == .fine)
     }
 
+    /// A folder that cannot be made stops the start naming it and the settings that choose it.
+    @Test func aFolderThatCannotBeMadeIsNamed() throws {
+        let error = #expect(throws: RuntimeFolderError.self) { try Flowd.prepareRuntimeDirectory("/dev/null/flowd") }
+        #expect(error?.path == "/dev/null/flowd")
+        #expect(error?.description.hasPrefix("cannot create the runtime folder /dev/null/flowd (") == true)
+        #expect(error?.description.contains("--runtime-dir, FLOWD_RUNTIME_DIR or runtime_dir") == true)
+    }
+
     /// Giving a folder away takes root; CI's tests run as root.
     @Test(.enabled(if: geteuid() == 0, "chown to another user takes root"))
     func aFolderAnotherUserOwnsRefusesTheStartAndRootsDoesNot() throws {
