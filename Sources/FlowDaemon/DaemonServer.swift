@@ -354,6 +354,11 @@ public final class DaemonServer: Service, Sendable {
         var compaction = CompactionSchedule()
         var socketFiles = SocketFileWatches(
             sockets.socketFiles, intervalMs: UInt64(configuration.daemon.heartbeatMs), now: now())
+        var budget = ConnectionBudget(
+            sockets: [("control", sockets.router), ("events", sockets.publisher)], context: sockets.context,
+            logger: logger)
+        defer { budget?.close() }
+        let budgetWatches = budget?.sockets.map { reactor.watch($0, for: .pollIn) } ?? []
 
         while true {
             let (queued, stopping) = takeQueuedInputs()
@@ -394,6 +399,9 @@ public final class DaemonServer: Service, Sendable {
             try reactor.wait(timeout: idle ? .milliseconds(Int64(min(wait, 1000))) : .zero)
             if reactor.events(of: events).contains(.pollIn) {
                 try readSubscriptions()
+            }
+            if budgetWatches.contains(where: { reactor.events(of: $0).contains(.pollIn) }) {
+                budget?.update(&socketFiles, logger: logger)
             }
             // The core's allow-list: the one it was started with, or the last one ``reloadAccessPolicy`` gave (the
             // core took it in at the top of this loop, before any handshake it must judge).

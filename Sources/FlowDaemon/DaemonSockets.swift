@@ -90,7 +90,10 @@ struct DaemonSockets {
         router.close()
         zap?.close()
         context.shutdown()
-        for path in ipcPaths { unlink(path) }
+        for path in ipcPaths {
+            unlink(path)
+            unlink(SocketFileWatch.withdrawnPath(of: path))
+        }
     }
 
     /// The file of an `ipc://` endpoint.

@@ -25,6 +25,8 @@ struct SocketFileWatch {
     private var bound: FileIdentity?
     /// What was last logged as wrong, so that each problem is logged once, not at every heartbeat.
     private var reported: String?
+    /// Whether the file is moved aside (``withdraw()``): then it is not bound again.
+    private var withdrawn = false
 
     private struct FileIdentity: Equatable {
         let device: UInt64
@@ -46,6 +48,7 @@ struct SocketFileWatch {
     /// Binds `socket` to the endpoint again when its file is gone, and makes it this user's only (mode 0600, as at
     /// start). Returns whether it did; logs a warning when it did, an error (once) when it could not.
     mutating func check(rebinding socket: ZMQSocket, logger: Logger) -> Bool {
+        guard !withdrawn else { return false }
         var info = stat()
         if stat(path, &info) == 0 {
             let found = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
@@ -93,6 +96,22 @@ struct SocketFileWatch {
         return true
     }
 
+    /// Where ``withdraw()`` moves the file of `path`.
+    static func withdrawnPath(of path: String) -> String { path + ".withdrawn" }
+
+    /// Moves the file aside, so that no new client finds it; the listener and its connections stay.
+    mutating func withdraw() {
+        withdrawn = true
+        rename(path, Self.withdrawnPath(of: path))
+    }
+
+    /// Puts the file back, or binds it again when it is gone meanwhile; returns whether it bound again.
+    mutating func restore(rebinding socket: ZMQSocket, logger: Logger) -> Bool {
+        withdrawn = false
+        if access(path, F_OK) != 0 { rename(Self.withdrawnPath(of: path), path) }
+        return check(rebinding: socket, logger: logger)
+    }
+
     /// Logs `message` at error unless the same problem (`key`) was the last one logged.
     private mutating func report(_ key: String, _ message: String, errno code: Int32? = nil, logger: Logger) {
         guard reported != key else { return }
@@ -120,6 +139,19 @@ struct SocketFileWatches {
         self.watches = watches
         self.intervalMs = intervalMs
         nextCheck = now + intervalMs
+    }
+
+    /// Moves every file aside (``SocketFileWatch/withdraw()``).
+    mutating func withdraw() {
+        for index in watches.indices { watches[index].watch.withdraw() }
+    }
+
+    /// Puts every file back (``SocketFileWatch/restore(rebinding:logger:)``).
+    mutating func restore(logger: Logger) {
+        for index in watches.indices {
+            let socket = watches[index].socket
+            _ = watches[index].watch.restore(rebinding: socket, logger: logger)
+        }
     }
 
     /// Checks each file when due, binding again those removed; counts each such bind in the core's counters

@@ -50,6 +50,76 @@ struct DescriptorLimitProcessTests {
         }
     }
 
+    /// Under a limit of 96 descriptors (soft and hard), operators connect one by one until flowd moves its socket
+    /// files aside, near the limit: it is not aborted (before, libzmq aborted it at the limit), the operators
+    /// connected are served, and once most of them left the files are back and a new client connects.
+    @Test func nearTheLimitFlowdTakesNoNewConnectionsAndServesTheConnectedOnes() async throws {
+        try await withCluster { cluster in
+            let daemon = try await cluster.startFlowd(descriptorLimit: 96)
+            let control = cluster.runtimeDirectory + "/control.sock"
+            let operators = try OpenSockets()
+            defer { operators.close() }
+            // flowd moves the file aside before it answers the HELLO of the connection that brought it near.
+            let welcomed = try await onDedicatedThread("operators") {
+                let codec = WireCodec()
+                var welcomed = 0
+                while FileManager.default.fileExists(atPath: control), welcomed < 200 {
+                    let socket = try Self.operatorSocket(operators, control: daemon.control)
+                    let hello = Hello(
+                        req: 1, role: .operator, name: "op-\(welcomed)", instance: "op-\(welcomed)", heartbeatMs: 60_000)
+                    try socket.send(ZMQMessage(codec.encode(.hello(hello))))
+                    guard case .welcome = try Self.answer(socket, codec) else { break }
+                    welcomed += 1
+                }
+                return welcomed
+            }
+            #expect(welcomed > 20 && welcomed < 96)
+            #expect(FileManager.default.fileExists(atPath: control + ".withdrawn"))
+            _ = try await daemon.process.waitForError("flowd to say it is near the limit") {
+                $0.contains("near the file descriptor limit")
+            }
+            // The connected operators are served; then most of them leave.
+            #expect(try await Self.allAnswerHealth(operators))
+            operators.close(keeping: 3)
+            _ = try await daemon.process.waitForError("flowd to put its socket files back") {
+                $0.contains("below the file descriptor limit again")
+            }
+            let health = try await cluster.health()  // flowctl: a new client
+            #expect(health["status"] as? String == "ok")
+            #expect(try await Self.allAnswerHealth(operators))
+            #expect(daemon.process.exit == nil)
+        }
+    }
+
+    private static func operatorSocket(_ operators: OpenSockets, control: String) throws -> ZMQSocket {
+        let options = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
+        let socket = try ZMQSocket(.dealer, context: operators.context, options: options)
+        operators.sockets.append(socket)
+        try socket.setOption(.receiveTimeout, to: 30_000)
+        try socket.setOption(.sendTimeout, to: 30_000)
+        try socket.connect(control)
+        return socket
+    }
+
+    /// Whether each operator's `HEALTH` is answered `OK`.
+    private static func allAnswerHealth(_ operators: OpenSockets) async throws -> Bool {
+        try await onDedicatedThread("health") {
+            let codec = WireCodec()
+            for socket in operators.sockets {
+                try socket.send(ZMQMessage(codec.encode(.health(PlainRequest(req: 2)))))
+                guard case .ok = try answer(socket, codec) else { return false }
+            }
+            return true
+        }
+    }
+
+    /// The next message on `socket` that is not a `HEARTBEAT`.
+    private static func answer(_ socket: ZMQSocket, _ codec: WireCodec) throws -> WireMessage {
+        var message = try codec.decode(socket.receive().frames)
+        while case .heartbeat = message { message = try codec.decode(socket.receive().frames) }
+        return message
+    }
+
     /// The operators' sockets, made on one thread and closed on another once flowd has counted them.
     /// `@unchecked Sendable`: handed from thread to thread, never used by two at once.
     final class OpenSockets: @unchecked Sendable {
@@ -58,9 +128,9 @@ struct DescriptorLimitProcessTests {
 
         init() throws { context = try ZMQContext() }
 
-        func close() {
-            for socket in sockets { socket.close() }
-            sockets = []
+        func close(keeping kept: Int = 0) {
+            for socket in sockets.dropFirst(kept) { socket.close() }
+            sockets = Array(sockets.prefix(kept))
         }
     }
 

@@ -57,10 +57,11 @@ final class Cluster: Sendable {
 
     /// Starts `executable` (a product name) with `arguments`; the process is ended when the test ends.
     /// With `softDescriptorLimit`, the process starts under that soft `RLIMIT_NOFILE` (`/bin/sh`'s `ulimit -Sn`, then
-    /// `exec`: the same pid).
+    /// `exec`: the same pid); with `descriptorLimit`, under that soft and hard limit (`ulimit -n`).
     @discardableResult
     func launch(
-        _ executable: String, _ arguments: [String], name: String? = nil, softDescriptorLimit: Int? = nil
+        _ executable: String, _ arguments: [String], name: String? = nil, softDescriptorLimit: Int? = nil,
+        descriptorLimit: Int? = nil
     ) throws -> ManagedProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWD_RUNTIME_DIR"] = runtimeDirectory
@@ -71,8 +72,9 @@ final class Cluster: Sendable {
         }
         var path = binDirectory.appendingPathComponent(executable)
         var arguments = arguments
-        if let softDescriptorLimit {
-            arguments = ["-c", "ulimit -Sn \(softDescriptorLimit) && exec \"$0\" \"$@\"", path.path] + arguments
+        let ulimit = softDescriptorLimit.map { "ulimit -Sn \($0)" } ?? descriptorLimit.map { "ulimit -n \($0)" }
+        if let ulimit {
+            arguments = ["-c", "\(ulimit) && exec \"$0\" \"$@\"", path.path] + arguments
             path = URL(fileURLWithPath: "/bin/sh")
         }
         let process = try ManagedProcess(
@@ -101,13 +103,14 @@ final class Cluster: Sendable {
     /// - Returns: the daemon and the endpoints it reported as bound (a `tcp://…:*` endpoint with its real port).
     @discardableResult
     func startFlowd(
-        _ extraArguments: [String] = [], executable: String = daemonExecutable, softDescriptorLimit: Int? = nil
+        _ extraArguments: [String] = [], executable: String = daemonExecutable, softDescriptorLimit: Int? = nil,
+        descriptorLimit: Int? = nil
     ) async throws -> Daemon {
         let process = try launch(
             executable,
             ["--runtime-dir", runtimeDirectory, "--heartbeat-ms", "\(heartbeatMs)", "--log-level", "info"]
                 + extraArguments,
-            name: "flowd", softDescriptorLimit: softDescriptorLimit
+            name: "flowd", softDescriptorLimit: softDescriptorLimit, descriptorLimit: descriptorLimit
         )
         let index = try await process.waitForError("the 'flowd ready' log line") { $0.contains("flowd ready") }
         let line = process.stderr.lines[index]

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+internal import Logging
+import ZeroMQ
+
+/// Keeps the connections from taking flowd's last file descriptors: at `RLIMIT_NOFILE`, libzmq 4.3's IPC listener
+/// aborts the process on the next `ipc://` connection (it takes `EMFILE` from `accept` as fatal; docs/LIMITS.md).
+///
+/// It counts the connections the control and events sockets accepted and lost, from their monitors' events. When
+/// flowd's own descriptors and the connections come within ``reserve`` of the limit, the `ipc://` socket files are
+/// moved aside (``SocketFileWatch/withdraw()``): a new client finds no file and keeps dialling, while the listener and
+/// every connection stay; once connections closed so that twice the reserve is free, the files are put back. The
+/// reserve covers what flowd opens meanwhile (a compaction's files) and the connections already queued in the
+/// listener's backlog when the file goes.
+struct ConnectionBudget {
+    /// The soft `RLIMIT_NOFILE` in force.
+    let limit: Int
+    /// The descriptors flowd held before its first connection, with the monitors'.
+    let own: Int
+    let reserve: Int
+    /// Connections accepted and not yet lost.
+    private(set) var connections = 0
+    /// Whether the socket files are moved aside now.
+    private(set) var withdrawn = false
+    private let monitors: [ZMQSocket]
+
+    /// Starts monitoring `sockets` (their accepted and lost connections) in `context`; `nil` when the limit cannot
+    /// be read or the sockets cannot be monitored (logged).
+    init?(sockets: [(name: String, socket: ZMQSocket)], context: ZMQContext, logger: Logger) {
+        guard let limit = DescriptorLimit.current() else { return nil }
+        var monitors: [ZMQSocket] = []
+        do {
+            for (name, socket) in sockets {
+                let endpoint = "inproc://flowd-connections-\(name)"
+                try socket.startMonitor(at: endpoint, events: [.accepted, .disconnected])
+                let monitor = try ZMQSocket(.pair, context: context, options: ZMQSocketOptions(heartbeat: nil))
+                monitors.append(monitor)
+                try monitor.connect(endpoint)
+            }
+        } catch {
+            for monitor in monitors { monitor.close() }
+            logger.warning("cannot count connections: nothing keeps them below the descriptor limit",
+                metadata: ["error": "\(error)"])
+            return nil
+        }
+        self.monitors = monitors
+        self.limit = Int(clamping: limit.soft)
+        own = Self.openDescriptors() ?? 32
+        reserve = max(16, self.limit / 8)
+    }
+
+    /// The monitors' sockets, for the I/O loop to wait on.
+    var sockets: [ZMQSocket] { monitors }
+
+    /// Reads the monitors' events, then withdraws or restores `files` when the count crossed a threshold.
+    mutating func update(_ files: inout SocketFileWatches, logger: Logger) {
+        for monitor in monitors {
+            while let message = try? monitor.tryReceive(), let event = ZMQMonitorEvent(message) {
+                if event.kind == .accepted { connections += 1 }
+                if event.kind == .disconnected { connections = max(0, connections - 1) }
+            }
+        }
+        let used = own + connections
+        if !withdrawn, used >= limit - reserve {
+            withdrawn = true
+            files.withdraw()
+            logger.warning(
+                "near the file descriptor limit: new clients cannot connect until connections close (docs/LIMITS.md)",
+                metadata: ["connections": "\(connections)", "limit": "\(limit)"])
+        } else if withdrawn, used < limit - 2 * reserve {
+            withdrawn = false
+            files.restore(logger: logger)
+            logger.notice(
+                "below the file descriptor limit again: new clients connect",
+                metadata: ["connections": "\(connections)", "limit": "\(limit)"])
+        }
+    }
+
+    func close() {
+        for monitor in monitors { monitor.close() }
+    }
+
+    /// The number of descriptors open, from `/proc/self/fd`.
+    private static func openDescriptors() -> Int? {
+        guard let folder = opendir("/proc/self/fd") else { return nil }
+        defer { closedir(folder) }
+        var count = -1  // the folder's own descriptor
+        while let entry = readdir(folder) {
+            if entry.pointee.d_name.0 != 46 { count += 1 }  // not "." or ".."
+        }
+        return count
+    }
+}
