@@ -7,9 +7,12 @@ import Synchronization
 /// lost, `docs/SEMANTICS.md` D5), it listens to the inner steppers *before* calling their `readyToEmitSteps()`, so
 /// nothing is lost.
 ///
-/// Its inner steppers only emit steps: flowd attaches a ``RemoteStepper`` to a stepper process, and hands a person's
-/// actions to an ``ActionHandlingStepper``, only when it is the contributed stepper itself, not inside a composite
-/// (give the screen one contribution per such stepper, with `.multiple`).
+/// A coordinator does not attach a composite itself: it attaches each inner stepper (nested composites' too) on its
+/// own, with the composite's presentable and `allowStep*` flags, and gives their steps the order above. So flowd
+/// serves them as if each had been contributed alone: a ``RemoteStepper`` gets a stepper process, an
+/// ``ActionHandlingStepper`` the person's actions. This type's own ``readyToEmitSteps()`` and ``steps`` merge them
+/// only where the composite runs outside a coordinator (inside a stepper of your own); a step accepted on a
+/// contributed composite's own relay is not heard (`docs/SEMANTICS.md` R12).
 ///
 /// `Sendable`: the subscriptions are behind a `Mutex`; the inner steppers are `Sendable`.
 public final class CompositeStepper: Stepper, CustomStringConvertible {

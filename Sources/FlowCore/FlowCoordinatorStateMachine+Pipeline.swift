@@ -270,14 +270,15 @@ extension FlowCoordinatorStateMachine {
         actions.append(.flowStarted(id, flow: flow.flowName, parent: parent))
         beforeStepper(&self, id)
 
-        let attachment = makeAttachment(
-            coordinator: id, presentable: rootID, role: .flow, stepper: stepper,
-            allowStepWhenNotPresented: true, allowStepWhenDismissed: allowStepWhenDismissed
+        let contribution = Contribution(
+            coordinator: id, presentable: rootID, role: .flow, allowStepWhenNotPresented: true,
+            allowStepWhenDismissed: allowStepWhenDismissed
         )
-        attachments[attachment.id] = Attachment(info: attachment, pendingInitialStep: nil)
-        nodes[id]?.attachments.append(attachment.id)
-        actions.append(.attach(attachment))
-        listen(to: attachment)
+        if let composite = stepper as? CompositeStepper {
+            attachInner(of: composite, as: contribution)
+            return id
+        }
+        let attachment = attach(stepper, as: contribution, holding: nil)
         let initialStep = stepper.initialStep
         if !initialStep.isNone {
             enqueue(WorkItem(coordinator: id, step: initialStep, source: .stepper(attachment.id)))
@@ -294,58 +295,27 @@ extension FlowCoordinatorStateMachine {
         allowStepWhenDismissed: Bool
     ) {
         renew(presentable)
-        let attachment = makeAttachment(
-            coordinator: coordinator, presentable: presentable, role: .contributor, stepper: stepper,
-            allowStepWhenNotPresented: allowStepWhenNotPresented, allowStepWhenDismissed: allowStepWhenDismissed
-        )
         let initialStep = stepper.initialStep
         let deliverNow = allowStepWhenNotPresented || isVisible(presentable)
-        attachments[attachment.id] = Attachment(
-            info: attachment, pendingInitialStep: initialStep.isNone || deliverNow ? nil : initialStep
+        let contribution = Contribution(
+            coordinator: coordinator, presentable: presentable, role: .contributor,
+            allowStepWhenNotPresented: allowStepWhenNotPresented, allowStepWhenDismissed: allowStepWhenDismissed
         )
-        nodes[coordinator]?.attachments.append(attachment.id)
-        presentables[presentable, default: PresentableState()].attachments.append(attachment.id)
-        actions.append(.attach(attachment))
-        listen(to: attachment)
+        if let composite = stepper as? CompositeStepper {
+            attachInner(of: composite, as: contribution)
+            return
+        }
+        let held = initialStep.isNone || deliverNow ? nil : initialStep
+        let attachment = attach(stepper, as: contribution, holding: held)
         if !initialStep.isNone, deliverNow {
             enqueue(WorkItem(coordinator: coordinator, step: initialStep, source: .stepper(attachment.id)))
         }
         ready(attachment)
     }
 
-    /// Listens to a stepper as RxFlow subscribes to it: the driver subscribes (``attachmentObserver``) and the
-    /// machine takes what the stepper emits synchronously during its calls.
-    mutating func listen(to attachment: StepperAttachment) {
-        emissions.register(attachment.stepper.steps, as: attachment.id)
-        attachmentObserver?(attachment)
-    }
-
-    /// RxFlow's `do(onSubscribed: { stepper.readyToEmitSteps() })`, after the initial step: what the stepper emits
-    /// there joins its coordinator's queue behind the initial step.
-    mutating func ready(_ attachment: StepperAttachment) {
-        attachment.stepper.readyToEmitSteps()
-        takeEmissions()
-    }
-
     /// The first live coordinator whose flow's root is `id`, if any.
     func liveCoordinator(withRoot id: PresentableID) -> FlowCoordinatorID? {
         coordinatorsByRoot[id]?.first
-    }
-
-    mutating func makeAttachment(
-        coordinator: FlowCoordinatorID,
-        presentable: PresentableID,
-        role: StepperAttachment.Role,
-        stepper: any Stepper,
-        allowStepWhenNotPresented: Bool,
-        allowStepWhenDismissed: Bool
-    ) -> StepperAttachment {
-        lastAttachmentNumber += 1
-        return StepperAttachment(
-            id: AttachmentID(lastAttachmentNumber), coordinator: coordinator, presentable: presentable, role: role,
-            stepper: stepper, allowStepWhenNotPresented: allowStepWhenNotPresented,
-            allowStepWhenDismissed: allowStepWhenDismissed
-        )
     }
 
     /// A presentable contributed again after its dismissal starts a new life: not dismissed, not yet visible. The

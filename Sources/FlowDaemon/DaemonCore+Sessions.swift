@@ -142,9 +142,6 @@ extension DaemonCore {
                     // A replay assigns nothing: its attachments wait for stepper processes (``AttachOffers``).
                     if !replaying { assign(attachment.id, in: session) }
                 } else {
-                    if let composite = attachment.stepper as? CompositeStepper {
-                        warnOfUnservedSteppers(in: composite, on: attachment.presentable, session: session.id)
-                    }
                     session.localAttachments.insert(attachment.id)
                     outputs.append(.attachLocal(session: session.id, attachment: attachment))
                 }
@@ -200,23 +197,6 @@ extension DaemonCore {
                     step: event.step, text: "\(kind) navigate \(event)"
                 )
             )
-        )
-    }
-}
-
-extension DaemonCore {
-    /// A composite runs here as one local stepper: a `RemoteStepper` inside it is attached to no process, and an
-    /// `ActionStepper` inside it gets no actions (docs/GUIDE.md §2). Said at each such attachment, so that the mistake
-    /// shows.
-    func warnOfUnservedSteppers(in composite: CompositeStepper, on presentable: PresentableID, session: String) {
-        let unserved = composite.innerSteppers.filter { $0 is RemoteStepper || $0 is any ActionHandlingStepper }
-        guard !unserved.isEmpty else { return }
-        logger.warning(
-            "a CompositeStepper's inner steppers get no process and no actions: contribute each on its own",
-            metadata: [
-                "session": "\(session)", "presentable": "\(presentable)",
-                "steppers": "\(unserved.map(\.stepperDescription).joined(separator: ", "))",
-            ]
         )
     }
 }

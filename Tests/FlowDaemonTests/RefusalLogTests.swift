@@ -27,7 +27,7 @@ struct RefusalLogTests {
     }
 }
 
-/// What a daemon logged, line by line (also for CompositeStepperWarningTests).
+/// What a daemon logged, line by line.
 final class LogRecorder: Sendable {
     struct Line: Sendable {
         var level: Logger.Level

@@ -176,7 +176,7 @@ struct ChapterTests {
 
         // Under the alert the list is not visible: a tap on a row is dropped.
         try journey.pickSettingsRow(.about)
-        #expect(journey.drops.map(\.description) == ["aboutIsRequired reason=notVisible flow#10 att#22"])
+        #expect(journey.drops.map(\.description) == ["aboutIsRequired reason=notVisible flow#10 att#23"])
 
         try journey.dismissModal("settings.alert")
         try journey.pickSettingsRow(.apiKey)

@@ -78,22 +78,23 @@ struct WholeJourneyTests {
           DashboardFlow flow#2 root=dashboard.tabs [visible] ready
             - OneStepper(dashboardIsRequired) att#2 (flow)
             WishlistFlow flow#3 root=wishlist.stack [visible] ready
-              - CompositeStepper[OneStepper(moviesAreRequired), WishlistStepper] att#3 (flow)
-              - WishlistViewModel att#7 on wishlist.list [hidden] allowStepWhenNotPresented
-              - MovieDetailViewModel(23452) att#27 on wishlist.movie.23452 [visible]
+              - OneStepper(moviesAreRequired) att#3 (flow)
+              - WishlistStepper att#4 (flow)
+              - WishlistViewModel att#8 on wishlist.list [hidden] allowStepWhenNotPresented
+              - MovieDetailViewModel(23452) att#28 on wishlist.movie.23452 [visible]
             WatchedFlow flow#4 root=watched.stack [hidden] ready
-              - OneStepper(moviesAreRequired) att#4 (flow)
-              - WatchedViewModel att#8 on watched.list [hidden]
-              - MovieDetailViewModel(23452) att#28 on watched.movie.23452 [hidden]
+              - OneStepper(moviesAreRequired) att#5 (flow)
+              - WatchedViewModel att#9 on watched.list [hidden]
+              - MovieDetailViewModel(23452) att#29 on watched.movie.23452 [hidden]
             TrendingFlow flow#5 root=trending.stack [hidden] ready
-              - TrendingStepper att#5 (flow)
+              - TrendingStepper att#6 (flow)
               TrendingMovieFlow flow#7 root=trending.movies [hidden] ready allowStepWhenDismissed
-                - OneStepper(moviesAreRequired) att#9 (flow) allowStepWhenDismissed
-                - WatchedViewModel att#12 on trending.movies [hidden]
-                - MovieDetailViewModel(23452) att#29 on trending.movie.23452 [hidden]
+                - OneStepper(moviesAreRequired) att#10 (flow) allowStepWhenDismissed
+                - WatchedViewModel att#13 on trending.movies [hidden]
+                - MovieDetailViewModel(23452) att#30 on trending.movie.23452 [hidden]
               CastListFlow flow#8 root=trending.casts [hidden] ready allowStepWhenDismissed
-                - OneStepper(castListAreRequired) att#10 (flow) allowStepWhenDismissed
-                - CastListViewModel att#13 on trending.casts [hidden]
+                - OneStepper(castListAreRequired) att#11 (flow) allowStepWhenDismissed
+                - CastListViewModel att#14 on trending.casts [hidden]
 
         """
 

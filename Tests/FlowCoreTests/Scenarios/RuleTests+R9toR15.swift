@@ -192,7 +192,10 @@ extension RuleTests {
                 "will navigate flow=F step=home",
                 "did navigate flow=F step=home",
                 "attach att#2 OneStepper(single) on single (contributor)",
-                "attach att#3 CompositeStepper[OneStepper(one), NoneStepper, inner] on composite (contributor)",
+                // Each inner stepper attached on its own, with the composite's presentable and flags.
+                "attach att#3 OneStepper(one) on composite (contributor)",
+                "attach att#4 NoneStepper on composite (contributor)",
+                "attach att#5 inner on composite (contributor)",
                 "ready flow#1",
                 "will navigate flow=F step=single",
                 "did navigate flow=F step=single",

@@ -165,7 +165,8 @@ extension ScenarioTests {
             harness.takeLog() == [
                 "start F flow#1",
                 "command setRoot F.root (flow#1)",
-                "attach att#1 CompositeStepper[OneStepper(b), inner2] on F.root (flow)",
+                "attach att#1 OneStepper(b) on F.root (flow)",
+                "attach att#2 inner2 on F.root (flow)",
                 "will navigate flow=F step=b",
                 "did navigate flow=F step=b",
                 "ready flow#1",
