@@ -15,10 +15,10 @@ import Synchronization
 /// presentation model but nothing is reported: the caller reports with ``report(_:)``, like a hand-written
 /// presenter.
 ///
-/// A person acts through the screens: ``stepper(_:on:)`` finds the stepper attached to a screen (inside composite
-/// steppers too), and the gestures (``pickMovie(_:on:)``, ``tapBack(in:)``, …) call its action or the presentation
-/// model's user operation. Gestures do not check that the screen is visible: the coordinator's visibility gate
-/// decides, which is what the demo shows.
+/// A person acts through the screens: ``stepper(_:on:)`` finds the stepper attached to a screen (a composite's
+/// steppers are attached one by one), and the gestures (``pickMovie(_:on:)``, ``tapBack(in:)``, …) call its action
+/// or the presentation model's user operation. Gestures do not check that the screen is visible: the coordinator's
+/// visibility gate decides, which is what the demo shows.
 ///
 /// Every navigation is logged as RxFlowDemo's `AppDelegate` does, in ``didNavigateLog``:
 /// `did navigate flow=WishlistFlow step=movieIsPicked(23452)`.
@@ -270,11 +270,11 @@ public final class MovieDemoJourney {
 
     // MARK: - Queries
 
-    /// The stepper of type `T` attached to `screen`, most recent attachment first, looking inside composite
-    /// steppers; flow steppers count as attached to their flow's root.
+    /// The stepper of type `T` attached to `screen`, most recent attachment first (a composite's steppers are
+    /// attached one by one: docs/SEMANTICS.md R12); flow steppers count as attached to their flow's root.
     public func stepper<T>(_ type: T.Type, on screen: PresentableID) -> T? {
         for attachment in machine.liveAttachments.reversed() where attachment.presentable == screen {
-            if let found = Self.find(type, in: attachment.stepper) { return found }
+            if let found = attachment.stepper as? T { return found }
         }
         return nil
     }
@@ -286,16 +286,6 @@ public final class MovieDemoJourney {
     public var screens: String { presentation.description }
 
     // MARK: - Driving
-
-    private static func find<T>(_ type: T.Type, in stepper: any Stepper) -> T? {
-        if let found = stepper as? T { return found }
-        if let composite = stepper as? CompositeStepper {
-            for inner in composite.innerSteppers {
-                if let found = find(type, in: inner) { return found }
-            }
-        }
-        return nil
-    }
 
     private func act<T>(_ type: T.Type, on screen: PresentableID, _ action: (T) -> Void) throws(JourneyError) {
         guard let stepper = stepper(type, on: screen) else {
