@@ -56,7 +56,7 @@ struct ConnectionBudget {
     var sockets: [ZMQSocket] { monitors }
 
     /// Reads the monitors' events, then withdraws or restores `files` when the count crossed a threshold.
-    mutating func update(_ files: inout SocketFileWatches, logger: Logger) {
+    mutating func update(_ files: inout SocketFileWatches, core: inout DaemonCore, logger: Logger) {
         for monitor in monitors {
             while let message = try? monitor.tryReceive(), let event = ZMQMonitorEvent(message) {
                 if event.kind == .accepted { connections += 1 }
@@ -67,6 +67,7 @@ struct ConnectionBudget {
         if !withdrawn, used >= limit - reserve {
             withdrawn = true
             files.withdraw()
+            core.counters.socketFilesWithdrawn += 1
             logger.warning(
                 "near the file descriptor limit: new clients cannot connect until connections close (docs/LIMITS.md)",
                 metadata: ["connections": "\(connections)", "limit": "\(limit)"])

@@ -52,6 +52,9 @@ package struct DaemonCounters: Sendable, Hashable {
     /// `ipc://` socket files found removed while the daemon ran and bound again, by socket (`control`, `events`); in
     /// ``json`` once there is one (docs/LIMITS.md).
     package var socketFilesRebound: [String: Int] = [:]
+    /// Times the `ipc://` socket files were moved aside near the file descriptor limit (``ConnectionBudget``); in
+    /// ``json`` once there is one (docs/LIMITS.md).
+    package var socketFilesWithdrawn = 0
 
     package init() {}
 
@@ -98,6 +101,7 @@ package struct DaemonCounters: Sendable, Hashable {
         if !socketFilesRebound.isEmpty {
             fields["socket_files_rebound"] = .object(socketFilesRebound.mapValues { .int($0) })
         }
+        if socketFilesWithdrawn > 0 { fields["socket_files_withdrawn"] = .int(socketFilesWithdrawn) }
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
         if let peersRevoked { fields["peers_revoked"] = .int(peersRevoked) }
         if let appReloads { fields["app_reloads"] = .int(appReloads) }

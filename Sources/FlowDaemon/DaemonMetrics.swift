@@ -29,6 +29,8 @@ package struct DaemonMetrics: Sendable {
     private var appReloads: [String: Counter] = [:]
     /// `ipc://` socket files bound again after they were removed, by socket (`control`, `events`).
     private var socketFilesRebound: [String: Counter] = [:]
+    /// Made when the socket files are first moved aside near the descriptor limit.
+    private var socketFilesWithdrawn: Counter?
     /// Made when the daemon first counts ZAP refusals (``DaemonCounters/authDenied`` is `nil` without CURVE).
     private var authDenied: Counter?
     /// Made when the daemon first forgets a peer for a new allow-list (``DaemonCounters/peersRevoked``).
@@ -86,6 +88,9 @@ package struct DaemonMetrics: Sendable {
         addLabelled(
             counters.socketFilesRebound, last.socketFilesRebound, to: &socketFilesRebound,
             MetricName.socketFilesRebound, "socket")
+        addMadeOnFirstUse(
+            counters.socketFilesWithdrawn, last.socketFilesWithdrawn, to: &socketFilesWithdrawn,
+            MetricName.socketFilesWithdrawn)
         addMadeOnFirstUse(counters.authDenied, last.authDenied, to: &authDenied, MetricName.authDenied)
         addMadeOnFirstUse(counters.peersRevoked, last.peersRevoked, to: &peersRevoked, MetricName.peersRevoked)
         last = counters

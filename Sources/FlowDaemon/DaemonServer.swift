@@ -401,7 +401,7 @@ public final class DaemonServer: Service, Sendable {
                 try readSubscriptions()
             }
             if budgetWatches.contains(where: { reactor.events(of: $0).contains(.pollIn) }) {
-                budget?.update(&socketFiles, logger: logger)
+                budget?.update(&socketFiles, core: &core, logger: logger)
             }
             // The core's allow-list: the one it was started with, or the last one ``reloadAccessPolicy`` gave (the
             // core took it in at the top of this loop, before any handshake it must judge).

@@ -86,6 +86,7 @@ struct DescriptorLimitProcessTests {
             }
             let health = try await cluster.health()  // flowctl: a new client
             #expect(health["status"] as? String == "ok")
+            #expect((health["counters"] as? [String: Any])?["socket_files_withdrawn"] as? Int == 1)
             #expect(try await Self.allAnswerHealth(operators))
             #expect(daemon.process.exit == nil)
         }
