@@ -69,13 +69,13 @@ struct ConnectionBudget {
             files.withdraw()
             core.counters.socketFilesWithdrawn += 1
             logger.warning(
-                "near the file descriptor limit: new clients cannot connect until connections close (docs/LIMITS.md)",
+                "near the file descriptor limit: the ipc:// socket files are moved aside until connections close",
                 metadata: ["connections": "\(connections)", "limit": "\(limit)"])
         } else if withdrawn, used < limit - 2 * reserve {
             withdrawn = false
             files.restore(logger: logger)
             logger.notice(
-                "below the file descriptor limit again: new clients connect",
+                "below the file descriptor limit again: the ipc:// socket files are back",
                 metadata: ["connections": "\(connections)", "limit": "\(limit)"])
         }
     }
