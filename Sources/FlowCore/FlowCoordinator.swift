@@ -60,7 +60,8 @@ public actor FlowCoordinator {
     /// the initial steps, and what the steppers emit synchronously in `readyToEmitSteps()` or inside `navigate`
     /// (RxFlow S1: `navigate(b)` happens before `coordinate()` returns).
     ///
-    /// - Throws: ``FlowError/alreadyCoordinating()`` when a root flow is coordinated already.
+    /// - Throws: ``FlowError/alreadyCoordinating()`` while the root flow coordinated before lives (once it has ended, a
+    ///   new one is coordinated: `docs/SEMANTICS.md` D19).
     @discardableResult
     public func coordinate(
         flow: sending any Flow,

@@ -134,13 +134,16 @@ public struct FlowCoordinatorStateMachine {
     ///
     /// Outputs `setRoot` for the flow's root, attaches `stepper` as the flow stepper and handles its initial step.
     ///
-    /// - Throws: ``FlowError/alreadyCoordinating`` when the tree already has a root flow.
+    /// Once the root flow has ended (its root dismissed), the tree coordinates a new one, as RxFlow's coordinator does
+    /// after its pipeline ended (`docs/SEMANTICS.md` D19).
+    ///
+    /// - Throws: ``FlowError/alreadyCoordinating`` while the tree's root flow lives.
     public mutating func coordinate(
         flow: any Flow,
         with stepper: any Stepper = DefaultStepper(),
         allowStepWhenDismissed: Bool = false
     ) throws(FlowError) -> [CoordinatorAction] {
-        guard rootCoordinator == nil else { throw FlowError.alreadyCoordinating() }
+        if let rootCoordinator, nodes[rootCoordinator] != nil { throw FlowError.alreadyCoordinating() }
         return SynchronousEmissions.$running.withValue(emissions) {
             rootCoordinator = startCoordinator(
                 flow: flow, parent: nil, stepper: stepper, allowStepWhenDismissed: allowStepWhenDismissed,
