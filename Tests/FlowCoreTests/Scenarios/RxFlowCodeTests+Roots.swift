@@ -48,3 +48,188 @@ extension RxFlowCodeTests {
         #expect(harness.machine.rootCoordinatorID == FlowCoordinatorID(3))
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow Flow.swift: `.created` runs the block at once; `.ready` zips each flow's `rxFlowReady`, a `take(1)` of a
+    // relay kept on the flow object. A flow ended before it fired keeps the zip waiting, until that same flow object
+    // is coordinated again and fires ready; its first coordinator's pending adaptation is disposed with it.
+    @Test("D6: .created runs at once; .ready waits for a flow ended before ready until it is coordinated again")
+    func readyBlockWaitsForAFlowEndedBeforeReadyUntilCoordinatedAgain() async throws {
+        let parent = ScenarioFlow("P")
+        let first = ScenarioFlow("A")
+        let second = ScenarioFlow("B")
+        first.adaptation = { step in step.name == "a1" ? .later { step } : .step(step) }
+        parent.on("a") { _, navigator in
+            Flows.use([first, second], when: .created, in: navigator) { navigator in
+                navigator.push(.view("created", type: "View"), onto: "P.root")
+            }
+            Flows.use([first, second], when: .ready, in: navigator) { navigator in
+                navigator.push(.view("ready", type: "View"), onto: "P.root")
+            }
+            return .multiple(
+                Contribute.flow(first, OneStepper(withSingleStep: Step("a1"))),
+                Contribute.flow(second, OneStepper(withSingleStep: Step("b1")))
+            )
+        }
+        parent.on("again") { .one(flowContributor: Contribute.flow(first, OneStepper(withSingleStep: Step("a2")))) }
+        let stepper = ScenarioStepper("P.stepper", initial: "a")
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: stepper)
+        harness.dismiss("A.root")
+        harness.emit("again", from: stepper)
+        await harness.runAdapt("a1")
+
+        #expect(
+            harness.takeLog().only("did navigate", "command push", "ready", "end", "drop") == [
+                "command push created onto P.root (flow#1)",
+                "did navigate flow=P step=a",
+                "did navigate flow=B step=b1",
+                "ready flow#3",
+                "end flow#2 (rootDismissed)",
+                "did navigate flow=P step=again",
+                "did navigate flow=A step=a2",
+                "ready flow#4",
+                "command push ready onto P.root (flow#1)",
+                "drop a1 reason=flowEnded flow#2",
+            ]
+        )
+    }
+}
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.steps(from:): a contributor's stream is `pausable(presentable.rxVisible)` and
+    // `take(until: presentable.rxDismissed)`. A navigation controller (a flow's root) stays in the window while
+    // screens are pushed onto it, so a stepper contributed on it keeps being heard; a screen under the top is hidden
+    // (its steps dropped, not buffered) until it is on top again. Dismissing the root cuts both, and ends the flow.
+    @Test("R7, R8, R9: a stepper on the flow's root is heard while screens are pushed; one on a covered screen is not")
+    func stepperOnTheFlowsRootVersusOnAScreenInsideIt() throws {
+        let parent = ScenarioFlow("P")
+        let flow = ScenarioFlow("F")
+        let onRoot = ScenarioStepper("onRoot")
+        let onScreen = ScenarioStepper("onScreen")
+        parent.on("a") { _, navigator in
+            navigator.present(flow.root, over: "P.root")
+            return .one(flowContributor: Contribute.flow(flow, OneStepper(withSingleStep: Step("f"))))
+        }
+        flow.on("f") { _, navigator in
+            navigator.push(.view("first", type: "View"), onto: "F.root")
+            return .multiple(Contribute.screen("F.root", onRoot), Contribute.screen("first", onScreen))
+        }
+        flow.on("more") { _, navigator in
+            navigator.push(.view("second", type: "View"), onto: "F.root")
+            return .none
+        }
+        flow.on("back") { _, navigator in
+            navigator.pop("F.root")
+            return .none
+        }
+        let harness = ScenarioHarness()
+        let ui = harness.keepUIModel()
+        /// What a presenter showing the UI reports after each call.
+        func presenterReports() { for report in ui.takeVisibilityReports() { harness.handle(report) } }
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+        presenterReports()
+        _ = harness.takeLog()
+
+        harness.emit("root1", from: onRoot)
+        harness.emit("screen1", from: onScreen)
+        harness.emit("more", from: onRoot)
+        presenterReports()
+        harness.emit("root2", from: onRoot)
+        harness.emit("screen2", from: onScreen)
+        harness.emit("back", from: onRoot)
+        presenterReports()
+        harness.emit("screen3", from: onScreen)
+        harness.dismiss("F.root")
+
+        #expect(
+            harness.takeLog().only("did navigate", "drop", "detach", "end") == [
+                "did navigate flow=F step=root1",
+                "did navigate flow=F step=screen1",
+                "did navigate flow=F step=more",
+                "did navigate flow=F step=root2",
+                "drop screen2 reason=notVisible flow#2 att#4",
+                "did navigate flow=F step=back",
+                "did navigate flow=F step=screen3",
+                "detach att#3 (presentableDismissed)",
+                "detach att#2 (flowEnded)",
+                "detach att#4 (flowEnded)",
+                "end flow#2 (rootDismissed)",
+            ]
+        )
+    }
+}
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.steps(from:): `take(until: presentable.rxDismissed)` fires when UIKit reports the
+    // dismissal (viewDidDisappear, didMove(toParent: nil)), after the navigation that started it has returned; a step
+    // the screen's stepper emits inside that navigation passes (the screen still counts as visible) and waits its
+    // turn on the trampoline; one emitted after the report is not heard.
+    @Test("R1, R8, D18: a step emitted in the navigation that closes its screen is navigated; one emitted after is not")
+    func stepEmittedInTheNavigationClosingItsScreen() throws {
+        let flow = ScenarioFlow("F")
+        let model = ScenarioStepper("model")
+        flow.on("a") { _, navigator in
+            navigator.push(.view("home", type: "View"), onto: "F.root")
+            navigator.push(.view("s", type: "View"), onto: "F.root")
+            return .one(flowContributor: Contribute.screen("s", model))
+        }
+        flow.on("close") { _, navigator in
+            navigator.pop("F.root")
+            model.steps.accept(Step("inside"))
+            return .none
+        }
+        let harness = ScenarioHarness()
+        _ = harness.keepUIModel()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        harness.show("s")
+        _ = harness.takeLog()
+
+        harness.emit("close", from: model)
+        harness.emit("after", from: model)
+
+        #expect(
+            harness.takeLog().only("did navigate", "drop", "detach") == [
+                "did navigate flow=F step=close",
+                "detach att#2 (presentableDismissed)",
+                "did navigate flow=F step=inside",
+            ]
+        )
+        #expect(!harness.isListening(to: model))
+    }
+}
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.navigate(to:): the step goes into the coordinator's relay, whose `flatMap { adapt }`
+    // keeps a pending adaptation running, then to each child, without waiting for the parent's adaptation; adapted
+    // steps reach `navigate` in completion order.
+    @Test("D2, D3: a deep link while an adaptation is in flight; a deep link whose own adaptation is asynchronous")
+    func deepLinkWhileAnAdaptationIsInFlight() async throws {
+        let parent = ScenarioFlow("P")
+        let child = ScenarioFlow("C")
+        parent.adaptation = { step in ["slow", "link2"].contains(step.name) ? .later { step } : .step(step) }
+        parent.on("a") { .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("c")))) }
+        let stepper = ScenarioStepper("P.stepper", initial: "a")
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: stepper)
+        _ = harness.takeLog()
+
+        harness.emit("slow", from: stepper)
+        harness.deepLink("link1")
+        harness.deepLink("link2")
+        await harness.runAdapt("link2")
+        await harness.runAdapt("slow")
+
+        #expect(
+            harness.takeLog().only("did navigate", "adapt adapt") == [
+                "adapt adapt#1 flow#1 slow",
+                "did navigate flow=P step=link1",
+                "did navigate flow=C step=link1",
+                "adapt adapt#2 flow#1 link2",
+                "did navigate flow=C step=link2",
+                "did navigate flow=P step=link2",
+                "did navigate flow=P step=slow",
+            ]
+        )
+    }
+}

@@ -280,12 +280,22 @@ enum Contribute {
 /// calls.
 final class ScenarioUIModel {
     private(set) var ui = PresentationModel()
+    /// The visibility reports of the commands applied since the last ``takeVisibilityReports()``: what a presenter
+    /// showing this UI would report after the call.
+    private var visibilityReports: [CoordinatorInput] = []
 
     /// Applies a command; returns what it took out of the UI.
     func apply(_ command: NavigationCommand) -> [PresentableID] {
         ((try? ui.apply(command)) ?? []).compactMap { report in
             if case .dismissed(let id) = report { return id }
+            visibilityReports.append(report)
             return nil
         }
+    }
+
+    /// The visibility reports gathered since the last call, in order.
+    func takeVisibilityReports() -> [CoordinatorInput] {
+        defer { visibilityReports = [] }
+        return visibilityReports
     }
 }
