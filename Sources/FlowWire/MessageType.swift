@@ -52,6 +52,16 @@ extension MessageType {
             return nil
         }
     }
+    /// Whether a body of this type carries a `req` that its reply or `ERROR` carries back (§3, "OK and ERROR").
+    /// `HEARTBEAT`, `BYE`, `ACK` and `ADAPTED` are not requests: a `req` in them is an unknown field, and an `ERROR`
+    /// refusing one carries `req` `null` (a foreign client in Go found the codec echoing it).
+    public var isRequest: Bool {
+        switch self {
+        case .heartbeat, .bye, .ack, .adapted: false
+        default: true
+        }
+    }
+
     /// The daemon's replies of a step's round trip, without the dictionary lookup of ``frame``.
     static let commandFrame = Array(MessageType.command.rawValue.utf8)
     static let okFrame = Array(MessageType.ok.rawValue.utf8)

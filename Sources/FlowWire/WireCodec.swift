@@ -104,7 +104,7 @@ public struct WireCodec: Sendable {
         guard body.count <= maxBodyBytes else {
             throw WireError(
                 .messageTooLarge, "body of \(body.count) bytes exceeds the limit of \(maxBodyBytes)",
-                req: Self.peekReq(body), type: type
+                req: type.isRequest ? Self.peekReq(body) : nil, type: type
             )
         }
         // A step's round trip (STEP, ACK) is read without JSONDecoder when the body is plain enough; anything else,
@@ -119,18 +119,18 @@ public struct WireCodec: Sendable {
         case .tooDeep?:
             throw WireError(
                 .malformedBody, "\(type.rawValue) body nests deeper than \(WireProtocol.maxNestingDepth) levels",
-                req: Self.peekReq(body, syntaxChecked: true), type: type
+                req: type.isRequest ? Self.peekReq(body, syntaxChecked: true) : nil, type: type
             )
         case nil:
             break
         }
-        let req = Self.peekReq(body, syntaxChecked: true)
+        let req = type.isRequest ? Self.peekReq(body, syntaxChecked: true) : nil
         let message: WireMessage
         do {
             message = try decodeBody(type, Data(body))
         } catch let error as WireError {
             var error = error
-            error.req = error.req ?? req
+            error.req = type.isRequest ? error.req ?? req : nil
             error.type = type
             throw error
         } catch {

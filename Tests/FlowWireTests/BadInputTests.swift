@@ -258,6 +258,28 @@ let badInputs: [BadInput] = [
             "ADAPTED", #"{"session": "default", "request": 3, "answer": "replace", "step": {"name": "not allowed"}}"#),
         code: .invalidName, req: nil, type: .adapted
     ),
+    // §3: HEARTBEAT, BYE, ACK and ADAPTED are not requests: a `req` in them is an unknown field, and their ERROR
+    // carries `req` null (a foreign client in Go found these three echoing it).
+    BadInput(
+        name: "ACK with a req and no seq", frames: frames("ACK", #"{"req": 98, "session": "default"}"#),
+        code: .malformedBody, req: nil, type: .ack
+    ),
+    BadInput(
+        name: "HEARTBEAT with a req and sessions an array", frames: frames("HEARTBEAT", #"{"req": 7, "sessions": []}"#),
+        code: .malformedBody, req: nil, type: .heartbeat
+    ),
+    BadInput(
+        name: "ADAPTED with a req and an unknown answer",
+        frames: frames("ADAPTED", #"{"req": 8, "session": "default", "request": 1, "answer": "Allow"}"#),
+        code: .malformedBody, req: nil, type: .adapted
+    ),
+    BadInput(
+        name: "ADAPTED with a req nested too deep",
+        frames: frames(
+            "ADAPTED", #"{"req": 8, "session": "default", "request": 1, "answer": "allow", "x": "#
+                + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}"),
+        code: .malformedBody, req: nil, type: .adapted
+    ),
     BadInput(
         name: "CREATE_SESSION empty session", frames: frames("CREATE_SESSION", #"{"req": 4, "session": ""}"#),
         code: .invalidName, req: 4, type: .createSession
