@@ -38,13 +38,12 @@ extension DaemonCore {
         }
         // Judged by its type and switched on as decoded: a `ClientMessage` made of it would copy the body.
         guard Self.allowed(message.type, for: peer.role) else {
-            reject(
-                WireError(
-                    .forbidden, "the role \(peer.role.rawValue) may not send \(message.type.rawValue)",
-                    req: message.req, type: message.type
-                ),
-                to: address
-            )
+            // A type only the daemon sends is named so whether its body reads or not (``refusal(of:welcomed:)``).
+            let why =
+                Self.onlyTheDaemonSends(message.type)
+                ? "only the daemon sends \(message.type.rawValue)"
+                : "the role \(peer.role.rawValue) may not send \(message.type.rawValue)"
+            reject(WireError(.forbidden, why, req: message.req, type: message.type), to: address)
             return
         }
         if case .step(let body) = message, let identity = peer.identity, !identity.mayEmit(body.step.name) {

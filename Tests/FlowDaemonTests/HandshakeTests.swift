@@ -151,6 +151,17 @@ struct HandshakeTests {
                 h.receive(frames: frames, from: Peers.stranger).to(Peers.stranger) == [refused(7, .notWelcome, type)])
         }
         #expect(h.core.counters.errors == ["forbidden": daemonTypes.count, "notWelcome": daemonTypes.count])
+        // One text for one refusal, whether the body reads as the type's or not (a foreign client in Go was told
+        // "the role operator may not send OK" for a body that read as an OK).
+        for body in [#"{"req": 9}"#, #"{"req": 9, "result": {}}"#] {
+            let frames = [Array("FLOWD1".utf8), Array("OK".utf8), Array(body.utf8)]
+            let sent = h.daemon.receive(frames: frames, from: Peers.flowctl).sent
+            guard case .error(let error)? = sent.first?.message else {
+                Issue.record("\(sent)")
+                continue
+            }
+            #expect(error.message == "only the daemon sends OK", "\(body)")
+        }
         // A client's type with a bad body stays malformedBody.
         let step = [Array("FLOWD1".utf8), Array("STEP".utf8), Array(#"{"req": 8}"#.utf8)]
         #expect(h.receive(frames: step, from: Peers.flowctl).to(Peers.flowctl) == [refused(8, .malformedBody, .step)])
