@@ -52,7 +52,9 @@ extension RxFlowCodeTests {
 extension RxFlowCodeTests {
     // RxFlow Flow.swift: `.created` runs the block at once; `.ready` zips each flow's `rxFlowReady`, a `take(1)` of a
     // relay kept on the flow object. A flow ended before it fired keeps the zip waiting, until that same flow object
-    // is coordinated again and fires ready; its first coordinator's pending adaptation is disposed with it.
+    // is coordinated again and fires ready; its first coordinator's pending adaptation is disposed with it. RxFlow's
+    // parent (setReadiness zips its children's flow objects) would be ready then too; Flowd's parent waits for the
+    // coordinators its first navigation started (D6) and stays not ready.
     @Test("D6: .created runs at once; .ready waits for a flow ended before ready until it is coordinated again")
     func readyBlockWaitsForAFlowEndedBeforeReadyUntilCoordinatedAgain() async throws {
         let parent = ScenarioFlow("P")
@@ -93,6 +95,7 @@ extension RxFlowCodeTests {
                 "drop a1 reason=flowEnded flow#2",
             ]
         )
+        #expect(!harness.machine.isReady(FlowCoordinatorID(1)))
     }
 }
 
