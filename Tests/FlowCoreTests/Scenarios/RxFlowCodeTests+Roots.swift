@@ -236,3 +236,19 @@ extension RxFlowCodeTests {
         )
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow FlowCoordinator.performSideEffects: `.forwardToCurrentFlow` is `DispatchQueue.main.async`, so an app that
+    // calls `navigate(to:)` right after `coordinate(flow:with:)`, in the same main-queue turn, has the deep link
+    // navigated first (a, d, x). Flowd's inputs run to completion with their later queue (scheduling model, 3): a, x, d.
+    @Test("Scheduling 3: a deep link right after coordinate comes after the forwardToCurrentFlow that coordinate caused")
+    func deepLinkRightAfterCoordinateComesAfterItsForwardToCurrentFlow() throws {
+        let flow = ScenarioFlow("F")
+        flow.on("a") { .one(flowContributor: .forwardToCurrentFlow(withStep: Step("x"))) }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        harness.deepLink("d")
+
+        #expect(harness.takeLog().navigations == ["F: a", "F: x", "F: d"])
+    }
+}
