@@ -252,3 +252,49 @@ extension RxFlowCodeTests {
         #expect(harness.takeLog().navigations == ["F: a", "F: x", "F: d"])
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow README: `Flows.use(settingsFlow, when: .ready) { root in self.rootViewController.present(root) }`, the
+    // child contributed after. The child's first step pushes its first screen onto its root while that navigation
+    // controller is in no window (UIKit allows it), then the block presents the root, first screen and all. Flowd's UI
+    // model (the daemon's, a presenter's) holds only what is in the UI: the push onto a root not yet placed does not
+    // fit and is left out (PROTOCOL §6.3), so the root is presented empty. Placed by the navigation's commands (or a
+    // `.created` block), the root is in the UI before the child's first step.
+    @Test("D20: a .ready block placing a child's root comes after the child's first commands on it; place it before")
+    func readyBlockPlacingAChildsRootComesAfterItsFirstCommands() throws {
+        for placedWhenReady in [true, false] {
+            let parent = ScenarioFlow("P")
+            let child = ScenarioFlow("C")
+            parent.on("a") { _, navigator in
+                if placedWhenReady {
+                    Flows.use(child, when: .ready, in: navigator) { navigator in
+                        navigator.present(child.root, over: "P.root")
+                    }
+                } else {
+                    navigator.present(child.root, over: "P.root")
+                }
+                return .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("c"))))
+            }
+            child.on("c") { _, navigator in
+                navigator.push(.view("C.first", type: "View"), onto: "C.root")
+                return .none
+            }
+            let harness = ScenarioHarness()
+            let ui = harness.keepUIModel()
+            try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+
+            #expect(
+                harness.takeLog().only("command") == [
+                    "command setRoot P.root (flow#1)",
+                ] + (placedWhenReady
+                    ? ["command push C.first onto C.root (flow#2)", "command present C.root over P.root (flow#1)"]
+                    : ["command present C.root over P.root (flow#1)", "command push C.first onto C.root (flow#2)"])
+            )
+            #expect(
+                ui.ui.presentables.sorted()
+                    == (placedWhenReady ? ["C.root", "P.root"] : ["C.first", "C.root", "P.root"]),
+                "placed when ready: \(placedWhenReady)"
+            )
+        }
+    }
+}
