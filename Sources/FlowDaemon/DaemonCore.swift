@@ -247,7 +247,16 @@ package struct DaemonCore {
         reject(WireError(code, text, req: req, type: type), to: peer.address)
     }
 
+    /// The most characters of a refusal's text: it quotes what was refused (a payload, the names a `REPORT` got
+    /// wrong), and a bad message of 256 KiB is neither echoed nor logged whole (PROTOCOL.md §3).
+    package static let maxRefusalText = 1024
+
     mutating func reject(_ error: WireError, to address: PeerAddress) {
+        var error = error
+        if error.message.utf8.count > Self.maxRefusalText, error.message.count > Self.maxRefusalText {
+            error = WireError(
+                error.code, String(error.message.prefix(Self.maxRefusalText - 1)) + "…", req: error.req, type: error.type)
+        }
         let count = counters.errors[error.code.rawValue, default: 0] + 1
         counters.errors[error.code.rawValue] = count
         // A client can repeat a bad message without end: each code's 1st, 10th, 100th… at notice, all at debug.

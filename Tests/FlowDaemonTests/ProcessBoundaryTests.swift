@@ -110,6 +110,25 @@ struct ProcessBoundaryTests {
             } == true)
     }
 
+    @Test func aRefusalQuotesAtMost1024CharactersOfWhatWasRefused() {
+        let h = DaemonHarness()
+        h.presenter(Peers.tui, name: "tui")
+        // 1000 presentables of 200 bytes outside the UI: the text that names them is cut (a foreign client in Go got
+        // a 200 kB ERROR quoting its whole payload back).
+        let ids = (0..<1000).map { "nowhere.\($0)." + String(repeating: "x", count: 190) }
+        let report = Report(
+            req: 9, session: "default", reports: ids.map { PresentableReport(presentable: $0, state: .visible) })
+        let sent = h.daemon.receive(.report(report), from: Peers.tui).sent
+        guard case .error(let error)? = sent.first?.message else {
+            Issue.record("\(sent)")
+            return
+        }
+        #expect(error.code == .unknownPresentable)
+        #expect(error.message.count == DaemonCore.maxRefusalText)
+        #expect(error.message.hasSuffix("…"))
+        #expect(error.message.contains("nowhere.0."))
+    }
+
     @Test func aReportNamingAPresentableOutsideTheUIIsRefusedUnknownPresentableAndTheRestApplied() {
         let h = DaemonHarness()
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
