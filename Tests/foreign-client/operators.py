@@ -290,6 +290,10 @@ def bad_input(run, op, st, pr):
     refused([SIGNATURE, b"HEALTH", b'{"req": 910, "\\ud800": 1}'], "malformedBody")
     op.send_frames([SIGNATURE, b"HEALTH", b'{"req": 911, "x": {"\\ud800": 1}}'])
     op.expect(lambda t, b: t == "OK" and b.get("req") == 911, "an OK to a HEALTH with a surrogate key deeper down")
+    long_payload = {"name": "movieIsPicked", "payload": "x" * 100000}
+    error = op.request_error("DEEPLINK", {"session": "default", "step": long_payload}, "invalidPayload")
+    check(len(error["message"]) == 1024 and error["message"].endswith("\u2026"),
+          "a refusal quotes at most 1024 characters", len(error["message"]))
     # §2: an optional field sent as null is absent; a required one is malformedBody.
     check(op.request("SESSIONS", {"limit": None, "after": None, "prefix": None})["sessions"], "SESSIONS with nulls")
     check(op.request("DESCRIBE", {"session": None})["steps"], "DESCRIBE with session null")
