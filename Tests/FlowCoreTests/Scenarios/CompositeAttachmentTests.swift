@@ -65,4 +65,62 @@ struct CompositeAttachmentTests {
             ])
         #expect(!harness.isListening(to: buttons))
     }
+
+    @Test("R12: an empty composite attaches nothing, and the contribution still shows its screen")
+    func emptyCompositeAttachesNothing() throws {
+        let flow = ScenarioFlow("F")
+        flow.on("a") { .one(flowContributor: Contribute.screen("s", CompositeStepper(steppers: []))) }
+        flow.on("b") { .none }
+        let harness = ScenarioHarness()
+        let own = OneStepper(withSingleStep: Step("a"))
+        try harness.coordinate(flow, with: own)
+
+        #expect(harness.takeLog().only("attach") == ["attach att#1 OneStepper(a) on F.root (flow)"])
+        #expect(harness.machine.attachments(on: "s").isEmpty)
+        // The next stepper attached takes the next number: the empty composite took none.
+        flow.on("c") { .one(flowContributor: Contribute.screen("t", OneStepper(withSingleStep: Step("b")))) }
+        harness.deepLink("c")
+        #expect(harness.takeLog().only("attach") == ["attach att#2 OneStepper(b) on t (contributor)"])
+    }
+
+    @Test("R12: the same stepper twice in a composite is two attachments, and each of its steps is heard twice")
+    func sameStepperTwiceIsTwoAttachments() throws {
+        let flow = ScenarioFlow("F")
+        let twice = ScenarioStepper("twice", initial: "i", whenReady: ["r"])
+        flow.on("a") {
+            .one(flowContributor: Contribute.screen("s", CompositeStepper(steppers: [twice, twice]), notPresented: true))
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        harness.emit("later", from: twice)
+
+        let log = harness.takeLog()
+        #expect(
+            log.only("attach") == [
+                "attach att#1 OneStepper(a) on F.root (flow)",
+                "attach att#2 twice on s (contributor)",
+                "attach att#3 twice on s (contributor)",
+            ])
+        // RxFlow's merge subscribes to it twice: its initial step, what it emits when ready (it is readied twice)
+        // and its later steps all come once per subscription.
+        #expect(log.navigations == ["F: a", "F: i", "F: i", "F: r", "F: r", "F: r", "F: r", "F: later", "F: later"])
+        #expect(twice.readyToEmitStepsCount == 2)
+    }
+
+    @Test("R12: a step accepted on a contributed composite's own relay is not heard; its inner steppers' are")
+    func compositesOwnRelayIsNotHeard() throws {
+        let flow = ScenarioFlow("F")
+        let inner = ScenarioStepper("inner")
+        let composite = CompositeStepper(steppers: [inner])
+        flow.on("a") { .one(flowContributor: Contribute.screen("s", composite, notPresented: true)) }
+        let harness = ScenarioHarness()
+        try harness.coordinate(flow, with: OneStepper(withSingleStep: Step("a")))
+        _ = harness.takeLog()
+
+        harness.emit("own", from: composite)
+        #expect(harness.takeLog().isEmpty)
+        harness.emit("inner", from: inner)
+        #expect(harness.takeLog().navigations == ["F: inner"])
+        #expect(!harness.isListening(to: composite))
+    }
 }
