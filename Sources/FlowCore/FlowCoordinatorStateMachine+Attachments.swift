@@ -25,6 +25,7 @@ extension FlowCoordinatorStateMachine {
     /// `CompositeStepper.readyToEmitSteps()` would. None holds an initial step: a composite's inner initial steps are
     /// ordinary steps (D8).
     mutating func attachInner(of composite: CompositeStepper, as contribution: Contribution) {
+        compositesAttached += 1
         let parts = attachParts(of: composite, as: contribution)
         readyParts(parts)
     }

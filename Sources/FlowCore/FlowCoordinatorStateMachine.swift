@@ -93,6 +93,9 @@ public struct FlowCoordinatorStateMachine {
     var lastCoordinatorNumber = 0
     var lastAttachmentNumber = 0
     var lastAdaptNumber = 0
+    /// How many `CompositeStepper`s this machine attached (as their inner steppers) since it was made or restored:
+    /// a daemon replaying records numbered before that (docs/RELIABILITY.md, "Replay") checks it. Not saved.
+    public internal(set) var compositesAttached = 0
 
     /// Each coordinator's steps waiting for its turn, in order: a coordinator is here exactly while it is in
     /// ``turns`` (taking its turn, in ``turnTaker``).

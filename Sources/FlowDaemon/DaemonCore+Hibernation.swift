@@ -73,7 +73,7 @@ extension DaemonCore {
                 id: session.id, application: session.application, appVersion: session.appVersion,
                 appVersionUnrecorded: session.appVersionUnrecorded, lastActive: session.lastActive,
                 idleEntry: session.idleEntry, savedState: saved,
-                hibernation: PendingSession.Hibernation(attachments: attachments)))
+                hibernation: PendingSession.Hibernation(attachments: attachments), numbering: session.numbering))
         counters.sessionsHibernated += 1
         return nil
     }

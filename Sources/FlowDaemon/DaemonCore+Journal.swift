@@ -82,10 +82,12 @@ extension DaemonCore {
         }
         var report = RecoveryReport()
         var restorable: [String?: Bool] = [:]  // by application version: whether it restores flows
+        var wholeNumbered: Set<String> = []  // sessions whose records an older flowd numbered (``AttachmentNumbering``)
         for (index, bytes) in records.enumerated() {
             if index & 4095 == 4095 { progress?(index + 1) }
             if let header = StateRecordHeader(bytes) {
                 try keepSaved(header, bytes: bytes, record: index, of: records.count, restorable: &restorable)
+                if header.numbering == .wholeComposites { wholeNumbered.insert(header.session) }
                 report.restoredSessions += 1
                 report.records += 1
                 continue
@@ -105,7 +107,7 @@ extension DaemonCore {
                     .damagedRecord, "journal record \(index + 1) of \(records.count): \(contradiction)", record: index)
             }
             switch record.kind {
-            case .sessionCreated(let app?), .state(_, let app?):
+            case .sessionCreated(let app?, _), .state(_, let app?, _):
                 try holdRecoveredVersion(app, session: record.session, record: index, of: records.count)
             default:
                 break
@@ -122,7 +124,7 @@ extension DaemonCore {
                 continue
             }
             if let pending = sessions[pending: record.session], pending.savedState != nil,
-                record.kind != .sessionEnded
+                record.kind != .sessionEnded, record.kind != .compositeLeaves
             {
                 do throws(RecoveryError) {
                     _ = try make(pending)  // a record after its state changes it: made now, as eager recovery does
@@ -139,6 +141,20 @@ extension DaemonCore {
                         + "cannot be restored: \(error)", record: index)
             }
             report.records += 1
+            switch record.kind {
+            case .sessionCreated(_, .wholeComposites), .state(_, _, .wholeComposites):
+                wholeNumbered.insert(record.session)
+            case .compositeLeaves, .sessionEnded:
+                wholeNumbered.remove(record.session)
+            default:
+                break
+            }
+            if wholeNumbered.contains(record.session), let session = sessions[made: record.session],
+                session.machine.compositesAttached > 0
+            {
+                wholeNumbered.remove(record.session)
+                refuseRenumbered(session, record: index, of: records.count)
+            }
         }
         _ = takeOutputs()  // nothing of the replay goes out: no peer is connected, no stepper listened to yet
         replaying = false
@@ -180,13 +196,21 @@ extension DaemonCore {
     /// Replays one record: a saved state is made again, the others are applied as they were live.
     private mutating func recover(_ record: JournalRecord, bytes: [UInt8]) throws(RestorationError) {
         switch record.kind {
-        case .state(let state, let app):
-            insertLive(try restoredSession(record.session, state: state, app: app, now: currentTime))
+        case .state(let state, let app, let numbering):
+            insertLive(
+                try restoredSession(record.session, state: state, app: app, numbering: numbering, now: currentTime))
         case .stepWindows(let windows):
             stepResults = windows
             return  // not kept: every snapshot writes the live windows anew
-        case .sessionCreated(let app):
-            keepPending(record.session, app: app)  // made on first use or after start (``session(_:)``)
+        case .sessionCreated(let app, let numbering):
+            keepPending(record.session, app: app, numbering: numbering)  // made on first use or after start
+        case .compositeLeaves:
+            if let session = sessions[made: record.session] {
+                session.numbering = .compositeLeaves
+            } else if var pending = sessions[pending: record.session] {
+                pending.numbering = .compositeLeaves
+                sessions.update(pending: pending)
+            }
         default:
             change(record)
         }
@@ -221,7 +245,7 @@ extension DaemonCore {
                 .unrestorable, "\(position): session '\(header.session)' cannot be restored: "
                     + "\(RestorationError(.notRestorable, "the application restores no flows"))", record: index)
         }
-        keepPending(header.session, app: header.app, savedState: bytes)
+        keepPending(header.session, app: header.app, savedState: bytes, numbering: header.numbering)
         log.replace(header.session, with: bytes)
         if sessions[pending: header.session]?.appVersionUnrecorded == true {
             log.markChanged(header.session)  // saved at the next compaction, naming its version
@@ -230,7 +254,7 @@ extension DaemonCore {
 
     /// A session made again from its saved state, not added to the sessions yet.
     func restoredSession(
-        _ id: String, state: SessionState, app: String?, now: UInt64
+        _ id: String, state: SessionState, app: String?, numbering: AttachmentNumbering, now: UInt64
     ) throws(RestorationError) -> Session {
         let version = app.flatMap { apps[$0] } ?? apps.current
         let application = version?.application ?? self.application
@@ -241,7 +265,23 @@ extension DaemonCore {
             id: id, application: application, appVersion: version?.id, outboxLimit: configuration.outboxLimit,
             holdings: holdings, now: now, restoring: state, with: restoration)
         session.appVersionUnrecorded = app == nil && version != nil
+        session.numbering = numbering
         return session
+    }
+
+    /// Refuses a session that older records started when replay attaches a `CompositeStepper` in it: that flowd gave
+    /// the composite one attachment where this one gives each stepper inside it one, so the `step` records after it
+    /// would reach other attachments. Made unrestorable, as a saved state that does not restore is: its records kept
+    /// (and in every snapshot), nothing of it served, until an operator ends it (docs/RELIABILITY.md, "Replay").
+    private mutating func refuseRenumbered(_ session: Session, record index: Int, of count: Int) {
+        let reason = "journal record \(index + 1) of \(count) attaches a CompositeStepper in a session journaled by a "
+            + "flowd before record format 5, which numbered the steppers after it otherwise"
+        for attachment in session.remoteAttachments.keys { _ = session.removeRemote(attachment) }
+        remoteAdapts.removeSession(session.id)
+        sessions.markUnrestorable(made: session, reason: reason)
+        logger.error(
+            "session's records number a composite's steppers the older way: kept, refused with sessionUnrestorable",
+            metadata: ["session": "\(session.id)", "error": "\(reason)"])
     }
 
     /// Why `record` cannot follow the records replayed so far, `nil` when it can. A journal flowd wrote never has
@@ -287,8 +327,14 @@ extension DaemonCore {
     /// Journals a change of `session` (looked up by the record's ID when not given).
     mutating func journal(_ record: JournalRecord, of session: Session? = nil) {
         guard !replaying else { return }
+        let changed = session ?? sessions[made: record.session]
+        if let changed, changed.numbering == .wholeComposites, record.kind != .sessionEnded {
+            // Its records so far number a composite the older way, the ones from here on this flowd's way.
+            log.append(JournalRecord(session: changed.id, kind: .compositeLeaves))
+            changed.numbering = .compositeLeaves
+        }
         log.append(record)
-        guard let changed = session ?? sessions[made: record.session] else { return }
+        guard let changed else { return }
         changed.lastActive = currentTime  // a change is activity (idle expiry)
         changed.unchangedSinceCreation = false
     }
@@ -302,7 +348,7 @@ extension DaemonCore {
             daemonID = id
             journal(record)
             return []
-        case .sessionCreated(let app):
+        case .sessionCreated(let app, _):
             journal(record)
             createSessionNow(record.session, app: app)
             return []
@@ -335,8 +381,8 @@ extension DaemonCore {
             journal(record)
             applyReport(entry, in: session)
             return []
-        case .state, .stepWindows:
-            return []  // found only in a snapshot, and read by recovery
+        case .state, .stepWindows, .compositeLeaves:
+            return []  // read by recovery only: a snapshot's records, or written by ``journal(_:of:)`` itself
         case .snapshotAdopted:
             guard let session = self.session(record.session) else { return [] }
             journal(record)

@@ -65,11 +65,14 @@ extension DaemonCore {
 
     /// Keeps a session recovery found created, or saved as `savedState` (a `state` record's bytes), as pending:
     /// counted, listed, watched for idleness, not made.
-    mutating func keepPending(_ id: String, app: String?, savedState: [UInt8]? = nil) {
+    mutating func keepPending(
+        _ id: String, app: String?, savedState: [UInt8]? = nil, numbering: AttachmentNumbering = .compositeLeaves
+    ) {
         let version = app.flatMap { apps[$0] } ?? apps.current
         var pending = PendingSession(
             id: id, application: version?.application ?? application, appVersion: version?.id,
-            appVersionUnrecorded: app == nil && version != nil, lastActive: currentTime, savedState: savedState)
+            appVersionUnrecorded: app == nil && version != nil, lastActive: currentTime, savedState: savedState,
+            numbering: numbering)
         idleDeadlines.watch(id, lastActive: pending.lastActive, entry: &pending.idleEntry)
         sessions.insert(pending: pending)
         apps.retain(pending.appVersion)
@@ -94,6 +97,8 @@ extension DaemonCore {
             session.unchangedSinceCreation = true
         }
         session.idleEntry = pending.idleEntry
+        // A hibernated one's record was written now, but the journal on disk may still start it the older way.
+        if pending.numbering == .wholeComposites { session.numbering = .wholeComposites }
         sessions.insert(session)
         let recovering = replaying
         let publishes = publishesEvents
@@ -131,14 +136,15 @@ extension DaemonCore {
         } catch {
             throw RecoveryError(.unreadableRecord, "session '\(pending.id)''s state record cannot be read: \(error)")
         }
-        guard case .state(let state, let app) = record.kind, record.session == pending.id,
+        guard case .state(let state, let app, let numbering) = record.kind, record.session == pending.id,
             (app.flatMap { apps[$0] } ?? apps.current)?.id == pending.appVersion
         else {
             throw RecoveryError(
                 .unreadableRecord, "session '\(pending.id)''s state record reads differently from its header")
         }
         do throws(RestorationError) {
-            return try restoredSession(pending.id, state: state, app: app, now: pending.lastActive)
+            return try restoredSession(
+                pending.id, state: state, app: app, numbering: numbering, now: pending.lastActive)
         } catch {
             throw RecoveryError(.unrestorable, "session '\(pending.id)' cannot be restored: \(error)")
         }

@@ -80,7 +80,7 @@ struct JournalLog {
             replace(record.session, with: bytes)
         case .stepWindows:
             droppedStepRecords = true  // every snapshot writes the live windows anew (``payload(trailer:)``)
-        case .input, .report, .snapshotAdopted:
+        case .input, .report, .snapshotAdopted, .compositeLeaves:
             // The set hears of the session once, as its records start to follow its first.
             if sessions.values[index(of: record.session)].add(bytes) { changedSessions.insert(record.session) }
             count += 1

@@ -23,8 +23,8 @@ struct JournalRecord: Hashable, Sendable {
         case daemon(id: String, replacing: String?)
         /// A session was created (its root flow coordinated). `app`: the version of the application's file it runs
         /// (``AppVersion``), for a daemon whose application is a file; `nil`: the application the daemon started with.
-        /// Format version 4 when `app` is set.
-        case sessionCreated(app: String?)
+        /// Format version 4 when `app` is set; 5 since `numbering` (``AttachmentNumbering``).
+        case sessionCreated(app: String?, numbering: AttachmentNumbering = .compositeLeaves)
         /// A session was ended (`END_SESSION`): its state is dropped. Format version 2.
         case sessionEnded
         /// An input reached the session's tree. `origin`: the `HELLO.instance` and `STEP.req` of a stepper's STEP.
@@ -34,8 +34,12 @@ struct JournalRecord: Hashable, Sendable {
         /// A presenter adopted the session's snapshot: it will not report the dismissals of the commands before it.
         case snapshotAdopted
         /// The session's live state as data, in a snapshot: it stands for every record of the session before it.
-        /// `app` as for ``sessionCreated(app:)``. Format version 3 (4 when `app` is set).
-        case state(SessionState, app: String?)
+        /// `app` and `numbering` as for ``sessionCreated(app:numbering:)``. Format version 3 (4 when `app` is set, 5
+        /// since `numbering`).
+        case state(SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves)
+        /// The session's records after this one were written numbering a composite's steppers one by one: the first
+        /// record a flowd of format version 5 journals for a session an older flowd started. Format version 5.
+        case compositeLeaves
         /// The STEP de-duplication windows, at the end of a snapshot (empty session). Format version 3.
         case stepWindows(StepResultWindows)
     }
@@ -81,7 +85,7 @@ extension JournalRecord {
     /// The newest record format version this flowd reads and writes. A record says its version in `"v"` (absent: 1);
     /// a record kind added later is written with the version that introduced it, so that an older flowd refuses it
     /// by name (``DecodingFailure/newerVersion(_:kind:)``) instead of reading a journal it would replay wrong.
-    static let formatVersion = 4
+    static let formatVersion = 5
 
     /// Why bytes are not a record this flowd can replay.
     enum DecodingFailure: Error, Hashable, CustomStringConvertible {
@@ -113,15 +117,20 @@ extension JournalRecord {
             json.field("kind", literal: "\"daemon\"")
             if let replacing { json.field("replaces", string: replacing) }
             return json.finish()
-        case .sessionCreated(let app):
-            guard let app else {
-                json.field("kind", literal: "\"session\"", first: true)
-                break
-            }
-            json.field("app", string: app, first: true)
-            json.field("kind", literal: "\"session\"")
+        case .sessionCreated(let app, let numbering):
+            if let app { json.field("app", string: app, first: true) }
+            json.field("kind", literal: "\"session\"", first: app == nil)
             json.field("session", string: session)
-            json.field("v", int: 4)
+            if numbering == .compositeLeaves {
+                json.field("v", int: 5)
+            } else if app != nil {
+                json.field("v", int: 4)
+            }
+            return json.finish()
+        case .compositeLeaves:
+            json.field("kind", literal: "\"leaves\"", first: true)
+            json.field("session", string: session)
+            json.field("v", int: 5)
             return json.finish()
         case .snapshotAdopted:
             json.field("kind", literal: "\"adopted\"", first: true)
@@ -130,9 +139,9 @@ extension JournalRecord {
             json.field("session", string: session)
             json.field("v", int: 2)
             return json.finish()
-        case .state(let state, let app):
-            return StateRecordWriter.write(session: session, state: state, app: app)
-                ?? Self.encodeJSON(StateBody(session: session, state: state, app: app))
+        case .state(let state, let app, let numbering):
+            return StateRecordWriter.write(session: session, state: state, app: app, numbering: numbering)
+                ?? Self.encodeJSON(StateBody(session: session, state: state, app: app, numbering: numbering))
         case .stepWindows(let windows):
             return Self.encodeJSON(StepWindowsBody(windows: windows))
         case .report(let report):
@@ -287,7 +296,8 @@ extension JournalRecord {
             guard app != nil || fields["app"] == nil else {
                 throw .malformed("a session record whose app is not a string")
             }
-            self.init(session: session, kind: .sessionCreated(app: app))
+            let numbering = AttachmentNumbering(version: version)
+            self.init(session: session, kind: .sessionCreated(app: app, numbering: numbering))
         case "adopted":
             self.init(session: session, kind: .snapshotAdopted)
         case "ended" where version >= 2:
@@ -298,7 +308,9 @@ extension JournalRecord {
                 throw .malformed("a state record whose app is not a string")
             }
             let state = if let stateRead { stateRead.state } else { try Self.sessionState(fields["state"], bytes) }
-            self.init(session: session, kind: .state(state, app: app))
+            self.init(session: session, kind: .state(state, app: app, numbering: AttachmentNumbering(version: version)))
+        case "leaves" where version >= 5:
+            self.init(session: session, kind: .compositeLeaves)
         case "report":
             guard case .object(let report)? = fields["report"], let presentable = report["presentable"]?.stringValue,
                 let state = report["state"]?.stringValue.flatMap(PresentableState.init(rawValue:))
@@ -373,15 +385,17 @@ extension JournalRecord {
         var kind = "state"
         var session: String
         var state: SessionState
-        /// The session's application version (``Kind/sessionCreated(app:)``); written only when set.
+        /// The session's application version (``Kind/sessionCreated(app:numbering:)``); written only when set.
         var app: String?
         var v: Int
 
-        init(session: String, state: SessionState, app: String?) {
+        init(
+            session: String, state: SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves
+        ) {
             self.session = session
             self.state = state
             self.app = app
-            v = app == nil ? 3 : 4
+            v = numbering.stateVersion(app: app)
         }
     }
 
@@ -416,5 +430,27 @@ extension JournalRecord {
         } catch {
             throw .malformed("a '\(Body.self)' record that does not decode: \(error)")
         }
+    }
+}
+
+// MARK: - Attachment numbering
+
+/// How a session's records number the steppers of a `CompositeStepper`, which their `step` inputs name by attachment:
+/// told by the format version of the record that starts the session (docs/RELIABILITY.md, "Replay").
+enum AttachmentNumbering: Hashable, Sendable {
+    /// Before format version 5: a composite was one attachment. Records written so are replayed only as far as the
+    /// session meets no composite (``DaemonCore/recover(from:progress:)``).
+    case wholeComposites
+    /// Since format version 5: each stepper inside a composite is an attachment of its own (SEMANTICS R12).
+    case compositeLeaves
+
+    /// The numbering of a `session` or `state` record of format version `version`.
+    init(version: Int) {
+        self = version >= 5 ? .compositeLeaves : .wholeComposites
+    }
+
+    /// The format version of a `state` record: the one it was read with, or this flowd's.
+    func stateVersion(app: String?) -> Int {
+        self == .compositeLeaves ? 5 : app == nil ? 3 : 4
     }
 }

@@ -31,6 +31,8 @@ struct PendingSession {
     var savedState: [UInt8]?
     /// Set for a session hibernated (``DaemonCore/hibernate(_:)``), `nil` for one recovery found.
     var hibernation: Hibernation?
+    /// How its records number a composite's steppers (``Session/numbering``).
+    var numbering = AttachmentNumbering.compositeLeaves
 
     /// What a hibernated session keeps beside its saved state: its remote attachments as the peer index holds them.
     /// They stay in the index while it sleeps, so a stepper's `HELLO` or loss and a `STEP` for one of them make it

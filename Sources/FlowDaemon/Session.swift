@@ -27,6 +27,9 @@ final class Session {
     /// Whether the session's records do not name its version yet (a journal written before versions): the next
     /// compaction saves it as data, naming it, even with nothing else new.
     var appVersionUnrecorded = false
+    /// How its records number a composite's steppers: `wholeComposites` for one an older flowd journaled and this one
+    /// journaled nothing for yet (``DaemonCore/journal(_:of:)`` marks the change first).
+    var numbering = AttachmentNumbering.compositeLeaves
     var machine: FlowCoordinatorStateMachine
     /// The UI as the session's commands (and the presenter's own user navigation) built it: what a snapshot sends.
     /// A restored session's is read from its saved bytes when first used (``SessionUI``).

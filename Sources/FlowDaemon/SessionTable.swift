@@ -83,6 +83,18 @@ struct SessionTable {
         unrestorableByID[id] = (session, reason)
     }
 
+    /// Turns a made session that recovery cannot replay on into an unrestorable one (no longer made: its records
+    /// stay in the journal log, a pending session stands for its ID).
+    mutating func markUnrestorable(made session: Session, reason: String) {
+        guard byID.removeValue(forKey: session.id) != nil else { return }
+        lastMade = nil
+        let standIn = PendingSession(
+            id: session.id, application: session.application, appVersion: session.appVersion,
+            appVersionUnrecorded: session.appVersionUnrecorded, lastActive: session.lastActive,
+            idleEntry: session.idleEntry, numbering: session.numbering)
+        unrestorableByID[session.id] = (standIn, reason)
+    }
+
     /// Adds a session recovery found only created or saved as data (a new ID).
     mutating func insert(pending session: PendingSession) {
         if pendingByID.updateValue(session, forKey: session.id) == nil { sortedIDs.insert(session.id) }

@@ -1,11 +1,13 @@
 /// What recovery reads of a `state` record before the daemon is ready: its session and application version, from the
 /// fields ``JournalRecord/encoded`` writes before the state (`{"app":…,"kind":"state","session":…,"state":`) and its
-/// format version after it (`,"v":4}`). The state itself (the tree, the UI model, the outbox) is read when the session
+/// format version after it (`,"v":5}`). The state itself (the tree, the UI model, the outbox) is read when the session
 /// is made (``DaemonCore/session(_:)``). `nil` for any other spelling (escapes, other keys, spaces): the caller reads
 /// the record in full, as for any record.
 struct StateRecordHeader: Equatable {
     let session: String
     let app: String?
+    /// Told by its format version (``AttachmentNumbering/init(version:)``).
+    let numbering: AttachmentNumbering
 
     private static let appKey = Array(#"{"app":""#.utf8)
     private static let kindAfterApp = Array(#","kind":"state","session":""#.utf8)
@@ -25,16 +27,17 @@ struct StateRecordHeader: Equatable {
             return nil
         }
         guard let session = Self.string(in: bytes, at: &offset), Self.match(Self.stateKey, in: bytes, at: &offset),
-            Self.endsWithVersion(bytes, after: offset, in: versions)
+            let version = Self.version(ending: bytes, after: offset), versions.contains(version)
         else { return nil }
         self.session = session
         self.app = app
+        numbering = AttachmentNumbering(version: version)
     }
 
-    /// Whether `bytes` end with `},"v":N}`, N one of `versions` in decimal without leading zeros (any number of
-    /// digits: a format version may reach 10).
-    private static func endsWithVersion(_ bytes: [UInt8], after offset: Int, in versions: ClosedRange<Int>) -> Bool {
-        guard bytes.last == UInt8(ascii: "}") else { return false }
+    /// N where `bytes` end with `},"v":N}`, N in decimal without leading zeros (up to 9 digits: a format version may
+    /// reach 10); `nil` for any other ending.
+    private static func version(ending bytes: [UInt8], after offset: Int) -> Int? {
+        guard bytes.last == UInt8(ascii: "}") else { return nil }
         let end = bytes.count - 1
         var start = end
         while start > offset, end - start < 9, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[start - 1]) {
@@ -43,9 +46,8 @@ struct StateRecordHeader: Equatable {
         var tail = start - versionKey.count
         guard start < end, bytes[start] != UInt8(ascii: "0") || end - start == 1, tail >= offset,
             match(versionKey, in: bytes, at: &tail)
-        else { return false }
-        let version = bytes[start..<end].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        return versions.contains(version)
+        else { return nil }
+        return bytes[start..<end].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
     private static func match(_ expected: [UInt8], in bytes: [UInt8], at offset: inout Int) -> Bool {

@@ -11,7 +11,9 @@ internal import FlowWire
 /// the I/O thread, and `JSONEncoder` took tens of milliseconds for a UI of 10 000 screens (docs/PERFORMANCE.md).
 /// `nil` where a part is left to `JSONEncoder` (a double); ``StateRecordTests`` hold it to `JSONEncoder`'s bytes.
 enum StateRecordWriter {
-    static func write(session: String, state: SessionState, app: String?) -> [UInt8]? {
+    static func write(
+        session: String, state: SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves
+    ) -> [UInt8]? {
         // The tree is a handful of flows whose states the application encodes: JSONEncoder's, spliced in.
         guard let tree = try? JournalRecord.makeEncoder().encode(state.tree) else { return nil }
         var writer = FastJSONWriter()
@@ -61,7 +63,7 @@ enum StateRecordWriter {
                 writer = FastJSONWriter()
             }
             writer.raw("},\"v\":")
-            writer.int(app == nil ? 3 : 4)
+            writer.int(numbering.stateVersion(app: app))
             writer.raw("}")
             bytes.append(contentsOf: writer.takeBytes())
             return bytes

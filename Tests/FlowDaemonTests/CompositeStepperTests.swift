@@ -115,7 +115,7 @@ struct CompositeStepperTests {
 /// A stack whose `home` screen is contributed with `CompositeStepper([RemoteStepper(test.counter), ActionStepper,
 /// OneStepper(one)])` (nested: inside `[OneStepper(outer), that composite]`); every other step pushes a page of its
 /// name, `close` replaces the stack by `closed`.
-private struct CompositeApplication: FlowApplication {
+struct CompositeApplication: FlowApplication {
     let notPresented: Bool
     var nested = false
 
@@ -132,7 +132,7 @@ private struct CompositeApplication: FlowApplication {
     }
 }
 
-private final class CompositeFlow: RestorableFlow {
+final class CompositeFlow: RestorableFlow {
     struct State: Codable {
         var notPresented: Bool
         var nested: Bool

@@ -11,11 +11,24 @@ struct JournalRecordTests {
     static let golden: [(record: JournalRecord, bytes: String)] = [
         (.daemon("d-1"), #"{"daemon":"d-1","kind":"daemon"}"#),
         (.daemon("d-2", replacing: "d-1"), #"{"daemon":"d-2","kind":"daemon","replaces":"d-1"}"#),
-        (JournalRecord(session: "default", kind: .sessionCreated(app: nil)), #"{"kind":"session","session":"default"}"#),
+        (
+            JournalRecord(session: "default", kind: .sessionCreated(app: nil)),
+            #"{"kind":"session","session":"default","v":5}"#
+        ),
         (
             JournalRecord(session: "default", kind: .sessionCreated(app: "3f2a9c01b7de")),
+            #"{"app":"3f2a9c01b7de","kind":"session","session":"default","v":5}"#
+        ),
+        // Written before format version 5 (``AttachmentNumbering``): read, and written again, as they are.
+        (
+            JournalRecord(session: "default", kind: .sessionCreated(app: nil, numbering: .wholeComposites)),
+            #"{"kind":"session","session":"default"}"#
+        ),
+        (
+            JournalRecord(session: "default", kind: .sessionCreated(app: "3f2a9c01b7de", numbering: .wholeComposites)),
             #"{"app":"3f2a9c01b7de","kind":"session","session":"default","v":4}"#
         ),
+        (JournalRecord(session: "default", kind: .compositeLeaves), #"{"kind":"leaves","session":"default","v":5}"#),
         (
             JournalRecord(
                 session: "default",
@@ -117,7 +130,9 @@ struct JournalRecordTests {
             try JournalRecord(decoding: Array(spaced.utf8))
                 == JournalRecord(session: "default", kind: .input(.stepperEmitted(AttachmentID(1), Step("x")), origin: nil)))
         let escaped = #"{"kind":"session","session":"kiosk"}"#
-        #expect(try JournalRecord(decoding: Array(escaped.utf8)) == JournalRecord(session: "kiosk", kind: .sessionCreated(app: nil)))
+        #expect(
+            try JournalRecord(decoding: Array(escaped.utf8))
+                == JournalRecord(session: "kiosk", kind: .sessionCreated(app: nil, numbering: .wholeComposites)))
         for bad in [#"{"kind":"input","session":"default"}"#, #"{"kind":"session"}"#, "[1]", "{", ""] {
             #expect(throws: JournalRecord.DecodingFailure.self, "\(bad)") { try JournalRecord(decoding: Array(bad.utf8)) }
         }
@@ -127,19 +142,24 @@ struct JournalRecordTests {
     func recordsCarryTheirVersion() throws {
         #expect(
             try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":1}"#.utf8))
-                == JournalRecord(session: "s", kind: .sessionCreated(app: nil)), "version 1 said aloud")
-        #expect(JournalRecord.formatVersion == 4)
+                == JournalRecord(session: "s", kind: .sessionCreated(app: nil, numbering: .wholeComposites)),
+            "version 1 said aloud")
+        #expect(JournalRecord.formatVersion == 5)
         #expect(
             try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":2}"#.utf8))
                 == JournalRecord(session: "s", kind: .sessionEnded), "version 2 introduced 'ended'")
         #expect(
             try JournalRecord(decoding: Array(#"{"app":"a1","kind":"session","session":"s","v":4}"#.utf8))
-                == JournalRecord(session: "s", kind: .sessionCreated(app: "a1")), "version 4 introduced 'app'")
-        #expect(throws: JournalRecord.DecodingFailure.newerVersion(5, kind: "ended")) {
-            try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":5}"#.utf8))
-        }
-        #expect(throws: JournalRecord.DecodingFailure.newerVersion(5, kind: "session"), "a known kind, newer fields") {
+                == JournalRecord(session: "s", kind: .sessionCreated(app: "a1", numbering: .wholeComposites)),
+            "version 4 introduced 'app'")
+        #expect(
             try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":5}"#.utf8))
+                == JournalRecord(session: "s", kind: .sessionCreated(app: nil)), "version 5: a composite's leaves")
+        #expect(throws: JournalRecord.DecodingFailure.newerVersion(6, kind: "ended")) {
+            try JournalRecord(decoding: Array(#"{"kind":"ended","session":"s","v":6}"#.utf8))
+        }
+        #expect(throws: JournalRecord.DecodingFailure.newerVersion(6, kind: "session"), "a known kind, newer fields") {
+            try JournalRecord(decoding: Array(#"{"kind":"session","session":"s","v":6}"#.utf8))
         }
         let unknownState = #expect(throws: JournalRecord.DecodingFailure.self, "version 3 introduced 'state'") {
             try JournalRecord(decoding: Array(#"{"kind":"state","session":"s","v":2}"#.utf8))

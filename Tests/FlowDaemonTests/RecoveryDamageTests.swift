@@ -92,10 +92,10 @@ struct RecoveryDamageTests {
     @Test("A record of a newer format version is refused by name, not skipped")
     func newerRecordIsRefused() throws {
         let (harness, records) = journal()
-        let newer = records + [record(#"{"kind":"ended","session":"kiosk","v":5}"#)]
+        let newer = records + [record(#"{"kind":"ended","session":"kiosk","v":6}"#)]
         let error = #expect(throws: RecoveryError.self) { try harness.restarted(journal: newer) }
         #expect(error?.code == .newerRecord)
-        #expect(error?.message.contains("'ended' record of format version 5") == true)
+        #expect(error?.message.contains("'ended' record of format version 6") == true)
         let unknown = records + [record(#"{"kind":"ended","session":"kiosk"}"#)]
         #expect((#expect(throws: RecoveryError.self) { try harness.restarted(journal: unknown) })?.code == .unreadableRecord)
     }

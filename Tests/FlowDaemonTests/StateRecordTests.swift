@@ -66,7 +66,7 @@ struct StateRecordTests {
         tail"},{"data":{"greeting":"hi"},"id":"home","type":"Home"},{"children":["settings.list"],"id":"settings","k\#
         ind":"stack"},{"id":"settings.list","type":"SettingsList"},{"children":["tab.a.view"],"id":"tab.a","kind":"s\#
         tack"},{"id":"tab.a.view","type":"Tab"},{"children":["tab.b.view"],"id":"tab.b","kind":"stack"},{"id":"tab.b\#
-        .view","type":"Tab"},{"children":["tab.a","tab.b"],"id":"tabs","kind":"tabs"}],"root":"app"}},"v":3}
+        .view","type":"Tab"},{"children":["tab.a","tab.b"],"id":"tabs","kind":"tabs"}],"root":"app"}},"v":5}
         """#
 
     /// The session whose state ``golden`` holds.
@@ -98,10 +98,17 @@ struct StateRecordTests {
         #expect(fast == slow)
         let direct = try #require(StateRecordReader.read(bytes), "the state record reader reads it")
         #expect(direct.state == slow)
-        #expect(direct.fields == ["kind": "state", "session": "default", "v": 3])
+        #expect(direct.fields == ["kind": "state", "session": "default", "v": 5])
         let record = try JournalRecord(decoding: bytes)
         #expect(record == JournalRecord(session: "default", kind: .state(slow, app: nil)))
         #expect(record.encoded == bytes)
+        // The same record as a flowd before format version 5 wrote it: read as such, written back as it was read.
+        let older = Array(bytes.dropLast(2)) + Array("3}".utf8)
+        let olderRecord = try JournalRecord(decoding: older)
+        #expect(
+            olderRecord == JournalRecord(session: "default", kind: .state(slow, app: nil, numbering: .wholeComposites)))
+        #expect(olderRecord.encoded == older)
+        #expect(StateRecordReader.read(older)?.state == slow)
         #expect(fast.ui == harness.core.ui(of: "default"))
 
         // With an application version the record starts with `app`: still read directly.
@@ -114,7 +121,7 @@ struct StateRecordTests {
 
     @Test("A state record the fast reader does not cover (an escaped string, a double) is read by JSONDecoder")
     func aStateRecordWithEscapesOrDoublesIsStillRead() throws {
-        guard case .state(var state, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
+        guard case .state(var state, _, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
             throw StateMissing()
         }
         _ = try state.ui.apply(.push(.view("odd", type: "Odd", data: ["title": "a \"quoted\" one", "rating": 4.5]), onto: "app"))
@@ -126,7 +133,7 @@ struct StateRecordTests {
 
     @Test("A state record is written by hand with JSONEncoder's bytes, and left to JSONEncoder for a double")
     func theStateWriterWritesJSONEncodersBytes() throws {
-        guard case .state(var state, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
+        guard case .state(var state, _, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
             throw StateMissing()
         }
         func jsonEncoder(_ state: SessionState, app: String?) -> [UInt8] {
@@ -159,7 +166,7 @@ struct StateRecordTests {
     func golden(ui: String) throws -> [UInt8] {
         let text = Self.golden
         let start = try #require(text.range(of: #""ui":{"#))
-        let end = try #require(text.range(of: #"}},"v":3}"#, options: .backwards))
+        let end = try #require(text.range(of: #"}},"v":5}"#, options: .backwards))
         return Array((text[..<start.lowerBound] + #""ui":"# + ui + text[end.lowerBound...].dropFirst()).utf8)
     }
 
@@ -169,14 +176,14 @@ struct StateRecordTests {
             + #""screen":{"data":null,"id":"app","kind":"stack","type":"stack"},"selectedTab":0}}],"root":"app"}"#
         let bytes = try golden(ui: first)
         #expect(StateRecordReader.read(bytes) == nil)
-        guard case .state(let state, _) = try JournalRecord(decoding: bytes).kind else { throw StateMissing() }
+        guard case .state(let state, _, _) = try JournalRecord(decoding: bytes).kind else { throw StateMissing() }
         var expected = PresentationModel()
         _ = try expected.apply(.setRoot(.stack("app")))
         #expect(state.ui == expected)
 
         let repeated = try golden(ui: #"{"nodes":[{"id":"app","kind":"stack","kind":"stack"}],"root":"app"}"#)
         #expect(StateRecordReader.read(repeated) == nil)
-        guard case .state(let again, _) = try JournalRecord(decoding: repeated).kind else { throw StateMissing() }
+        guard case .state(let again, _, _) = try JournalRecord(decoding: repeated).kind else { throw StateMissing() }
         #expect(again.ui == expected)
     }
 

@@ -35,6 +35,7 @@ struct StateSnapshotTests {
             case .snapshotAdopted: "adopted"
             case .state: "state"
             case .stepWindows: "steps"
+            case .compositeLeaves: "leaves"
             }
         }
     }
@@ -207,7 +208,7 @@ struct StateSnapshotTests {
         for bytes in harness.core.journalHistory {
             let record = try JournalRecord(decoding: bytes)
             #expect(record.encoded == bytes)
-            if case .state(let state, _) = record.kind {
+            if case .state(let state, _, _) = record.kind {
                 #expect(state.seq == harness.core.seq(of: "default"))
                 #expect(state.ui == harness.core.ui(of: "default"))
                 #expect(state.tree.attachments.map(\.stepper.type).contains("ActionStepper"))
