@@ -214,6 +214,10 @@ extension StepperSpec {
             var actions: [String: Step] = [:]
             for mapping in mappings { actions[mapping.action.value] = try mapping.step.step(in: scope) }
             return ActionStepper(actions, initialStep: try initial?.step(in: scope) ?? .none)
+        case .composite(let specs):
+            var steppers: [any Stepper] = []
+            for spec in specs { steppers.append(try spec.stepper(in: scope)) }
+            return CompositeStepper(steppers: steppers)
         }
     }
 }

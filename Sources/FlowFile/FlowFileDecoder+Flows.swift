@@ -9,7 +9,7 @@ extension FlowFileDecoder {
         "selectTab": ["in"], "showMaster": ["in"], "showDetail": ["in"],
     ]
     static let contributorKeywords = ["screen", "flow", "forwardToCurrentFlow", "forwardToParentFlow"]
-    static let stepperKeywords = ["remote", "one", "actions"]
+    static let stepperKeywords = ["remote", "one", "actions", "composite"]
 
     func decodeFlows(_ node: FileNode) -> [FlowDecl] {
         guard let entries = MappingReader.namedEntries(node, as: "'flows'", sink: sink) else { return [] }
@@ -246,7 +246,8 @@ extension FlowFileDecoder {
         return kind.map { ContributorDecl(kind: $0, location: node.location) }
     }
 
-    /// A stepper: `{remote: kind, initial, context}`, `{one: step}` or `{actions: {action: step}, initial}`.
+    /// A stepper: `{remote: kind, initial, context}`, `{one: step}`, `{actions: {action: step}, initial}` or
+    /// `{composite: [stepper, …]}`.
     func decodeStepper(_ node: FileNode) -> StepperSpec? {
         guard
             let stepper = MappingReader(
@@ -256,7 +257,8 @@ extension FlowFileDecoder {
             let (keyword, valueNode) = stepper.one(
                 of: Self.stepperKeywords, none: "a stepper names no kind",
                 several: { "a stepper names \($0.joined(separator: " and "))" },
-                fix: "write one of 'remote: <stepper kind>', 'one: <step>', 'actions: {<action>: <step>}'")
+                fix: "write one of 'remote: <stepper kind>', 'one: <step>', 'actions: {<action>: <step>}', "
+                    + "'composite: [<stepper>, …]'")
         else { return nil }
         let initial = stepper.value("initial").flatMap(decodeStepRef)
         switch keyword {
@@ -273,6 +275,8 @@ extension FlowFileDecoder {
                     fix: "leave '\(key.text ?? "")' out")
             }
             return decodeStepRef(valueNode).map { StepperSpec(kind: .one($0), location: node.location) }
+        case "composite":
+            return decodeComposite(stepper, valueNode, at: node.location)
         default:
             if let key = stepper.keyNode("context") {
                 sink.report(
@@ -284,5 +288,32 @@ extension FlowFileDecoder {
             }
             return StepperSpec(kind: .actions(actions, initial: initial), location: node.location)
         }
+    }
+}
+
+extension FlowFileDecoder {
+    /// `{composite: [stepper, …]}`: `CompositeStepper(steppers:)`, each item a stepper (a composite too). A composite
+    /// of none is refused: it would attach nothing (SEMANTICS R12), so the contributor would have no stepper.
+    private func decodeComposite(_ stepper: MappingReader, _ list: FileNode, at location: SourceLocation) -> StepperSpec? {
+        if let key = stepper.keyNode("initial") ?? stepper.keyNode("context") {
+            sink.report(
+                .notAllowedHere, at: key.location, "a composite stepper has only its steppers (each its own initial step)",
+                fix: "leave '\(key.text ?? "")' out, or write it on one of its steppers")
+        }
+        guard case .sequence(let items) = list.value else {
+            sink.report(
+                .wrongType, at: list.location, "'composite' is a list of steppers, not \(list.what)",
+                fix: "write it as a list: 'composite: [{remote: <stepper kind>}, {actions: {<action>: <step>}}]'")
+            return nil
+        }
+        guard !items.isEmpty else {
+            sink.report(
+                .missingStepper, at: list.location, "the composite stepper lists no steppers",
+                fix: "list one or more: 'composite: [{remote: <stepper kind>}, {actions: {<action>: <step>}}]'")
+            return nil
+        }
+        let inner = items.compactMap(decodeStepper)
+        guard inner.count == items.count else { return nil }
+        return StepperSpec(kind: .composite(inner), location: location)
     }
 }

@@ -235,6 +235,8 @@ package struct StepperSpec: Sendable, Hashable {
         case one(StepRef)
         /// `ActionStepper`: each user action leads to a step.
         case actions([ActionMapping], initial: StepRef?)
+        /// `CompositeStepper(steppers:)`: its steppers, each attached on its own (SEMANTICS R12).
+        case composite([StepperSpec])
     }
 
     /// A user action and the step it leads to.
@@ -253,7 +255,14 @@ package struct StepperSpec: Sendable, Hashable {
         case .remote(_, let initial, _): return initial.map { [$0] } ?? []
         case .one(let step): return [step]
         case .actions(let actions, let initial): return actions.map(\.step) + (initial.map { [$0] } ?? [])
+        case .composite(let steppers): return steppers.flatMap(\.steps)
         }
+    }
+
+    /// The stepper and every stepper inside it, depth first (a composite's, nested ones' too).
+    var leaves: [StepperSpec] {
+        if case .composite(let steppers) = kind { return steppers.flatMap(\.leaves) }
+        return [self]
     }
 }
 

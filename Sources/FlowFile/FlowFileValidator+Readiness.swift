@@ -49,6 +49,10 @@ extension StepperSpec {
         switch kind {
         case .one(let step): return step.name.value
         case .remote(_, let initial, _), .actions(_, let initial): return initial?.name.value
+        case .composite(let steppers):
+            // RxFlow's order: its own steppers' initial steps, then what a nested composite emits as it is readied.
+            let own = steppers.filter { if case .composite = $0.kind { false } else { true } }
+            return own.lazy.compactMap(\.firstStep).first ?? steppers.lazy.compactMap(\.firstStep).first
         }
     }
 }

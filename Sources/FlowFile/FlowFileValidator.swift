@@ -287,6 +287,8 @@ struct FlowFileValidator {
             return stepper.steps.map(\.name.value) + declared.steps.map(\.value)
         case .one(let step):
             check(step, scope: fixedScope)
+        case .composite(let steppers):
+            return steppers.flatMap { check($0, scope: scope, screen: screen) }
         case .actions(let actions, let initial):
             if let initial { check(initial, scope: fixedScope) }
             let type = screen.flatMap { app.screenType($0.typeName) }

@@ -47,7 +47,7 @@ public struct FlowGraph: Sendable, Hashable {
         func flowID(_ name: String) -> String { "flow_" + Self.safe(name) }
         func emitted(_ stepper: StepperSpec) -> [String] {
             var steps = stepper.steps.map(\.name.value)
-            if case .remote(let kind, _, _) = stepper.kind {
+            for case .remote(let kind, _, _) in stepper.leaves.map(\.kind) {
                 steps += app.stepperKind(kind.value)?.steps.map(\.value) ?? []
             }
             return Array(Set(steps)).sorted()
@@ -57,6 +57,7 @@ public struct FlowGraph: Sendable, Hashable {
             case .remote(let kind, _, _): return "remote \(kind)"
             case .one(let step): return "one \(step.name)"
             case .actions(let actions, _): return "actions " + actions.map(\.action.value).joined(separator: ",")
+            case .composite(let steppers): return "composite [" + steppers.map(describe).joined(separator: "; ") + "]"
             }
         }
         add(Node(id: "session", kind: .session, label: ["session"]))

@@ -586,4 +586,28 @@ struct BadFlowFileTests {
             ])
     }
 
+    @Test("A composite that is not a list, lists nothing, or has an initial step of its own is refused where written")
+    func badComposites() {
+        let home = "            stepper: {actions: {about: {step: open, payload: {id: 1}}}}"
+        #expect(
+            diagnostics(base(replacing: home, with: "            stepper: {composite: []}")) == [
+                "32:34: the composite stepper lists no steppers; list one or more: "
+                    + "'composite: [{remote: <stepper kind>}, {actions: {<action>: <step>}}]'"
+            ])
+        #expect(
+            diagnostics(base(replacing: home, with: "            stepper: {composite: {one: close}}")) == [
+                "32:34: 'composite' is a list of steppers, not a mapping; write it as a list: "
+                    + "'composite: [{remote: <stepper kind>}, {actions: {<action>: <step>}}]'"
+            ])
+        #expect(
+            diagnostics(base(replacing: home, with: "            stepper: {composite: [{one: close}], initial: start}"))
+                == [
+                    "32:50: a composite stepper has only its steppers (each its own initial step); leave 'initial' out, "
+                        + "or write it on one of its steppers"
+                ])
+        #expect(
+            diagnostics(base(replacing: home, with: "            stepper: {composite: [{one: clos}]}")) == [
+                "32:41: unknown step 'clos'; write 'close', or declare 'clos' under 'steps:'"
+            ])
+    }
 }

@@ -37,6 +37,7 @@ struct FlowFileSchemaTests {
             ("        end: aboutIsComplete ", "        end: aboutIsComplete\n        contribute: [] "),
             ("flowfile: 1\n", "flowfile: 1.0\n"),
             ("stepper: {one: aboutIsShown}", "stepper: {one: {step: aboutIsShown, payload: null}}"),
+            ("stepper: {one: aboutIsShown}", "stepper: {composite: [{one: aboutIsShown}, {composite: [{one: aboutIsShown}]}]}"),
         ]
         try expectBothTake(cases)
     }
@@ -129,6 +130,9 @@ struct FlowFileSchemaTests {
                 "            stepper: {one: aboutIsShown}\n            allowStepWhenNotPresented: true", .notAllowedHere
             ),
             ("            stepper: {one: aboutIsShown}", "            steppers: [{one: aboutIsShown}]", .notAllowedHere),
+            ("stepper: {one: aboutIsShown}", "stepper: {composite: []}", .missingStepper),
+            ("stepper: {one: aboutIsShown}", "stepper: {composite: {one: aboutIsShown}}", .wrongType),
+            ("stepper: {one: aboutIsShown}", "stepper: {composite: [{one: aboutIsShown}], initial: aboutIsShown}", .notAllowedHere),
             ("{payload: string, summary", "{payload: {type: int, fields: {n: int}}, summary", .wrongType),
             ("app: hello", "app: 2024", .wrongType),
             ("{summary: \"closes it\"}", "{summary: true}", .wrongType),
@@ -158,7 +162,7 @@ struct SchemaReader {
     let root: JSONValue
     static let keywords: Set<String> = [
         "$schema", "$id", "$defs", "$ref", "title", "description", "type", "properties", "additionalProperties",
-        "required", "items", "oneOf", "enum", "const", "minimum", "maxItems", "dependentSchemas",
+        "required", "items", "oneOf", "enum", "const", "minimum", "minItems", "maxItems", "dependentSchemas",
     ]
 
     init(_ root: JSONValue) { self.root = root }
@@ -211,6 +215,9 @@ struct SchemaReader {
             number < minimum
         {
             found.append("\(at): \(number) is less than \(minimum)")
+        }
+        if case .int(let minimum) = rule["minItems"], case .array(let items) = value, items.count < minimum {
+            found.append("\(at): fewer than \(minimum) items")
         }
         if case .int(let maximum) = rule["maxItems"], case .array(let items) = value, items.count > maximum {
             found.append("\(at): more than \(maximum) items")
