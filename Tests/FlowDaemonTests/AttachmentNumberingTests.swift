@@ -39,6 +39,20 @@ struct AttachmentNumberingTests {
         #expect(daemon.core.unrestorableSessionCount == 1)
     }
 
+    @Test("Such a session is refused with sessionUnrestorable until an operator ends it; then it is gone for good")
+    func theRefusedSessionIsEndedByAnOperator() throws {
+        let harness = try DaemonHarness(application: CompositeApplication(notPresented: true), journaling: true)
+            .restarted(journal: olderJournal)
+        let sync = harness.presenter(Peers.tui, name: "tui", create: true)
+        #expect(sync.to(Peers.tui).last == .error(ErrorReply(req: 2, code: .sessionUnrestorable, message: "", type: "SYNC")))
+        harness.hello(Peers.flowctl, .operator, name: "ops")
+        let ended = harness.receive(.endSession(SessionRequest(req: 8, session: "default")), from: Peers.flowctl)
+        #expect(ended.to(Peers.flowctl) == [ok(8, ["seq": 0, "presenter": .null, "attachments": 0])])
+        #expect(harness.core.unrestorableSessionCount == 0)
+        let again = try harness.restarted()
+        #expect(again.core.unrestorableSessionCount == 0 && again.core.unrestorableReason("default") == nil)
+    }
+
     @Test("An older session first changed by this flowd is marked so: a composite it meets after replays")
     func olderSessionChangedNowReplaysWithItsComposite() throws {
         let daemon = EmbeddedDaemon(application: CompositeApplication(notPresented: true), journaling: true)
