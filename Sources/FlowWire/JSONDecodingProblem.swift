@@ -9,8 +9,9 @@ import FlowCore
 /// rather than Foundation's, which names Swift types and coding keys.
 package enum JSONDecodingProblem {
     /// What is wrong, for a person: `error` (thrown by decoding `json`) with the field's path and, for a string no
-    /// case of an enum takes, the value.
-    package static func describe(_ error: any Error, in json: [UInt8]) -> String {
+    /// case of an enum takes, the value. `rfc8259`: `json` is known to be RFC 8259 JSON (the wire checks it first),
+    /// so what Foundation cannot read of it is one of the two limits PROTOCOL.md §2 names, not broken JSON.
+    package static func describe(_ error: any Error, in json: [UInt8], rfc8259: Bool = false) -> String {
         guard let decodingError = error as? DecodingError else { return "not valid JSON" }
         switch decodingError {
         case .keyNotFound(let key, let context):
@@ -22,7 +23,11 @@ package enum JSONDecodingProblem {
             return "field '\(path(context.codingPath))' has the wrong type"
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             // Foundation says "not valid JSON", without a path, also of valid JSON with a number its field cannot hold.
-            guard (try? JSONDecoder().decode(JSONValue.self, from: Data(json))) != nil else { return "not valid JSON" }
+            guard (try? JSONDecoder().decode(JSONValue.self, from: Data(json))) != nil else {
+                return rfc8259
+                    ? "a number a double cannot hold (1e400) or an unpaired surrogate escape (\"\\ud800\")"
+                    : "not valid JSON"
+            }
             return "a number does not fit its field (a negative, fractional or too large integer)"
         case .dataCorrupted(let context):
             if case .string(let value)? = Self.value(at: context.codingPath, in: json),

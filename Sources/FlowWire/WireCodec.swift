@@ -134,9 +134,8 @@ public struct WireCodec: Sendable {
             error.type = type
             throw error
         } catch {
-            throw WireError(
-                .malformedBody, "\(type.rawValue) body: \(JSONDecodingProblem.describe(error, in: body))", req: req, type: type
-            )
+            let problem = JSONDecodingProblem.describe(error, in: body, rfc8259: true)
+            throw WireError(.malformedBody, "\(type.rawValue) body: \(problem)", req: req, type: type)
         }
         try validate(message, type, req: req)
         return message

@@ -392,6 +392,12 @@ struct BadInputTests {
         #expect(negative.contains("a number does not fit its field"), "\(negative)")
         #expect(try message("SYNC", #"{"req": 1.5, "session": "default", "last_seq": 0}"#).contains("does not fit"))
         #expect(try message("HEALTH", #"{"req": "5"}"#).contains("field 'req' has the wrong type"))
+        // Valid JSON that a double or a Swift string cannot hold is not called invalid JSON (a foreign client in Go
+        // read "not valid JSON" with its req for `"limit": 1e400`).
+        let huge = try message("SESSIONS", #"{"req": 5, "limit": 1e400}"#)
+        #expect(huge.contains("a number a double cannot hold") && !huge.contains("not valid JSON"), "\(huge)")
+        let surrogate = try message("TREE", #"{"req": 5, "session": "\ud800"}"#)
+        #expect(surrogate.contains("unpaired surrogate"), "\(surrogate)")
         // A string no case of the field takes is quoted with the field's wire name, not a Swift type's.
         let role = try message("HELLO", #"{"req": 1, "role": "admin", "name": "x", "heartbeat_ms": 1000}"#)
         #expect(role.contains(#"field 'role' has an unknown value "admin""#), "\(role)")
