@@ -430,7 +430,10 @@ extension FlowCoordinatorStateMachine {
         guard !removedByCommands.isEmpty else { return false }
         var current: FlowCoordinatorID? = coordinator
         while let id = current, let node = nodes[id] {
-            if !node.allowStepWhenDismissed, removedByCommands.contains(node.rootID) { return true }
+            // The root flow outlives a command's removal of its root (``dismissed(_:byCommand:)``).
+            if !node.allowStepWhenDismissed, id != rootCoordinator, removedByCommands.contains(node.rootID) {
+                return true
+            }
             current = node.parent
         }
         return false
@@ -441,7 +444,7 @@ extension FlowCoordinatorStateMachine {
         guard !removedByCommands.isEmpty else { return }
         let removed = removedByCommands
         removedByCommands = []
-        for id in removed { dismissed(id) }
+        for id in removed { dismissed(id, byCommand: true) }
     }
 
     mutating func drop(

@@ -312,17 +312,25 @@ public struct FlowCoordinatorStateMachine {
         }
     }
 
-    mutating func dismissed(_ id: PresentableID) {
+    /// A presentable dismissed: reported, or taken out of the UI by a command (`byCommand`, D18). A command's removal
+    /// never ends the root flow nor detaches its own stepper: only a new window root can remove the root flow's root,
+    /// and RxFlow's root flow outlives that (a window's `rxDismissed` never fires; a replaced window root is not
+    /// `rx.dismissed`).
+    mutating func dismissed(_ id: PresentableID, byCommand: Bool = false) {
         var state = presentables[id, default: PresentableState()]
         guard !state.isDismissed else { return }
         state.isDismissed = true
         state.isVisible = false
         presentables[id] = state
+        let spared = byCommand ? rootCoordinator : nil
         for attachmentID in state.attachments {
             guard let attachment = attachments[attachmentID], !attachment.info.allowStepWhenDismissed else { continue }
+            if attachment.info.role == .flow, attachment.info.coordinator == spared { continue }
             detach(attachmentID, reason: .presentableDismissed)
         }
-        let dismissedFlows = (coordinatorsByRoot[id] ?? []).filter { nodes[$0]?.allowStepWhenDismissed == false }
+        let dismissedFlows = (coordinatorsByRoot[id] ?? []).filter {
+            nodes[$0]?.allowStepWhenDismissed == false && $0 != spared
+        }
         for coordinator in dismissedFlows where nodes[coordinator] != nil {
             endCoordinator(coordinator, reason: .rootDismissed)
         }

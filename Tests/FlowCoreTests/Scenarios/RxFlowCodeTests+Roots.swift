@@ -298,3 +298,58 @@ extension RxFlowCodeTests {
         }
     }
 }
+
+extension RxFlowCodeTests {
+    // RxFlow Presentable.swift, Reactive+UIViewController.swift: a flow rooted in the window never ends by dismissal
+    // (UIWindow's rxDismissed is `Single.never()`), and one rooted in the window's root view controller is not
+    // dismissed when the window gets a new root (`rx.dismissed` is viewDidDisappear while isBeingDismissed, or
+    // didMove(toParent: nil): neither happens). The root flow lives on, its stepper driving it. Flowd's D18 still ends
+    // the child flows and detaches the contributors whose presentables the new root took out of the UI.
+    @Test("D18: a new window root does not end the root flow; its child flows and contributors there go")
+    func newWindowRootDoesNotEndTheRootFlow() throws {
+        let flow = ScenarioFlow("F")
+        let child = ScenarioFlow("C")
+        let onRoot = ScenarioStepper("onRoot")
+        let stepper = ScenarioStepper("F.stepper", initial: "a")
+        flow.on("a") { _, navigator in
+            navigator.present(child.root, over: "F.root")
+            return .multiple(
+                Contribute.screen("F.root", onRoot), Contribute.flow(child, OneStepper(withSingleStep: Step("c")))
+            )
+        }
+        flow.on("dashboard") { _, navigator in
+            navigator.setRoot(.tabs("dash"))
+            return .none
+        }
+        flow.on("back") { _, navigator in
+            navigator.setRoot(flow.root)
+            return .none
+        }
+        let harness = ScenarioHarness()
+        let ui = harness.keepUIModel()
+        try harness.coordinate(flow, with: stepper)
+        _ = harness.takeLog()
+
+        harness.emit("dashboard", from: stepper)
+        harness.emit("b", from: stepper)
+        harness.deepLink("link")
+        harness.emit("back", from: stepper)
+
+        #expect(
+            harness.takeLog().only("did navigate", "command", "detach", "end", "drop") == [
+                "command setRoot dash (flow#1)",
+                "did navigate flow=F step=dashboard",
+                "detach att#2 (presentableDismissed)",
+                "detach att#3 (flowEnded)",
+                "end flow#2 (rootDismissed)",
+                "did navigate flow=F step=b",
+                "did navigate flow=F step=link",
+                "command setRoot F.root (flow#1)",
+                "did navigate flow=F step=back",
+            ]
+        )
+        #expect(harness.machine.isAlive(FlowCoordinatorID(1)))
+        #expect(harness.isListening(to: stepper))
+        #expect(ui.ui.presentables == ["F.root"])
+    }
+}
