@@ -156,7 +156,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         var daemon = file.daemon ?? DaemonConfiguration()
         applyDaemonFlags(to: &daemon)
         let path = config ?? "-"
-        if let bad = daemon.outOfBounds() ?? file.sockets?.outOfBounds() {
+        if let bad = daemon.outOfBounds() ?? file.sockets?.outOfBounds() ?? file.journal?.outOfBounds() {
             throw FlowdConfigError(path: path, reason: "sets \(bad.field) to \(bad.value): it must be \(bad.allowed)")
         }
         guard WireProtocol.isValidName(daemon.defaultSession) else {
@@ -253,10 +253,8 @@ extension FlowdOptions {
             stateDirectory ?? file?.directory ?? environment["FLOWD_STATE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
             ?? runtimeDirectory + "/state"
         var journal = JournalConfiguration(directory: directory)
+        // Both numbers were held to their bounds with the other fields (SettingBounds.swift).
         let interval = file?.fsyncIntervalMs ?? 100
-        guard interval > 0 else {
-            throw FlowdConfigError(path: config ?? "-", reason: "has journal.fsync_interval_ms ≤ 0")
-        }
         if let name = fsync ?? file?.fsync {
             guard let policy = FsyncPolicy(name, intervalMilliseconds: interval) else {
                 throw FlowdConfigError(
@@ -267,12 +265,7 @@ extension FlowdOptions {
         } else {
             journal.fsync = .interval(milliseconds: interval)
         }
-        if let compactBytes = file?.compactBytes {
-            guard compactBytes >= 4096 else {
-                throw FlowdConfigError(path: config ?? "-", reason: "has journal.compact_bytes < 4096")
-            }
-            journal.compactBytes = compactBytes
-        }
+        if let compactBytes = file?.compactBytes { journal.compactBytes = compactBytes }
         if let name = journalDamage ?? file?.damage {
             guard let policy = JournalDamagePolicy(rawValue: name) else {
                 throw FlowdConfigError(path: config ?? "--journal-damage", reason: "has journal.damage other than refuse, truncate")

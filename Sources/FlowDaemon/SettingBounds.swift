@@ -30,6 +30,9 @@ package struct SettingOutOfBounds: Sendable, Hashable {
 private let longestIdleSeconds = 315_360_000
 /// An hour in milliseconds: the longest wait or interval a setting in milliseconds accepts.
 private let longestWaitMs = 3_600_000
+/// 1 GiB: a restart replays up to this much journal after the last snapshot (about 65 ms of CPU per MiB,
+/// docs/RELIABILITY.md), so more would make restarts take minutes.
+private let largestCompactBytes = 1 << 30
 
 extension DaemonConfiguration {
     /// The first field outside the values it accepts (config/README.md's table), `nil` when every one is usable.
@@ -61,6 +64,16 @@ extension FlowdConfigFile.Sockets {
             ("sockets.zmtp_heartbeat_ms", zmtpHeartbeatMs.map(Int.init), 0...longestWaitMs),
             ("sockets.send_high_water_mark", sendHighWaterMark.map(Int.init), 0...Int(Int32.max)),
             ("sockets.receive_high_water_mark", receiveHighWaterMark.map(Int.init), 0...Int(Int32.max)),
+        ])
+    }
+}
+
+extension FlowdConfigFile.Journal {
+    /// The first field given outside the values it accepts, `nil` when every one is usable.
+    package func outOfBounds() -> SettingOutOfBounds? {
+        SettingOutOfBounds.first(in: [
+            ("journal.fsync_interval_ms", fsyncIntervalMs, 1...longestWaitMs),
+            ("journal.compact_bytes", compactBytes, 4096...largestCompactBytes),
         ])
     }
 }

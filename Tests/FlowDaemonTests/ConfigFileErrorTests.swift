@@ -49,6 +49,16 @@ struct ConfigFileErrorTests {
                 "sets sockets.zmtp_heartbeat_ms to 9223372036854775807: it must be 0...3600000"
             ),
             (#"{"sockets": {"max_message_bytes": 0}}"#, "sets sockets.max_message_bytes to 0: it must be at least 1024"),
+            (#"{"journal": {"fsync_interval_ms": 0}}"#, "sets journal.fsync_interval_ms to 0: it must be 1...3600000"),
+            (
+                #"{"journal": {"fsync_interval_ms": 3600001}}"#,
+                "sets journal.fsync_interval_ms to 3600001: it must be 1...3600000"
+            ),
+            (#"{"journal": {"compact_bytes": 4095}}"#, "sets journal.compact_bytes to 4095: it must be 4096...1073741824"),
+            (
+                #"{"journal": {"compact_bytes": 9223372036854775807}}"#,
+                "sets journal.compact_bytes to 9223372036854775807: it must be 4096...1073741824"
+            ),
             (
                 #"{"daemon": {"default_session": "bad name!"}}"#,
                 "sets daemon.default_session to 'bad name!': it must be [A-Za-z0-9._-]{1,64}"
