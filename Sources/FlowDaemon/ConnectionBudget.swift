@@ -9,17 +9,20 @@ import ZeroMQ
 /// Keeps the connections from taking flowd's last file descriptors: at `RLIMIT_NOFILE`, libzmq 4.3's IPC listener
 /// aborts the process on the next `ipc://` connection (it takes `EMFILE` from `accept` as fatal; docs/LIMITS.md).
 ///
-/// It counts the connections the control and events sockets accepted and lost, from their monitors' events. When
+/// It counts the connections the control and events sockets accepted and lost, from their monitors' events, started
+/// before the sockets are bound so that none goes uncounted (nor a burst takes the monitors' own descriptors). When
 /// flowd's own descriptors and the connections come within ``reserve`` of the limit, the `ipc://` socket files are
 /// moved aside (``SocketFileWatch/withdraw()``): a new client finds no file and keeps dialling, while the listener and
 /// every connection stay; once connections closed so that twice the reserve is free, the files are put back. The
-/// reserve covers what flowd opens meanwhile (a compaction's files) and the connections already queued in the
-/// listener's backlog when the file goes.
+/// reserve covers what flowd opens meanwhile (a compaction's files), the connections libzmq accepts before the I/O
+/// loop reads the count, and those already queued in a listener's backlog when the file goes: the `ipc://` listeners
+/// queue a quarter of the reserve at most (``listenerBacklog(limit:)``), not libzmq's 100, which a burst of
+/// connections filled past a small reserve.
 struct ConnectionBudget {
     /// The soft `RLIMIT_NOFILE` in force.
     let limit: Int
-    /// The descriptors flowd held before its first connection, with the monitors'.
-    let own: Int
+    /// The descriptors flowd holds besides its connections, with the monitors' (``countOwnDescriptors()``).
+    private(set) var own = 32
     let reserve: Int
     /// Connections accepted and not yet lost.
     private(set) var connections = 0
@@ -27,8 +30,8 @@ struct ConnectionBudget {
     private(set) var withdrawn = false
     private let monitors: [ZMQSocket]
 
-    /// Starts monitoring `sockets` (their accepted and lost connections) in `context`; `nil` when the limit cannot
-    /// be read or the sockets cannot be monitored (logged).
+    /// Starts monitoring `sockets` (their accepted and lost connections) in `context`, before they are bound; `nil`
+    /// when the limit cannot be read or the sockets cannot be monitored (logged).
     init?(sockets: [(name: String, socket: ZMQSocket)], context: ZMQContext, logger: Logger) {
         guard let limit = DescriptorLimit.current() else { return nil }
         var monitors: [ZMQSocket] = []
@@ -48,21 +51,29 @@ struct ConnectionBudget {
         }
         self.monitors = monitors
         self.limit = Int(clamping: limit.soft)
-        own = Self.openDescriptors() ?? 32
-        reserve = max(16, self.limit / 8)
+        reserve = Self.reserve(limit: self.limit)
     }
+
+    /// The descriptors kept free below `limit`.
+    static func reserve(limit: Int) -> Int { max(16, limit / 8) }
+
+    /// The `ZMQ_BACKLOG` of an `ipc://` listener under `limit`: the kernel queues one more than it, and the two
+    /// listeners together queue at most a quarter of the reserve; libzmq's 100 from a limit of about 6 500 on.
+    static func listenerBacklog(limit: Int) -> Int32 { Int32(min(100, max(1, reserve(limit: limit) / 8 - 1))) }
 
     /// The monitors' sockets, for the I/O loop to wait on.
     var sockets: [ZMQSocket] { monitors }
 
+    /// Counts flowd's own descriptors once the sockets are bound: those open less the connections accepted already
+    /// (one accepted meanwhile is counted twice, on the safe side).
+    mutating func countOwnDescriptors() {
+        readEvents()
+        if let open = Self.openDescriptors() { own = max(0, open - connections) }
+    }
+
     /// Reads the monitors' events, then withdraws or restores `files` when the count crossed a threshold.
     mutating func update(_ files: inout SocketFileWatches, core: inout DaemonCore, logger: Logger) {
-        for monitor in monitors {
-            while let message = try? monitor.tryReceive(), let event = ZMQMonitorEvent(message) {
-                if event.kind == .accepted { connections += 1 }
-                if event.kind == .disconnected { connections = max(0, connections - 1) }
-            }
-        }
+        readEvents()
         let used = own + connections
         if !withdrawn, used >= limit - reserve {
             withdrawn = true
@@ -82,6 +93,15 @@ struct ConnectionBudget {
 
     func close() {
         for monitor in monitors { monitor.close() }
+    }
+
+    private mutating func readEvents() {
+        for monitor in monitors {
+            while let message = try? monitor.tryReceive(), let event = ZMQMonitorEvent(message) {
+                if event.kind == .accepted { connections += 1 }
+                if event.kind == .disconnected { connections = max(0, connections - 1) }
+            }
+        }
     }
 
     /// The number of descriptors open, from `/proc/self/fd`.

@@ -354,14 +354,7 @@ public final class DaemonServer: Service, Sendable {
         var compaction = CompactionSchedule()
         var socketFiles = SocketFileWatches(
             sockets.socketFiles, intervalMs: UInt64(configuration.daemon.heartbeatMs), now: now())
-        // Only libzmq's IPC listener aborts at the descriptor limit; over tcp:// a new connection waits instead.
-        var budget =
-            sockets.socketFiles.isEmpty
-            ? nil
-            : ConnectionBudget(
-                sockets: [("control", sockets.router), ("events", sockets.publisher)], context: sockets.context,
-                logger: logger)
-        defer { budget?.close() }
+        var budget = sockets.budget
         let budgetWatches = budget?.sockets.map { reactor.watch($0, for: .pollIn) } ?? []
 
         while true {

@@ -25,12 +25,16 @@ struct DaemonSockets {
     private let ipcPaths: [String]
     /// The same files, as bound, with their sockets: the I/O loop binds a removed one again.
     let socketFiles: [(watch: SocketFileWatch, socket: ZMQSocket)]
+    /// The connections counted against the descriptor limit, when there are socket files to move aside near it (only
+    /// libzmq's IPC listener aborts at the limit; over tcp:// a new connection waits instead).
+    let budget: ConnectionBudget?
 
     /// Creates the context and binds every socket; on failure closes what it made.
     init(configuration: DaemonServer.Configuration, logger: Logger) throws {
         let context = try ZMQContext()
         var opened: [ZMQSocket] = []
         var ipcPaths: [String] = []
+        var budget: ConnectionBudget?
         do {
             // With CURVE, the ZAP handler is bound first (libzmq asks it from the first handshake on), in this context.
             let security = configuration.security
@@ -54,6 +58,19 @@ struct DaemonSockets {
             opened.append(router)
             let publisher = try ZMQSocket(.xpub, context: context, options: publisherOptions)
             opened.append(publisher)
+            let endpoints = [configuration.controlEndpoint, configuration.eventsEndpoint]
+            if endpoints.contains(where: { $0.hasPrefix("ipc://") }) {
+                budget = ConnectionBudget(
+                    sockets: [("control", router), ("events", publisher)], context: context, logger: logger)
+            }
+            // An ipc:// listener's queue is bounded by the descriptor reserve: libzmq accepts what is queued when
+            // the files are moved aside near the limit, and aborts at the limit (ConnectionBudget).
+            if let limit = DescriptorLimit.current() {
+                let backlog = ConnectionBudget.listenerBacklog(limit: Int(clamping: limit.soft))
+                for (socket, endpoint) in zip([router, publisher], endpoints) where endpoint.hasPrefix("ipc://") {
+                    try socket.setOption(.backlog, to: backlog)
+                }
+            }
             try router.bind(configuration.controlEndpoint)
             ipcPaths += Self.ipcPath(configuration.controlEndpoint).map { [$0] } ?? []
             try publisher.bind(configuration.eventsEndpoint)
@@ -71,9 +88,16 @@ struct DaemonSockets {
                 SocketFileWatch(name: "control", endpoint: configuration.controlEndpoint).map { ($0, router) },
                 SocketFileWatch(name: "events", endpoint: configuration.eventsEndpoint).map { ($0, publisher) },
             ].compactMap { $0 }
+            if socketFiles.isEmpty {
+                budget?.close()
+                budget = nil
+            }
+            budget?.countOwnDescriptors()
+            self.budget = budget
             self.router = router
             self.publisher = publisher
         } catch {
+            budget?.close()
             for socket in opened.reversed() { socket.close() }
             context.shutdown()
             for path in ipcPaths { unlink(path) }
@@ -85,6 +109,7 @@ struct DaemonSockets {
 
     /// Closes the sockets and the context, then removes the `ipc://` socket files.
     func close() {
+        budget?.close()
         reactor.close()
         publisher.close()
         router.close()

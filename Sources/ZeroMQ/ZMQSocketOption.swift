@@ -56,6 +56,9 @@ extension ZMQSocketOption where Value == Int32 {
     package static var sendTimeout: Self { int32(ZMQ_SNDTIMEO, "ZMQ_SNDTIMEO") }
     /// `ZMQ_RECONNECT_IVL`, ms: wait before reconnecting a lost connection; -1 never reconnects.
     package static var reconnectInterval: Self { int32(ZMQ_RECONNECT_IVL, "ZMQ_RECONNECT_IVL") }
+    /// `ZMQ_BACKLOG`: the connections the kernel queues for a listener bound after it is set, beyond which a
+    /// connecting peer is refused for now (and retries); libzmq's default is 100.
+    package static var backlog: Self { int32(ZMQ_BACKLOG, "ZMQ_BACKLOG") }
     /// `ZMQ_HANDSHAKE_IVL`, ms: drop a connection whose ZMTP handshake takes longer; 0 never.
     package static var handshakeInterval: Self { int32(ZMQ_HANDSHAKE_IVL, "ZMQ_HANDSHAKE_IVL") }
     /// `ZMQ_FD` (read-only): a file descriptor that signals, edge-triggered and by readability only, that

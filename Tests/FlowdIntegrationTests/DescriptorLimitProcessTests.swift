@@ -92,6 +92,50 @@ struct DescriptorLimitProcessTests {
         }
     }
 
+    /// A burst of connections under a limit of 96: libzmq's listener queued 101 of them at once (its backlog of 100),
+    /// accepted them all although the file was moved aside, and was aborted at the limit (`EMFILE` in `accept`). Now
+    /// an ipc:// listener queues a quarter of the reserve at most: the rest are refused for now (`EAGAIN`, a libzmq
+    /// client dials again), flowd stays, and a client after the burst is served.
+    @Test func aBurstOfConnectionsIsNotQueuedPastTheReserve() async throws {
+        try await withCluster { cluster in
+            let daemon = try await cluster.startFlowd(descriptorLimit: 96)
+            let control = cluster.runtimeDirectory + "/control.sock"
+            // 200 connects without waiting for any: each one the kernel queued holds a descriptor once accepted.
+            let connections = try await onDedicatedThread("burst") {
+                (0..<200).compactMap { _ in Self.unixConnect(control) }
+            }
+            defer { for connection in connections { close(connection) } }
+            #expect(connections.count < 96)
+            for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+            // flowctl's connection is queued after the burst's: answered, flowd accepted them all and lives.
+            let health = try await cluster.health()
+            #expect(health["status"] as? String == "ok")
+            #expect(daemon.process.exit == nil)
+        }
+    }
+
+    /// A Unix-domain stream socket connected (queued at the listener) to `path` without waiting; nil when it cannot
+    /// connect now (no file, the listener's queue full).
+    private static func unixConnect(_ path: String) -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
     private static func operatorSocket(_ operators: OpenSockets, control: String) throws -> ZMQSocket {
         let options = ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil)
         let socket = try ZMQSocket(.dealer, context: operators.context, options: options)
