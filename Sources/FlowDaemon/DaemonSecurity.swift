@@ -310,7 +310,7 @@ package enum FlowdSecuritySettings: Sendable {
         allowPlaintextTCP: Bool, endpoints: [String]
     ) throws(FlowdSecurityError) -> DaemonSecurity? {
         let section = section ?? FlowdConfigFile.Security()
-        let anchor = configPath.map(folder(of:))
+        let anchor = configPath.map(PathParts.folder(of:))
         let secretKeyFile = keyFile ?? section.secretKeyFile.map { relative($0, to: anchor) }
         guard let secretKeyFile else {
             let plaintextAllowed = allowPlaintextTCP || section.allowPlaintextTCP == true
@@ -356,7 +356,7 @@ package enum FlowdSecuritySettings: Sendable {
     ) throws(FlowdSecurityError) -> AccessPolicy {
         let section = section ?? FlowdConfigFile.Security()
         var clients = section.clients ?? []
-        if let listFile = clientsFile ?? section.clientsFile.map({ relative($0, to: configPath.map(folder(of:))) }) {
+        if let listFile = clientsFile ?? section.clientsFile.map({ relative($0, to: configPath.map(PathParts.folder(of:))) }) {
             clients += try readClients(listFile)
         }
         do {
@@ -377,11 +377,6 @@ package enum FlowdSecuritySettings: Sendable {
                 "the clients file \(path) is not a JSON array of clients: "
                     + JSONDecodingProblem.describe(error, in: Array(data)))
         }
-    }
-
-    private static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     private static func relative(_ path: String, to folder: String?) -> String {

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import FlowWire
 internal import Logging
 import ZeroMQ
 
@@ -21,8 +22,9 @@ struct DaemonSockets {
     /// The I/O thread's poll loop; other threads wake it through its signal.
     let reactor: ZMQReactor
     let bound: BoundEndpoints
-    /// The `ipc://` socket files this daemon bound: libzmq leaves them behind, ``close()`` removes them.
-    private let ipcPaths: [String]
+    /// The `ipc://` socket files this daemon bound, as bound (libzmq's wildcard `ipc://*` resolved to a file in a
+    /// folder libzmq made for it): libzmq leaves a named one behind, ``close()`` removes them.
+    private let ipcFiles: [(path: String, wildcard: Bool)]
     /// The same files, as bound, with their sockets: the I/O loop binds a removed one again.
     let socketFiles: [(watch: SocketFileWatch, socket: ZMQSocket)]
     /// The connections counted against the descriptor limit, when there are socket files to move aside near it (only
@@ -33,7 +35,7 @@ struct DaemonSockets {
     init(configuration: DaemonServer.Configuration, logger: Logger) throws {
         let context = try ZMQContext()
         var opened: [ZMQSocket] = []
-        var ipcPaths: [String] = []
+        var ipcFiles: [(path: String, wildcard: Bool)] = []
         var budget: ConnectionBudget?
         do {
             // With CURVE, the ZAP handler is bound first (libzmq asks it from the first handshake on), in this context.
@@ -72,21 +74,22 @@ struct DaemonSockets {
                 }
             }
             try router.bind(configuration.controlEndpoint)
-            ipcPaths += Self.ipcPath(configuration.controlEndpoint).map { [$0] } ?? []
+            // The files as bound: libzmq's wildcard (`ipc://*`) names its file only in the bound endpoint.
+            let control = try router.option(.lastEndpoint)
+            ipcFiles += Self.file(bound: control, configured: configuration.controlEndpoint)
             try publisher.bind(configuration.eventsEndpoint)
-            ipcPaths += Self.ipcPath(configuration.eventsEndpoint).map { [$0] } ?? []
+            let events = try publisher.option(.lastEndpoint)
+            ipcFiles += Self.file(bound: events, configured: configuration.eventsEndpoint)
             // Only this user may connect to the ipc:// socket files (docs/SECURITY.md).
-            for path in ipcPaths where chmod(path, 0o600) != 0 {
+            for (path, _) in ipcFiles where chmod(path, 0o600) != 0 {
                 logger.warning(
                     "cannot restrict the socket file's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
             }
-            bound = BoundEndpoints(
-                control: try router.option(.lastEndpoint), events: try publisher.option(.lastEndpoint)
-            )
+            bound = BoundEndpoints(control: control, events: events)
             reactor = try ZMQReactor()
             socketFiles = [
-                SocketFileWatch(name: "control", endpoint: configuration.controlEndpoint).map { ($0, router) },
-                SocketFileWatch(name: "events", endpoint: configuration.eventsEndpoint).map { ($0, publisher) },
+                SocketFileWatch(name: "control", endpoint: control).map { ($0, router) },
+                SocketFileWatch(name: "events", endpoint: events).map { ($0, publisher) },
             ].compactMap { $0 }
             if socketFiles.isEmpty {
                 budget?.close()
@@ -100,11 +103,11 @@ struct DaemonSockets {
             budget?.close()
             for socket in opened.reversed() { socket.close() }
             context.shutdown()
-            for path in ipcPaths { unlink(path) }
+            Self.remove(ipcFiles)
             throw error
         }
         self.context = context
-        self.ipcPaths = ipcPaths
+        self.ipcFiles = ipcFiles
     }
 
     /// Closes the sockets and the context, then removes the `ipc://` socket files.
@@ -115,17 +118,23 @@ struct DaemonSockets {
         router.close()
         zap?.close()
         context.shutdown()
-        for path in ipcPaths {
-            unlink(path)
-            unlink(SocketFileWatch.withdrawnPath(of: path))
-        }
+        Self.remove(ipcFiles)
     }
 
-    /// The file of an `ipc://` endpoint.
-    private static func ipcPath(_ endpoint: String) -> String? {
-        guard endpoint.hasPrefix("ipc://") else { return nil }
-        let path = String(endpoint.dropFirst("ipc://".count))
-        return path.isEmpty || path.hasPrefix("@") ? nil : path
+    /// The socket file of the `bound` endpoint, if it has one, and whether libzmq named it (`configured` is the
+    /// wildcard).
+    private static func file(bound: String, configured: String) -> [(path: String, wildcard: Bool)] {
+        PathParts.socketFile(ofEndpoint: bound).map { [($0, configured == "ipc://*")] } ?? []
+    }
+
+    /// Removes the socket files (and one moved aside near the descriptor limit), with a wildcard's folder: libzmq
+    /// removes those itself as it closes, but not a file moved aside or bound again meanwhile.
+    private static func remove(_ files: [(path: String, wildcard: Bool)]) {
+        for (path, wildcard) in files {
+            unlink(path)
+            unlink(SocketFileWatch.withdrawnPath(of: path))
+            if wildcard { rmdir(PathParts.folder(of: path)) }
+        }
     }
 }
 

@@ -33,12 +33,10 @@ struct SocketFileWatch {
         let inode: UInt64
     }
 
-    /// Watches the file of `endpoint`, just bound; `nil` for another transport, Linux's abstract namespace
-    /// (`ipc://@name`) and libzmq's wildcard (`ipc://*`), which leave no file to lose.
+    /// Watches the file of `endpoint`, just bound (as bound: libzmq's wildcard `ipc://*` resolved to its file);
+    /// `nil` for an endpoint that names no file (``PathParts/socketFile(ofEndpoint:)``).
     init?(name: String, endpoint: String) {
-        guard endpoint.hasPrefix("ipc://") else { return nil }
-        let path = String(endpoint.dropFirst("ipc://".count))
-        guard !path.isEmpty, !path.hasPrefix("@"), path != "*" else { return nil }
+        guard let path = PathParts.socketFile(ofEndpoint: endpoint) else { return nil }
         self.name = name
         self.endpoint = endpoint
         self.path = path
@@ -68,12 +66,12 @@ struct SocketFileWatch {
             return false
         }
         // A cleaner may take the folder too: made again as at start (this user's, mode 0700), and judged as then.
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !folder.isEmpty, mkdir(folder, 0o700) != 0, errno != EEXIST {
+        let folder = PathParts.folder(of: path)
+        if mkdir(folder, 0o700) != 0, errno != EEXIST {
             report("mkdir \(errno)", "cannot make the socket file's folder again", errno: errno, logger: logger)
             return false
         }
-        if !folder.isEmpty, case .foreignOwner(let owner) = SocketFolderCheck(folder: folder) {
+        if case .foreignOwner(let owner) = SocketFolderCheck(folder: folder) {
             report(
                 "foreign \(owner)",
                 "the socket file's folder now belongs to uid \(owner): flowd does not bind in it again", logger: logger)

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import FlowWire
 internal import Logging
 import SystemPackage
 
@@ -135,12 +136,7 @@ final class StateDirectory {
             }
             return
         }
-        let parent: String
-        if let slash = path.lastIndex(of: "/") {
-            parent = slash == path.startIndex ? "/" : String(path[..<slash])
-        } else {
-            parent = "."
-        }
+        let parent = PathParts.folder(of: path)
         if parent != path && stat(parent, &status) != 0 {
             var prefix = parent.hasPrefix("/") ? "" : "."
             for component in parent.split(separator: "/") {

@@ -35,16 +35,10 @@ package enum SocketFolderCheck: Sendable, Hashable {
         }
     }
 
-    /// The verdict on the folder of an `ipc://` endpoint's socket file; `nil` for another transport and for Linux's
-    /// abstract namespace (`ipc://@name`), which has no folder.
+    /// The verdict on the folder of an `ipc://` endpoint's socket file; `nil` for an endpoint that names no file
+    /// (``PathParts/socketFile(ofEndpoint:)``).
     package init?(endpoint: String) {
-        guard endpoint.hasPrefix("ipc://") else { return nil }
-        let path = endpoint.dropFirst("ipc://".count)
-        guard !path.hasPrefix("@") else { return nil }
-        guard let slash = path.lastIndex(of: "/") else {
-            self.init(folder: ".")
-            return
-        }
-        self.init(folder: slash == path.startIndex ? "/" : String(path[..<slash]))
+        guard let path = PathParts.socketFile(ofEndpoint: endpoint) else { return nil }
+        self.init(folder: PathParts.folder(of: path))
     }
 }
