@@ -13,9 +13,12 @@ extension DaemonCore {
     }
 
     /// Hibernates the sessions due: no presenter and no journaled change for `daemon.hibernate_after_s`. A tick
-    /// looks at the due entries only (``IdleDeadlines``).
+    /// looks at the due entries only (``IdleDeadlines``), and hibernates ``hibernatedPerTick`` at most: sessions made
+    /// together (a restart's, a burst of creations) come due together, and saving 2 000 stepped ones in one tick held
+    /// a debug flowd's loop for 17 s. The rest stay due, so the next tick comes at once.
     mutating func hibernateIdleSessions(now: UInt64) {
-        while let entry = hibernationDeadlines.popDue(now: now) {
+        var hibernated = 0
+        while hibernated < Self.hibernatedPerTick, let entry = hibernationDeadlines.popDue(now: now) {
             guard let session = sessions[made: entry.session], session.hibernationEntry == entry.serial else { continue }
             session.hibernationEntry = nil
             guard session.host == nil else { continue }  // watched again when it loses its presenter
@@ -23,6 +26,7 @@ extension DaemonCore {
                 watchForHibernation(session, since: session.lastActive)  // it changed since: its deadline moved
                 continue
             }
+            hibernated += 1
             if let reason = hibernate(session) {
                 counters.sessionsNotHibernated[reason, default: 0] += 1
                 logger.debug(
@@ -31,6 +35,10 @@ extension DaemonCore {
             }
         }
     }
+
+    /// The most sessions one tick hibernates, as many as a turn makes (``PendingSession/madePerTurn``): saving a
+    /// stepped demo session costs ~500 µs.
+    static let hibernatedPerTick = PendingSession.madePerTurn
 
     /// Turns a made session into a pending one holding its `state` record (shared with the journal log), its remote
     /// attachments left in the peer index as they are; returns why it cannot, leaving it made.

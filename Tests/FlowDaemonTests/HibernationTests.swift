@@ -211,6 +211,28 @@ struct HibernationTests {
         pair.expectSameState("made by TREE")
     }
 
+    @Test("Sessions due together hibernate a slice per tick, the next tick due at once: no tick saves them all")
+    func aSlicePerTick() {
+        let pair = Pair()
+        pair.both("hello ops") { $0.hello(ops, .operator, name: "ops") }
+        let count = DaemonCore.hibernatedPerTick + 8
+        for index in 0..<count {
+            let session = "s\(index)"
+            pair.both("create \(session)") {
+                $0.receive(.createSession(SessionRequest(req: UInt64(10 + index), session: session)), from: ops)
+            }
+            pair.both("step \(session)") {
+                $0.deepLink(ops, Step("openDetail", payload: .int(index)), session: session, req: UInt64(1_000 + index))
+            }
+        }
+        pair.both("tick") { $0.tick(at: 31_000) }
+        #expect(pair.sleeping.core.counters.sessionsHibernated == DaemonCore.hibernatedPerTick)
+        #expect(pair.sleeping.core.nextDeadline(now: 31_000) == 31_000)
+        pair.both("next tick") { $0.tick(at: 31_001) }
+        #expect(pair.sleeping.core.counters.sessionsHibernated == count + 1)  // and the default session
+        pair.expectSameState("after the slices")
+    }
+
     @Test("A session that cannot be saved as data stays made, counted")
     func notRestorableStaysMade() {
         let pair = Pair(application: TestApplication(restorable: false))
