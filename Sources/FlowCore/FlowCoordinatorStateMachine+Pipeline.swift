@@ -353,6 +353,7 @@ extension FlowCoordinatorStateMachine {
         }
         coordinatorsByRoot[node.rootID]?.removeAll { $0 == coordinator }
         if coordinatorsByRoot[node.rootID]?.isEmpty == true { coordinatorsByRoot[node.rootID] = nil }
+        releaseHeld(ofEndedRoot: node.rootID)
         if let parent = node.parent {
             nodes[parent]?.children.removeAll { $0 == coordinator }
             // A child that was ready has given its part of its parent's readiness (RxFlow's `zip` of first ready
@@ -417,11 +418,17 @@ extension FlowCoordinatorStateMachine {
     // MARK: - Output
 
     /// Outputs a command; a driver keeping the UI model says what it took out of the UI (``commandObserver``).
+    /// A command that builds a flow's root not yet in that UI waits until the root is placed (D20).
     mutating func output(_ command: NavigationCommand, from coordinator: FlowCoordinatorID) {
+        if let root = waitingRoot(of: command) {
+            hold(command, from: coordinator, until: root)
+            return
+        }
         actions.append(.command(command, from: coordinator))
         guard let commandObserver else { return }
         let removed = commandObserver(command)
         if !removed.isEmpty { removedByCommands += removed }
+        releaseHeld(placedBy: command)
     }
 
     /// Whether what the commands output since the last ``dismissRemoved()`` took out of the UI ends `coordinator`:

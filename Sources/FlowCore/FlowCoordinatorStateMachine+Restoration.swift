@@ -54,9 +54,9 @@ public struct SavedFlowTree: Codable, Hashable, Sendable {
 }
 
 extension FlowCoordinatorStateMachine {
-    /// Whether the tree waits for nothing that is code: no asynchronous adaptation running and no `.ready` block
-    /// registered. Only such a tree can be saved.
-    public var isAtRest: Bool { pendingAdapts.isEmpty && pendingReadiness.isEmpty }
+    /// Whether the tree waits for nothing that is code: no asynchronous adaptation running, no `.ready` block
+    /// registered, no command waiting for a flow's root to be placed (D20). Only such a tree can be saved.
+    public var isAtRest: Bool { pendingAdapts.isEmpty && pendingReadiness.isEmpty && heldCommands.isEmpty }
 
     /// The tree as data.
     ///
@@ -68,6 +68,9 @@ extension FlowCoordinatorStateMachine {
         }
         guard pendingReadiness.isEmpty else {
             throw RestorationError(.notAtRest, "\(pendingReadiness.count) .ready block(s) waiting")
+        }
+        guard heldCommands.isEmpty else {
+            throw RestorationError(.notAtRest, "\(heldCommands.count) command(s) waiting for a flow root to be placed")
         }
         var savedNodes: [SavedFlowTree.Node] = []
         savedNodes.reserveCapacity(nodes.count)

@@ -127,6 +127,12 @@ public struct FlowCoordinatorStateMachine {
     public var commandObserver: ((NavigationCommand) -> [PresentableID])?
     /// What the commands output since the last ``dismissRemoved()`` took out of the driver's UI model.
     var removedByCommands: [PresentableID] = []
+    /// Whether the driver's UI model holds a presentable, from the driver that sets ``commandObserver``: with it, a
+    /// command building a flow's root that is in no UI yet waits until a command places the root
+    /// (`docs/SEMANTICS.md` D20).
+    public var uiContains: ((PresentableID) -> Bool)?
+    /// Commands waiting for their flow's root to be placed.
+    var heldCommands = HeldCommands()
 
     /// Makes an empty machine; ``coordinate(flow:with:allowStepWhenDismissed:)`` starts the tree.
     public init() {}

@@ -186,6 +186,13 @@ final class Session {
     /// The tree hears at once what a command took out of the UI (docs/SEMANTICS.md D18).
     private func observeCommands() {
         machine.commandObserver = { [unowned self] command in self.sequence(command) }
+        machine.uiContains = { [unowned self] id in self.uiContains(id) }
+    }
+
+    /// Read in place, where `ui`'s getter would copy the model.
+    private func uiContains(_ id: PresentableID) -> Bool {
+        readUnreadUI()
+        return uiModel.contains(id)
     }
 
     /// The session's live state as data.

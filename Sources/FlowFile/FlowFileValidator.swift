@@ -13,7 +13,6 @@ struct FlowFileValidator {
         checkVocabulary()
         checkRoot()
         for flow in app.flows { check(flow) }
-        checkReadyPlacements()
         checkGraph()
     }
 

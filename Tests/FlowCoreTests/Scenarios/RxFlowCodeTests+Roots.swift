@@ -256,15 +256,15 @@ extension RxFlowCodeTests {
 extension RxFlowCodeTests {
     // RxFlow README: `Flows.use(settingsFlow, when: .ready) { root in self.rootViewController.present(root) }`, the
     // child contributed after. The child's first step pushes its first screen onto its root while that navigation
-    // controller is in no window (UIKit allows it), then the block presents the root, first screen and all. Flowd's UI
-    // model (the daemon's, a presenter's) holds only what is in the UI: the push onto a root not yet placed does not
-    // fit and is left out (PROTOCOL §6.3), so the root is presented empty. Placed by the navigation's commands (or a
-    // `.created` block), the root is in the UI before the child's first step.
-    @Test("D20: a .ready block placing a child's root comes after the child's first commands on it; place it before")
-    func readyBlockPlacingAChildsRootComesAfterItsFirstCommands() throws {
+    // controller is in no window (UIKit allows it), then the block presents the root, first screen and all. With a
+    // driver's UI model (the daemon's), the push waits for the root to be placed and comes right after it, so the UI
+    // ends the same as when the root is placed before the child's first step.
+    @Test("D20: commands building a child's root not yet in the UI come right after the command placing it")
+    func commandsBuildingARootNotYetPlacedComeAfterItsPlacement() throws {
         for placedWhenReady in [true, false] {
             let parent = ScenarioFlow("P")
             let child = ScenarioFlow("C")
+            let first = OneStepper(withSingleStep: Step("fromFirst"))
             parent.on("a") { _, navigator in
                 if placedWhenReady {
                     Flows.use(child, when: .ready, in: navigator) { navigator in
@@ -277,25 +277,82 @@ extension RxFlowCodeTests {
             }
             child.on("c") { _, navigator in
                 navigator.push(.view("C.first", type: "View"), onto: "C.root")
-                return .none
+                navigator.push(.stack("C.inner"), onto: "C.root")
+                navigator.push(.view("C.deep", type: "View"), onto: "C.inner")
+                return .one(
+                    flowContributor: .contribute(
+                        withNextPresentable: Screen.view("C.deep", type: "View"), withNextStepper: first))
             }
+            child.on("fromFirst") { _, _ in .none }
             let harness = ScenarioHarness()
             let ui = harness.keepUIModel()
             try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
 
+            let built = [
+                "command push C.first onto C.root (flow#2)", "command push C.inner onto C.root (flow#2)",
+                "command push C.deep onto C.inner (flow#2)",
+            ]
             #expect(
-                harness.takeLog().only("command") == [
-                    "command setRoot P.root (flow#1)",
-                ] + (placedWhenReady
-                    ? ["command push C.first onto C.root (flow#2)", "command present C.root over P.root (flow#1)"]
-                    : ["command present C.root over P.root (flow#1)", "command push C.first onto C.root (flow#2)"])
-            )
-            #expect(
-                ui.ui.presentables.sorted()
-                    == (placedWhenReady ? ["C.root", "P.root"] : ["C.first", "C.root", "P.root"]),
+                harness.takeLog().only("command")
+                    == ["command setRoot P.root (flow#1)", "command present C.root over P.root (flow#1)"] + built,
                 "placed when ready: \(placedWhenReady)"
             )
+            #expect(ui.ui.presentables.sorted() == ["C.deep", "C.first", "C.inner", "C.root", "P.root"])
+            // The deepest screen is on top and visible: its stepper's step is heard, as in RxFlow.
+            for report in ui.takeVisibilityReports() { harness.handle(report) }
+            #expect(harness.takeLog().navigations.contains("C: fromFirst"), "placed when ready: \(placedWhenReady)")
+            #expect(harness.machine.isAtRest)
         }
+    }
+
+    // Without a driver's UI model the machine cannot tell what is placed: commands come in the flows' order.
+    @Test("D20: without a UI model, commands come in the order the flows record them")
+    func withoutAUIModelCommandsKeepTheFlowsOrder() throws {
+        let parent = ScenarioFlow("P")
+        let child = ScenarioFlow("C")
+        parent.on("a") { _, navigator in
+            Flows.use(child, when: .ready, in: navigator) { navigator in navigator.present(child.root, over: "P.root") }
+            return .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("c"))))
+        }
+        child.on("c") { _, navigator in
+            navigator.push(.view("C.first", type: "View"), onto: "C.root")
+            return .none
+        }
+        let harness = ScenarioHarness()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+
+        #expect(
+            harness.takeLog().only("command") == [
+                "command setRoot P.root (flow#1)", "command push C.first onto C.root (flow#2)",
+                "command present C.root over P.root (flow#1)",
+            ])
+    }
+
+    // A root that is never placed: what waited for it goes out when its flow ends (it fits nowhere, as before), and
+    // until then the tree is not at rest (a session keeps its history rather than a snapshot).
+    @Test("D20: commands for a root never placed go out when its flow ends; until then the tree is not at rest")
+    func commandsForARootNeverPlacedGoOutWhenItsFlowEnds() throws {
+        let parent = ScenarioFlow("P")
+        let child = ScenarioFlow("C")
+        parent.on("a") { _, _ in
+            .one(flowContributor: Contribute.flow(child, OneStepper(withSingleStep: Step("c"))))
+        }
+        child.on("c") { _, navigator in
+            navigator.push(.view("C.first", type: "View"), onto: "C.root")
+            return .none
+        }
+        child.on("done") { _, _ in .end(forwardToParentFlowWithStep: Step("back")) }
+        parent.on("back") { _, _ in .none }
+        let harness = ScenarioHarness()
+        let ui = harness.keepUIModel()
+        try harness.coordinate(parent, with: OneStepper(withSingleStep: Step("a")))
+        #expect(harness.takeLog().only("command") == ["command setRoot P.root (flow#1)"])
+        #expect(!harness.machine.isAtRest)
+        harness.deepLink("done")
+
+        #expect(harness.takeLog().only("command") == ["command push C.first onto C.root (flow#2)"])
+        #expect(ui.ui.presentables.sorted() == ["P.root"])
+        #expect(harness.machine.isAtRest)
     }
 }
 

@@ -150,6 +150,7 @@ final class ScenarioHarness {
     func keepUIModel() -> ScenarioUIModel {
         let model = ScenarioUIModel()
         machine.commandObserver = { command in model.apply(command) }
+        machine.uiContains = { id in model.ui.contains(id) }
         return model
     }
 
