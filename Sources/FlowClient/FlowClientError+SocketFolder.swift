@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-package import FlowWire
+import FlowWire
 package import ZeroMQ
 
 extension FlowClientError {

@@ -313,7 +313,7 @@ extension JournalStore {
         _ bytes: [UInt8]?, generation: UInt64, path: String, because error: JournalError
     ) throws(JournalError) -> JournalDamage {
         var keptAs = "(nothing: the file was missing)"
-        if let bytes {
+        if bytes != nil {
             let name = "\(JournalFormat.journalFileName(generation)).damaged-at-0"
             try directory.move(JournalFormat.journalFileName(generation), to: name)
             try directory.sync()

@@ -50,11 +50,10 @@ struct RecordingHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        let merged = self.metadata.merging(metadata ?? [:]) { $1 }
-        recorder.lines.withLock { $0.append(LogRecorder.Line(level: level, message: "\(message)", metadata: merged)) }
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        recorder.lines.withLock {
+            $0.append(LogRecorder.Line(level: event.level, message: "\(event.message)", metadata: merged))
+        }
     }
 }
