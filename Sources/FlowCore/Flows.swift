@@ -3,8 +3,8 @@ public enum FlowReadiness: Sendable, Hashable {
     /// Right away: the flows exist.
     case created
     /// Once every flow has navigated for the first time and, if that navigation started child flows, once those are
-    /// ready too. Readiness is latched: a flow that is already ready runs the block at once. Not for placing the flows'
-    /// roots in the UI: their first steps' commands on those roots come first (`docs/SEMANTICS.md` D20).
+    /// ready too. Readiness is latched: a flow that is already ready runs the block at once. Placing the flows' roots
+    /// here, as RxFlow's README does, shows them with what their first steps built in them (`docs/SEMANTICS.md` D20).
     case ready
 }
 
