@@ -66,9 +66,9 @@ extension DaemonCore {
 
     mutating func ack(_ body: Ack, from peer: Peer) {
         guard let session = self.session(body.session), session.host == peer.address else {
-            // ACK never gets a reply (docs/PROTOCOL.md §6.3): counted and ignored.
-            counters.errors[WireError.Code.notHost.rawValue, default: 0] += 1
-            logger.debug("ACK for a session the peer does not host", metadata: ["peer": "\(peer.id)"])
+            // ACK never gets a reply (docs/PROTOCOL.md §6.3): counted and logged like any refusal, and ignored.
+            let text = "this presenter does not host session '\(body.session)'"
+            noteRefusal(WireError(.notHost, text, type: .ack), from: peer.address)
             return
         }
         let acked = min(body.seq, session.seq)

@@ -252,6 +252,12 @@ package struct DaemonCore {
     package static let maxRefusalText = 1024
 
     mutating func reject(_ error: WireError, to address: PeerAddress) {
+        send(.error(ErrorReply(noteRefusal(error, from: address))), to: address)
+    }
+
+    /// Counts and logs a refusal (also one answered with nothing, an `ACK`'s); returns it with its text cut.
+    @discardableResult
+    mutating func noteRefusal(_ error: WireError, from address: PeerAddress) -> WireError {
         var error = error
         if error.message.utf8.count > Self.maxRefusalText, error.message.count > Self.maxRefusalText {
             error = WireError(
@@ -267,7 +273,7 @@ package struct DaemonCore {
                 "error": "\(error.message)", "refused_so_far": "\(count)",
             ]
         )
-        send(.error(ErrorReply(error)), to: address)
+        return error
     }
 
     /// What the inputs handled since the last call output, in order.

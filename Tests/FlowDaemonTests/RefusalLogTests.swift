@@ -25,6 +25,25 @@ struct RefusalLogTests {
         #expect(refusals.allSatisfy { $0.metadata["code"] == "notWelcome" })
         #expect(daemon.core.counters.errors == ["notWelcome": 120])
     }
+
+    /// An `ACK` for a session its presenter does not host gets no reply (§6.3) but is logged like any refusal (it
+    /// was counted and logged at debug only, with its own text: found by a foreign client in Go).
+    @Test func anAckForASessionNotHostedIsLoggedLikeAnyRefusalAndAnsweredWithNothing() {
+        let recorder = LogRecorder()
+        let daemon = EmbeddedDaemon(
+            application: TestApplication(), logger: Logger(label: "refusals") { _ in RecordingHandler(recorder) }
+        )
+        let presenter = daemon.newPeerAddress()
+        let hello = Hello(req: 1, role: .presenter, name: "tui", instance: "run-tui", heartbeatMs: 1000, serves: [])
+        _ = daemon.receive(.hello(hello), from: presenter)
+        for seq in 1...12 {
+            #expect(daemon.receive(.ack(Ack(session: "default", seq: UInt64(seq))), from: presenter).sent.isEmpty)
+        }
+        let refusals = recorder.lines.withLock { $0 }.filter { $0.message == "message refused" }
+        #expect(refusals.map { $0.metadata["code"] } == Array(repeating: "notHost", count: 12))
+        #expect(refusals.filter { $0.level == .notice }.map { $0.metadata["refused_so_far"] } == ["1", "10"])
+        #expect(daemon.core.counters.errors == ["notHost": 12])
+    }
 }
 
 /// What a daemon logged, line by line.
