@@ -87,10 +87,10 @@ enum BenchWire {
     static func checkEncodings() throws {
         let codec = WireCodec()
         let step = StepMessage(req: 123_456, session: session, attachment: 7, step: Step(stepName, payload: .int(1_234_567)))
-        guard codec.encodeBody(.step(step)) == stepBody(attachment: 7, req: 123_456, stamp: 1_234_567) else {
+        guard codec.encodeBody(.client(.step(step))) == stepBody(attachment: 7, req: 123_456, stamp: 1_234_567) else {
             throw BenchError("the hand-made STEP body differs from WireCodec's")
         }
-        guard codec.encodeBody(.ack(Ack(session: session, seq: 98_765))) == ackBody(seq: 98_765) else {
+        guard codec.encodeBody(.client(.ack(Ack(session: session, seq: 98_765)))) == ackBody(seq: 98_765) else {
             throw BenchError("the hand-made ACK body differs from WireCodec's")
         }
     }
@@ -102,10 +102,11 @@ enum BenchWire {
         let req: UInt64 = 100_000
         let step = stepBody(attachment: 1, req: req, stamp: stamp)
         let command = codec.encodeBody(
-            .command(CommandMessage(session: session, seq: req, command: BenchFlow.tickCommand(payload: .int(Int(stamp))))
+            .daemon(
+                .command(CommandMessage(session: session, seq: req, command: BenchFlow.tickCommand(payload: .int(Int(stamp)))))
             )
         )
-        let ok = codec.encodeBody(.ok(OKReply(req: req, result: ["accepted": true])))
+        let ok = codec.encodeBody(.daemon(.ok(OKReply(req: req, result: ["accepted": true]))))
         return (command.count - step.count, ok.count, step.count, command.count)
     }
 }
@@ -141,7 +142,7 @@ final class BenchClient {
     }
 
     /// Sends a message encoded by the codec (handshakes, not the hot path).
-    func send(_ message: WireMessage) throws {
+    func send(_ message: ClientMessage) throws {
         try dealer.send(ZMQMessage(codec.encode(message)))
         lastSend = monotonicNanoseconds()
     }
@@ -180,10 +181,10 @@ final class BenchClient {
     }
 
     /// Waits for the decoded message the predicate picks (setup only: decodes with the codec).
-    func awaitDecoded<T>(what: String, _ pick: (WireMessage) -> T?) throws -> T {
+    func awaitDecoded<T>(what: String, _ pick: (DaemonMessage) -> T?) throws -> T {
         var result: T?
         _ = try awaitMessage(what: what) { frames in
-            guard let message = try? codec.decode(frames) else { return false }
+            guard case .daemon(let message)? = try? codec.decode(frames, from: .daemon) else { return false }
             result = pick(message)
             return result != nil
         }

@@ -77,7 +77,7 @@ struct IdleCommand: ParsableCommand {
         let operatorPeer = PeerAddress([7])
         var req: UInt64 = 0
         var now: UInt64 = 0
-        func send(_ message: WireMessage) {
+        func send(_ message: ClientMessage) {
             _ = core.handle(.message(from: operatorPeer, frames: codec.encode(message)), now: now)
         }
         func create(_ session: String) {

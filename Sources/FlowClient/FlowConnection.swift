@@ -398,9 +398,10 @@ final class FlowConnection: Sendable {
         let now = ContinuousClock.now
         var message: DaemonMessage?
         do {
-            let decoded = try codec.decode(received.frames)
-            message = DaemonMessage(decoded)
-            if message == nil {
+            let decoded = try codec.decode(received.frames, from: .daemon)
+            if case .daemon(let sent) = decoded {
+                message = sent
+            } else {
                 logger.warning("ignoring a message only clients send", metadata: ["type": "\(decoded.type.rawValue)"])
             }
         } catch {
@@ -444,6 +445,6 @@ final class FlowConnection: Sendable {
     }
 
     func frames(_ message: ClientMessage) -> ZMQMessage {
-        ZMQMessage(codec.encode(message.wire))
+        ZMQMessage(codec.encode(message))
     }
 }

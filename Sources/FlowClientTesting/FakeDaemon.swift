@@ -99,8 +99,8 @@ public final class FakeDaemon: Sendable {
         return try await withDeadline("a message from a client") {
             guard let message = await router.messages.next() else { throw DeadlineExceeded(what: "(socket closed)") }
             let frames = message.frames
-            let decoded = try codec.decode(Array(frames.dropFirst()))
-            guard let sent = ClientMessage(decoded) else {
+            let decoded = try codec.decode(Array(frames.dropFirst()), from: .client)
+            guard case .client(let sent) = decoded else {
                 throw UnexpectedMessage(expected: "a client's message", got: decoded)
             }
             return Received(peer: frames[0], message: sent)
@@ -172,7 +172,7 @@ public final class FakeDaemon: Sendable {
 
     /// Sends `message` to the client `peer`.
     public func send(_ message: DaemonMessage, to peer: [UInt8]) async throws {
-        try await loop.send(ZMQMessage([peer] + codec.encode(message.wire)), on: router)
+        try await loop.send(ZMQMessage([peer] + codec.encode(message)), on: router)
     }
 
     /// Runs `body` while sending `peer` a `HEARTBEAT` announcing `sessions` every `interval`, as a live daemon does
@@ -191,7 +191,7 @@ public final class FakeDaemon: Sendable {
 
     /// Starts sending `peer` a `HEARTBEAT` announcing `sessions` every `interval` from a thread of its own.
     private func heartbeats(_ sessions: [String: UInt64], every interval: Duration, to peer: [UInt8]) -> KeepAlive {
-        let heartbeat = ZMQMessage([peer] + codec.encode(DaemonMessage.heartbeat(Heartbeat(sessions: sessions)).wire))
+        let heartbeat = ZMQMessage([peer] + codec.encode(DaemonMessage.heartbeat(Heartbeat(sessions: sessions))))
         let (loop, router) = (loop, router)
         let milliseconds = Int(interval / .milliseconds(1))
         // A client that went away makes the send fail: the test judges what the client does, not the beats.
@@ -238,7 +238,7 @@ public final class FakeDaemon: Sendable {
             return (peer, hello)
         }
         // The WELCOME is queued and the heartbeats started without a suspension between them.
-        let message = ZMQMessage([peer] + codec.encode(welcome.wire))
+        let message = ZMQMessage([peer] + codec.encode(welcome))
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let posted = loop.post(message, on: router) { result in
                 continuation.resume(with: result.mapError { $0 as any Error })

@@ -12,12 +12,12 @@ extension DaemonCore {
         let known = peers.heard(address, at: now)
         let message: WireMessage
         do {
-            message = try codec.decode(frames)
+            message = try codec.decode(frames, from: .client)
         } catch {
             reject(Self.refusal(of: error, welcomed: known != nil), to: address)
             return
         }
-        if case .hello(let hello) = message {
+        if case .client(.hello(let hello)) = message {
             welcome(hello, from: address, userID: userID, now: now)
             return
         }
@@ -36,7 +36,7 @@ extension DaemonCore {
             reject(WireError(.notWelcome, "say HELLO first", req: message.req, type: message.type), to: address)
             return
         }
-        // Judged by its type and switched on as decoded: a `ClientMessage` made of it would copy the body.
+        // Judged by its type: what only the daemon sends is refused here.
         guard Self.allowed(message.type, for: peer.role) else {
             // A type only the daemon sends is named so whether its body reads or not (``refusal(of:welcomed:)``).
             let why =
@@ -46,7 +46,7 @@ extension DaemonCore {
             reject(WireError(.forbidden, why, req: message.req, type: message.type), to: address)
             return
         }
-        if case .step(let body) = message, let identity = peer.identity, !identity.mayEmit(body.step.name) {
+        if case .client(.step(let body)) = message, let identity = peer.identity, !identity.mayEmit(body.step.name) {
             // The key's step names judge the sender, so before the journal (PROTOCOL.md §3's order).
             reject(
                 WireError(
@@ -64,39 +64,39 @@ extension DaemonCore {
             return
         }
         switch message {
-        case .heartbeat:
+        case .client(.heartbeat):
             break
-        case .bye:
+        case .client(.bye):
             logger.info("peer left", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
             peerLost(address)
-        case .step(let body):
+        case .client(.step(let body)):
             step(body, from: peer)
-        case .adapted(let body):
+        case .client(.adapted(let body)):
             adapted(body, from: peer)
-        case .sync(let body):
+        case .client(.sync(let body)):
             sync(body, from: peer)
-        case .ack(let body):
+        case .client(.ack(let body)):
             ack(body, from: peer)
-        case .report(let body):
+        case .client(.report(let body)):
             report(body, from: peer)
-        case .userAction(let body):
+        case .client(.userAction(let body)):
             userAction(body, from: peer)
-        case .sessions(let body):
+        case .client(.sessions(let body)):
             sessionList(body, from: peer)
-        case .tree(let body):
+        case .client(.tree(let body)):
             tree(body, from: peer)
-        case .deepLink(let body):
+        case .client(.deepLink(let body)):
             deepLink(body, from: peer)
-        case .createSession(let body):
+        case .client(.createSession(let body)):
             createSessionRequest(body, from: peer)
-        case .endSession(let body):
+        case .client(.endSession(let body)):
             endSessionRequest(body, from: peer)
-        case .health(let body):
+        case .client(.health(let body)):
             reply(to: address, req: body.req, result: healthReport(now: now))
-        case .describe(let body):
+        case .client(.describe(let body)):
             describe(body, from: peer)
-        case .hello, .welcome, .ok, .error, .attach, .detach, .action, .adapt, .snapshot, .command, .event:
-            break  // refused by `allowed` above
+        case .client(.hello), .daemon:
+            break  // answered, or refused by `allowed`, above
         }
     }
 

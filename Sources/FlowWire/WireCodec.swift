@@ -23,9 +23,15 @@ public struct WireCodec: Sendable {
         [WireProtocol.signature, message.type.frame, encodeBody(message)]
     }
 
+    /// The three frames of a message a client sends.
+    public func encode(_ message: ClientMessage) -> [[UInt8]] { encode(.client(message)) }
+
+    /// The three frames of a message the daemon sends.
+    public func encode(_ message: DaemonMessage) -> [[UInt8]] { encode(.daemon(message)) }
+
     /// The four frames of an event on the events socket.
     public func encodeEvent(_ event: EventMessage) -> [[UInt8]] {
-        [WireProtocol.eventTopic(session: event.session)] + encode(.event(event))
+        [WireProtocol.eventTopic(session: event.session)] + encode(DaemonMessage.event(event))
     }
 
     /// The JSON body of a message.
@@ -34,30 +40,31 @@ public struct WireCodec: Sendable {
         if let body = message.fastBody { return body }
         do {
             switch message {
-            case .hello(let body): return try json(body)
-            case .welcome(let body): return try json(body)
-            case .heartbeat(let body): return try json(body)
-            case .bye: return Array("{}".utf8)
-            case .ok(let body): return try json(body)
-            case .error(let body): return try json(body)
-            case .attach(let body): return try json(body)
-            case .detach(let body): return try json(body)
-            case .step(let body): return try json(body)
-            case .action(let body): return try json(body)
-            case .adapt(let body): return try json(body)
-            case .adapted(let body): return try json(body)
-            case .sync(let body): return try json(body)
-            case .snapshot(let body): return try json(body)
-            case .command(let body): return try json(body)
-            case .ack(let body): return try json(body)
-            case .report(let body): return try json(body)
-            case .userAction(let body): return try json(body)
-            case .sessions(let body): return try json(body)
-            case .health(let body): return try json(body)
-            case .describe(let body): return try json(body)
-            case .tree(let body), .createSession(let body), .endSession(let body): return try json(body)
-            case .deepLink(let body): return try json(body)
-            case .event(let body): return try json(body)
+            case .client(.hello(let body)): return try json(body)
+            case .client(.heartbeat(let body)), .daemon(.heartbeat(let body)): return try json(body)
+            case .client(.bye): return Array("{}".utf8)
+            case .client(.step(let body)): return try json(body)
+            case .client(.adapted(let body)): return try json(body)
+            case .client(.sync(let body)): return try json(body)
+            case .client(.ack(let body)): return try json(body)
+            case .client(.report(let body)): return try json(body)
+            case .client(.userAction(let body)): return try json(body)
+            case .client(.sessions(let body)): return try json(body)
+            case .client(.tree(let body)), .client(.createSession(let body)), .client(.endSession(let body)):
+                return try json(body)
+            case .client(.deepLink(let body)): return try json(body)
+            case .client(.health(let body)): return try json(body)
+            case .client(.describe(let body)): return try json(body)
+            case .daemon(.welcome(let body)): return try json(body)
+            case .daemon(.ok(let body)): return try json(body)
+            case .daemon(.error(let body)): return try json(body)
+            case .daemon(.attach(let body)): return try json(body)
+            case .daemon(.detach(let body)): return try json(body)
+            case .daemon(.action(let body)): return try json(body)
+            case .daemon(.adapt(let body)): return try json(body)
+            case .daemon(.snapshot(let body)): return try json(body)
+            case .daemon(.command(let body)): return try json(body)
+            case .daemon(.event(let body)): return try json(body)
             }
         } catch {
             // Every body is made of strings, numbers and JSON values: encoding cannot fail short of a non-finite
@@ -74,10 +81,11 @@ public struct WireCodec: Sendable {
 
     // MARK: Decoding
 
-    /// Decodes a control message's frames (without a routing id).
+    /// Decodes a control message's frames (without a routing id) that `sender` sent; a type only the other side sends
+    /// decodes all the same, as that side's (the daemon refuses it by its type).
     ///
     /// - Throws: a ``WireError`` with the code to answer with, and the `req` and type when they could be read.
-    public func decode(_ frames: [[UInt8]]) throws(WireError) -> WireMessage {
+    public func decode(_ frames: [[UInt8]], from sender: WireSender) throws(WireError) -> WireMessage {
         guard frames.count == 3 else {
             throw WireError(.malformedFrame, "expected 3 frames, got \(frames.count)")
         }
@@ -127,7 +135,7 @@ public struct WireCodec: Sendable {
         let req = type.isRequest ? Self.peekReq(body, syntaxChecked: true) : nil
         let message: WireMessage
         do {
-            message = try decodeBody(type, Data(body))
+            message = try decodeBody(type, Data(body), from: sender)
         } catch let error as WireError {
             var error = error
             error.req = type.isRequest ? error.req ?? req : nil
@@ -144,48 +152,50 @@ public struct WireCodec: Sendable {
     /// Decodes an event's four frames (topic first).
     public func decodeEvent(_ frames: [[UInt8]]) throws(WireError) -> EventMessage {
         guard frames.count == 4 else { throw WireError(.malformedFrame, "expected 4 frames, got \(frames.count)") }
-        guard case .event(let event) = try decode(Array(frames.dropFirst())) else {
+        guard case .daemon(.event(let event)) = try decode(Array(frames.dropFirst()), from: .daemon) else {
             throw WireError(.unknownType, "not an EVENT")
         }
         return event
     }
 
-    private func decodeBody(_ type: MessageType, _ data: Data) throws -> WireMessage {
+    private func decodeBody(_ type: MessageType, _ data: Data, from sender: WireSender) throws -> WireMessage {
         let decoder = JSONDecoder()
         func body<T: Decodable>(_: T.Type) throws -> T { try decoder.decode(T.self, from: data) }
         switch type {
-        case .hello: return .hello(try body(Hello.self))
-        case .welcome: return .welcome(try body(Welcome.self))
-        case .heartbeat: return .heartbeat(try body(Heartbeat.self))
+        case .hello: return .client(.hello(try body(Hello.self)))
+        case .heartbeat:
+            let heartbeat = try body(Heartbeat.self)
+            return sender == .client ? .client(.heartbeat(heartbeat)) : .daemon(.heartbeat(heartbeat))
         case .bye:
             guard case .object = try body(JSONValue.self) else {
                 throw DecodingError.typeMismatch(
                     [String: JSONValue].self, .init(codingPath: [], debugDescription: "not a JSON object")
                 )
             }
-            return .bye
-        case .ok: return .ok(try body(OKReply.self))
-        case .error: return .error(try body(ErrorReply.self))
-        case .attach: return .attach(try body(Attach.self))
-        case .detach: return .detach(try body(Detach.self))
-        case .step: return .step(try body(StepMessage.self))
-        case .action: return .action(try body(ActionMessage.self))
-        case .adapt: return .adapt(try body(AdaptMessage.self))
-        case .adapted: return .adapted(try body(AdaptedMessage.self))
-        case .sync: return .sync(try body(Sync.self))
-        case .snapshot: return .snapshot(try body(SnapshotMessage.self))
-        case .command: return .command(try body(CommandMessage.self))
-        case .ack: return .ack(try body(Ack.self))
-        case .report: return .report(try body(Report.self))
-        case .userAction: return .userAction(try body(UserAction.self))
-        case .sessions: return .sessions(try body(SessionsRequest.self))
-        case .tree: return .tree(try body(SessionRequest.self))
-        case .deepLink: return .deepLink(try body(DeepLinkRequest.self))
-        case .createSession: return .createSession(try body(SessionRequest.self))
-        case .endSession: return .endSession(try body(SessionRequest.self))
-        case .health: return .health(try body(PlainRequest.self))
-        case .describe: return .describe(try body(DescribeRequest.self))
-        case .event: return .event(try body(EventMessage.self))
+            return .client(.bye)
+        case .step: return .client(.step(try body(StepMessage.self)))
+        case .adapted: return .client(.adapted(try body(AdaptedMessage.self)))
+        case .sync: return .client(.sync(try body(Sync.self)))
+        case .ack: return .client(.ack(try body(Ack.self)))
+        case .report: return .client(.report(try body(Report.self)))
+        case .userAction: return .client(.userAction(try body(UserAction.self)))
+        case .sessions: return .client(.sessions(try body(SessionsRequest.self)))
+        case .tree: return .client(.tree(try body(SessionRequest.self)))
+        case .deepLink: return .client(.deepLink(try body(DeepLinkRequest.self)))
+        case .createSession: return .client(.createSession(try body(SessionRequest.self)))
+        case .endSession: return .client(.endSession(try body(SessionRequest.self)))
+        case .health: return .client(.health(try body(PlainRequest.self)))
+        case .describe: return .client(.describe(try body(DescribeRequest.self)))
+        case .welcome: return .daemon(.welcome(try body(Welcome.self)))
+        case .ok: return .daemon(.ok(try body(OKReply.self)))
+        case .error: return .daemon(.error(try body(ErrorReply.self)))
+        case .attach: return .daemon(.attach(try body(Attach.self)))
+        case .detach: return .daemon(.detach(try body(Detach.self)))
+        case .action: return .daemon(.action(try body(ActionMessage.self)))
+        case .adapt: return .daemon(.adapt(try body(AdaptMessage.self)))
+        case .snapshot: return .daemon(.snapshot(try body(SnapshotMessage.self)))
+        case .command: return .daemon(.command(try body(CommandMessage.self)))
+        case .event: return .daemon(.event(try body(EventMessage.self)))
         }
     }
 
@@ -211,7 +221,7 @@ public struct WireCodec: Sendable {
             throw WireError(.malformedBody, "req must be within 0...2^53", req: nil, type: type)
         }
         switch message {
-        case .hello(let hello):
+        case .client(.hello(let hello)):
             try name(hello.name, "client name")
             guard (1...WireProtocol.maxInstanceBytes).contains(hello.instance.utf8.count) else {
                 let limit = WireProtocol.maxInstanceBytes
@@ -223,25 +233,25 @@ public struct WireCodec: Sendable {
             for kind in hello.serves where !WireProtocol.isValidKind(kind) {
                 throw WireError(.invalidName, "stepper kind '\(kind.prefix(80))' is not valid", req: req, type: type)
             }
-        case .step(let body):
+        case .client(.step(let body)):
             try name(body.session, "session")
             try step(body.step)
-        case .sync(let body):
+        case .client(.sync(let body)):
             try name(body.session, "session")
-        case .ack(let body):
+        case .client(.ack(let body)):
             try name(body.session, "session")
-        case .report(let body):
+        case .client(.report(let body)):
             try name(body.session, "session")
             for report in body.reports { try presentable(report.presentable) }
-        case .userAction(let body):
+        case .client(.userAction(let body)):
             try name(body.session, "session")
             try presentable(body.presentable)
             try step(body.action, "action name")
-        case .tree(let body), .createSession(let body), .endSession(let body):
+        case .client(.tree(let body)), .client(.createSession(let body)), .client(.endSession(let body)):
             try name(body.session, "session")
-        case .describe(let body):
+        case .client(.describe(let body)):
             if let session = body.session { try name(session, "session") }
-        case .deepLink(let body):
+        case .client(.deepLink(let body)):
             try name(body.session, "session")
             switch (body.step, body.uri) {
             case (let given?, nil): try step(given)
@@ -250,14 +260,15 @@ public struct WireCodec: Sendable {
                 throw WireError(
                     .malformedBody, "DEEPLINK takes a step or a uri (1 to 2048 bytes), not both", req: req, type: type)
             }
-        case .adapt(let body):
+        case .daemon(.adapt(let body)):
             try name(body.session, "session")
             try step(body.step)
-        case .adapted(let body):
+        case .client(.adapted(let body)):
             try name(body.session, "session")
             if case .replace(let replacement) = body.answer { try step(replacement) }
-        case .attach, .detach, .action, .command, .snapshot, .welcome, .heartbeat, .bye, .ok, .error, .sessions,
-            .health, .event:
+        case .client(.heartbeat), .client(.bye), .client(.sessions), .client(.health), .daemon(.welcome),
+            .daemon(.heartbeat), .daemon(.ok), .daemon(.error), .daemon(.attach), .daemon(.detach), .daemon(.action),
+            .daemon(.snapshot), .daemon(.command), .daemon(.event):
             break
         }
     }

@@ -173,14 +173,14 @@ public final class EmbeddedDaemon {
 
     /// `peer` sends `message` (encoded with the wire codec) and the daemon handles it now.
     @discardableResult
-    public func receive(_ message: WireMessage, from peer: PeerAddress) -> DaemonOutcome {
+    public func receive(_ message: ClientMessage, from peer: PeerAddress) -> DaemonOutcome {
         handle(.message(from: peer, frames: codec.encode(message)))
     }
 
     /// `peer` sends `message` on a connection the ZAP handler admitted as `userID` (its public key, Z85; `nil`: none),
     /// and the daemon handles it now: for a daemon with an `AccessPolicy`.
     @discardableResult
-    public func receive(_ message: WireMessage, from peer: PeerAddress, userID: String?) -> DaemonOutcome {
+    public func receive(_ message: ClientMessage, from peer: PeerAddress, userID: String?) -> DaemonOutcome {
         handle(.authenticatedMessage(from: peer, userID: userID, frames: codec.encode(message)))
     }
 
@@ -205,7 +205,7 @@ public final class EmbeddedDaemon {
     // MARK: - As a system
 
     /// Queues `message` from `peer`, handled by the next ``settle()``.
-    public func enqueue(_ message: WireMessage, from peer: PeerAddress) {
+    public func enqueue(_ message: ClientMessage, from peer: PeerAddress) {
         inbox.append(.message(from: peer, frames: codec.encode(message)))
     }
 
@@ -376,14 +376,14 @@ public final class EmbeddedDaemon {
 
     /// `message` as its peer decodes it, or `nil` (and a test issue) if it cannot.
     private func roundTrip(_ message: DaemonMessage) -> DaemonMessage? {
-        let frames = codec.encode(message.wire)
+        let frames = codec.encode(message)
         do {
-            guard let decoded = DaemonMessage(try codec.decode(frames)) else {
+            guard case .daemon(let decoded) = try codec.decode(frames, from: .daemon) else {
                 Issue.record("\(message) decodes as a client's message")
                 return nil
             }
             // Compared as bytes: JSON does not tell 0.0 from 0, so a double may come back as an integer.
-            if codec.encode(decoded.wire) != frames { Issue.record("the codec changes \(message)") }
+            if codec.encode(decoded) != frames { Issue.record("the codec changes \(message)") }
             if case .error(let reply) = decoded, reply.message.isEmpty { Issue.record("an ERROR without text") }
             return decoded
         } catch {

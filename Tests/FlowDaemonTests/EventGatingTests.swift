@@ -12,7 +12,7 @@ struct EventGatingTests {
         outputs.filter { if case .publish = $0 { return true } else { return false } }.count
     }
 
-    private func message(_ message: WireMessage) -> DaemonInput {
+    private func message(_ message: ClientMessage) -> DaemonInput {
         .message(from: Peers.movies, frames: WireCodec().encode(message))
     }
 

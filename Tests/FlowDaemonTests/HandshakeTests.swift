@@ -87,48 +87,48 @@ struct HandshakeTests {
             // A stepper reporting visibility.
             (
                 Peers.movies,
-                .report(
+                .client(.report(
                     Report(
                         req: 3, session: "default",
                         reports: [PresentableReport(presentable: "home", state: .visible)]
                     )
-                ),
+                )),
                 .report, 3
             ),
-            (Peers.movies, .sync(Sync(req: 4, session: "default", lastSeq: 0)), .sync, 4),
+            (Peers.movies, .client(.sync(Sync(req: 4, session: "default", lastSeq: 0))), .sync, 4),
             // A presenter deep-linking or stepping.
             (
-                Peers.tui, .deepLink(DeepLinkRequest(req: 5, session: "default", step: Step("openDetail", payload: 1))),
+                Peers.tui, .client(.deepLink(DeepLinkRequest(req: 5, session: "default", step: Step("openDetail", payload: 1)))),
                 .deepLink, 5
             ),
             (
-                Peers.tui, .step(StepMessage(req: 6, session: "default", attachment: 2, step: Step("openDetail"))),
+                Peers.tui, .client(.step(StepMessage(req: 6, session: "default", attachment: 2, step: Step("openDetail")))),
                 .step, 6
             ),
-            (Peers.tui, .health(PlainRequest(req: 7)), .health, 7),
+            (Peers.tui, .client(.health(PlainRequest(req: 7))), .health, 7),
             // An operator acting as a presenter or a stepper.
-            (Peers.flowctl, .sync(Sync(req: 8, session: "default", lastSeq: 0)), .sync, 8),
+            (Peers.flowctl, .client(.sync(Sync(req: 8, session: "default", lastSeq: 0))), .sync, 8),
             (
-                Peers.flowctl, .step(StepMessage(req: 9, session: "default", attachment: 2, step: Step("openDetail"))),
+                Peers.flowctl, .client(.step(StepMessage(req: 9, session: "default", attachment: 2, step: Step("openDetail")))),
                 .step, 9
             ),
             // Anyone sending what only the daemon sends.
             (
                 Peers.movies,
-                .attach(
+                .daemon(.attach(
                     Attach(
                         session: "default", attachment: 2, kind: "home", presentable: "home", role: "contributor",
-                        context: nil)), .attach, nil
+                        context: nil))), .attach, nil
             ),
-            (Peers.tui, .ok(OKReply(req: 10)), .ok, 10),
+            (Peers.tui, .daemon(.ok(OKReply(req: 10))), .ok, 10),
             (
-                Peers.flowctl, .command(CommandMessage(session: "default", seq: 3, command: .pop(stack: "app"))),
+                Peers.flowctl, .daemon(.command(CommandMessage(session: "default", seq: 3, command: .pop(stack: "app")))),
                 .command, nil
             ),
         ]
         for (peer, message, type, req) in cases {
             #expect(
-                h.receive(message, from: peer).sent == [Delivery(peer, refused(req, .forbidden, type))], "\(message)")
+                h.receive(frames: WireCodec().encode(message), from: peer).sent == [Delivery(peer, refused(req, .forbidden, type))], "\(message)")
         }
         #expect(h.core.counters.errors == ["forbidden": cases.count])
         // Nothing happened: no navigation, no command, nothing visible.

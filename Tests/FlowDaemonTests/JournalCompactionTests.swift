@@ -194,7 +194,7 @@ struct JournalCompactionTests {
                 application: TestApplication(), daemonID: "d", logger: Self.quiet, now: 0, journaling: true)
             var committer = JournalCommitter(store: store, logger: Self.quiet)
             _ = try committer.commit(core.takeJournal(), outputs: core.start(now: 0), core: &core, now: 0)
-            func send(_ message: WireMessage) throws -> [DaemonMessage] {
+            func send(_ message: ClientMessage) throws -> [DaemonMessage] {
                 let outputs = core.handle(.message(from: ops, frames: WireCodec().encode(message)), now: 0)
                 return try committer.commit(core.takeJournal(), outputs: outputs, core: &core, now: 0).compactMap {
                     if case .send(_, let message) = $0 { message } else { nil }

@@ -48,7 +48,7 @@ struct JournalUnavailableTests {
         }
 
         /// What goes out now for `message` from `peer`.
-        func send(_ message: WireMessage, from peer: PeerAddress) throws -> [DaemonMessage] {
+        func send(_ message: ClientMessage, from peer: PeerAddress) throws -> [DaemonMessage] {
             let outputs = core.handle(.message(from: peer, frames: WireCodec().encode(message)), now: now)
             return Self.messages(try committer.commit(core.takeJournal(), outputs: outputs, core: &core, now: now))
         }

@@ -38,12 +38,12 @@ struct LateStepperTests {
         let codec = WireCodec()
         let operatorPeer = PeerAddress([3])
         let stepper = PeerAddress([2])
-        func hello(_ role: PeerRole, _ name: String, serves: [String] = []) -> WireMessage {
+        func hello(_ role: PeerRole, _ name: String, serves: [String] = []) -> ClientMessage {
             .hello(Hello(req: 1, role: role, name: name, instance: name, heartbeatMs: 60_000, serves: serves))
         }
         _ = core.handle(.message(from: operatorPeer, frames: codec.encode(hello(.operator, "flowctl"))), now: 0)
         for index in 0..<1000 {
-            let create = WireMessage.createSession(SessionRequest(req: UInt64(10 + index), session: "kiosk-\(index)"))
+            let create = ClientMessage.createSession(SessionRequest(req: UInt64(10 + index), session: "kiosk-\(index)"))
             _ = core.handle(.message(from: operatorPeer, frames: codec.encode(create)), now: 0)
         }
 

@@ -22,7 +22,7 @@ private struct SecureDaemon {
 
     /// `message` from `peer` whose connection is `key`'s.
     @discardableResult
-    func send(_ message: WireMessage, from peer: PeerAddress, key: String?) -> [Delivery] {
+    func send(_ message: ClientMessage, from peer: PeerAddress, key: String?) -> [Delivery] {
         harness.receive(message, from: peer, userID: key).sent
     }
 
@@ -32,7 +32,7 @@ private struct SecureDaemon {
 
     /// `message` from `peer` as a transport without authentication gives it.
     @discardableResult
-    func sendUnauthenticated(_ message: WireMessage, from peer: PeerAddress) -> [Delivery] {
+    func sendUnauthenticated(_ message: ClientMessage, from peer: PeerAddress) -> [Delivery] {
         harness.receive(message, from: peer).sent
     }
 
@@ -66,7 +66,7 @@ private func homeShown() throws -> SecureDaemon {
     return daemon
 }
 
-private func stepMessage(_ name: String, attachment: Int = 2, req: UInt64 = 31) -> WireMessage {
+private func stepMessage(_ name: String, attachment: Int = 2, req: UInt64 = 31) -> ClientMessage {
     .step(StepMessage(req: req, session: "default", attachment: attachment, step: Step(name)))
 }
 
@@ -86,7 +86,7 @@ struct SecurityTests {
         #expect(daemon.core.peerCounts == [.stepper: 1])
         #expect(daemon.core.counters.peersRevoked == 1)
         #expect(daemon.core.accessPolicy == revoked)
-        let report = WireMessage.report(
+        let report = ClientMessage.report(
             Report(req: 4, session: "default", reports: [PresentableReport(presentable: "home", state: .visible)]))
         #expect(
             daemon.send(report, from: Peers.tui, key: AllowListKeys.tui.z85) == [
@@ -165,7 +165,7 @@ struct SecurityTests {
 
     @Test func aConnectionWithoutAnAllowedKeyGetsNoWelcomeAndNothingIn() throws {
         let daemon = SecureDaemon(policy: try testPolicy())
-        let hello = WireMessage.hello(Hello(req: 1, role: .operator, name: "x", instance: "i", heartbeatMs: 1000))
+        let hello = ClientMessage.hello(Hello(req: 1, role: .operator, name: "x", instance: "i", heartbeatMs: 1000))
         #expect(
             daemon.sendUnauthenticated(hello, from: Peers.stranger) == [
                 Delivery(Peers.stranger, refused(1, .forbidden, .hello))
@@ -218,7 +218,7 @@ struct SecurityTests {
 
     @Test func aStepperKeyCannotReportVisibilityNorSync() throws {
         let daemon = try homeShown()
-        let report = WireMessage.report(
+        let report = ClientMessage.report(
             Report(req: 5, session: "default", reports: [PresentableReport(presentable: "home", state: .dismissed)])
         )
         #expect(
@@ -294,7 +294,7 @@ struct SecurityTests {
 
     @Test func operatorActionsNeedTheOperatorKey() throws {
         let daemon = try homeShown()
-        let deepLink = WireMessage.deepLink(DeepLinkRequest(req: 7, session: "default", step: Step("back")))
+        let deepLink = ClientMessage.deepLink(DeepLinkRequest(req: 7, session: "default", step: Step("back")))
         #expect(
             daemon.send(deepLink, from: Peers.movies, key: AllowListKeys.movies.z85) == [
                 Delivery(Peers.movies, refused(7, .forbidden, .deepLink))
@@ -337,7 +337,7 @@ struct SecurityTests {
         let daemon = try homeShown()
         daemon.hello(Peers.flowctl, .operator, name: "flowctl-1", key: AllowListKeys.admin.z85)
         // The operator's connection is gone and a stepper key's connection got the same routing ID.
-        let deepLink = WireMessage.deepLink(DeepLinkRequest(req: 9, session: "default", step: Step("back")))
+        let deepLink = ClientMessage.deepLink(DeepLinkRequest(req: 9, session: "default", step: Step("back")))
         #expect(
             daemon.send(deepLink, from: Peers.flowctl, key: AllowListKeys.movies.z85) == [
                 Delivery(Peers.flowctl, refused(9, .notWelcome, .deepLink))

@@ -50,7 +50,7 @@ struct UnreadUITests {
             let synced = harness.presenter(Peers.tuiRestarted, name: "tui")
             let snapshot = synced.sent.compactMap { delivery -> [UInt8]? in
                 guard case .snapshot(let message) = delivery.message else { return nil }
-                return codec.encodeBody(.snapshot(message))
+                return codec.encodeBody(.daemon(.snapshot(message)))
             }
             #expect(snapshot.count == 1)
             snapshots += snapshot

@@ -81,7 +81,7 @@ final class AppReloadTests {
     }
 
     /// Sends an operator request; returns the reply's result as `T`, or the error.
-    func request<T: WireResult>(_ type: T.Type, _ message: (UInt64) -> WireMessage) -> Reply<T>? {
+    func request<T: WireResult>(_ type: T.Type, _ message: (UInt64) -> ClientMessage) -> Reply<T>? {
         lastReq += 1
         let req = lastReq
         for reply in daemon.receive(message(req), from: operatorPeer).to(operatorPeer) {
@@ -97,7 +97,7 @@ final class AppReloadTests {
         return nil
     }
 
-    var health: HealthReport? { request(HealthReport.self) { WireMessage.health(PlainRequest(req: $0)) }?.ok }
+    var health: HealthReport? { request(HealthReport.self) { ClientMessage.health(PlainRequest(req: $0)) }?.ok }
 
     func counter(_ name: String) -> Int? {
         guard case .object(let counters)? = health?.counters else { return nil }
@@ -105,16 +105,16 @@ final class AppReloadTests {
     }
 
     func describe(_ session: String?) -> Reply<ApplicationVocabulary>? {
-        request(ApplicationVocabulary.self) { WireMessage.describe(DescribeRequest(req: $0, session: session)) }
+        request(ApplicationVocabulary.self) { ClientMessage.describe(DescribeRequest(req: $0, session: session)) }
     }
 
     func createSession(_ id: String) {
-        _ = request(CreateSessionResult.self) { WireMessage.createSession(SessionRequest(req: $0, session: id)) }
+        _ = request(CreateSessionResult.self) { ClientMessage.createSession(SessionRequest(req: $0, session: id)) }
     }
 
     func go(_ session: String, _ step: String = "go") {
         _ = request(DeepLinkResult.self) {
-            WireMessage.deepLink(DeepLinkRequest(req: $0, session: session, step: Step(step)))
+            ClientMessage.deepLink(DeepLinkRequest(req: $0, session: session, step: Step(step)))
         }
     }
 

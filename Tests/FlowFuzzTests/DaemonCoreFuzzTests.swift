@@ -169,7 +169,7 @@ struct CoreFuzz {
         return core.handle(.message(from: peer, frames: frames), now: now)
     }
 
-    private mutating func send(_ message: WireMessage, from peer: PeerAddress) -> [DaemonOutput] {
+    private mutating func send(_ message: ClientMessage, from peer: PeerAddress) -> [DaemonOutput] {
         report.validMessages += 1
         return input(codec.encode(message), from: peer)
     }
@@ -318,11 +318,11 @@ struct CoreFuzz {
     private mutating func fuzz(_ fuzzCase: FuzzCase, from peer: FuzzPeer, checkingTheCodec: Bool) {
         var fuzzCase = fuzzCase
         if fuzzCase.frames.count == 3, fuzzCase.frames[1] == Array(MessageType.endSession.rawValue.utf8),
-            case .endSession(var body)? = try? codec.decode(fuzzCase.frames), body.session == "default"
+            case .client(.endSession(var body))? = try? codec.decode(fuzzCase.frames, from: .client), body.session == "default"
         {
             // A valid END_SESSION of the valid traffic's session is an operator's right, not damage: end another.
             body.session = "fuzzed"
-            fuzzCase.frames = codec.encode(.endSession(body))
+            fuzzCase.frames = codec.encode(ClientMessage.endSession(body))
         }
         report.cases += 1
         let errorsBefore = core.counters.errors
@@ -348,7 +348,7 @@ struct CoreFuzz {
         }
         let predicted: Result<WireMessage, WireError>
         do throws(WireError) {
-            predicted = .success(try codec.decode(fuzzCase.frames))
+            predicted = .success(try codec.decode(fuzzCase.frames, from: .client))
         } catch {
             predicted = .failure(daemonRefusal(of: error, welcomed: peer.role != nil))
         }
@@ -396,7 +396,7 @@ struct CoreFuzz {
             if delta != [error.code.rawValue: 1] { fail("counted \(delta) for \(error.code)", fuzzCase) }
             if report.cases % 64 == 0, let message = toPeer.first {
                 // What the daemon sends decodes on the other side (sampled: it costs an encoder).
-                if (try? codec.decode(codec.encode(message.wire))) != message.wire { fail("ERROR does not decode", fuzzCase) }
+                if (try? codec.decode(codec.encode(message), from: .daemon)) != message.wire { fail("ERROR does not decode", fuzzCase) }
             }
         case .success(let message):
             report.decoded += 1
@@ -429,7 +429,7 @@ struct CoreFuzz {
             return
         }
         switch message {
-        case .hello(let hello):
+        case .client(.hello(let hello)):
             let welcome = replies.first.flatMap { reply -> Welcome? in
                 if case .welcome(let welcome) = reply { return welcome }
                 return nil
@@ -437,10 +437,10 @@ struct CoreFuzz {
             if replies.count != 1 || welcome?.req != hello.req { fail("HELLO answered \(replies)", fuzzCase) }
             if !delta.isEmpty { fail("HELLO counted \(delta)", fuzzCase) }
             restore(peer)
-        case .bye, .heartbeat:
+        case .client(.bye), .client(.heartbeat):
             if !replies.isEmpty || !delta.isEmpty { fail("\(type) answered \(replies), counted \(delta)", fuzzCase) }
             if message.type == .bye { restore(peer) }
-        case .ack:
+        case .client(.ack):
             // No reply, not even an ERROR; counted under notHost unless the peer hosts the session.
             if !replies.isEmpty { fail("ACK answered \(replies)", fuzzCase) }
             if delta == ["notHost": 1] {
@@ -449,7 +449,7 @@ struct CoreFuzz {
             } else if !delta.isEmpty {
                 fail("ACK counted \(delta)", fuzzCase)
             }
-        case .adapted:
+        case .client(.adapted):
             // Not a request: no reply; an answer to a question the peer was never asked is dropped and counted.
             if !replies.isEmpty || !delta.isEmpty { fail("ADAPTED answered \(replies), counted \(delta)", fuzzCase) }
             if answersDropped != 1 { fail("ADAPTED counted \(answersDropped) dropped answers, not 1", fuzzCase) }

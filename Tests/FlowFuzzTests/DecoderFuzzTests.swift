@@ -38,12 +38,12 @@ struct DecoderFuzzTests {
                 let fuzzCase = fuzzer.make(&rng)
                 report.cases += 1
                 do throws(WireError) {
-                    let message = try codec.decode(fuzzCase.frames)
+                    let message = try codec.decode(fuzzCase.frames, from: .client)
                     report.decoded += 1
                     report.byMutation[fuzzCase.mutation.rawValue, default: (0, 0)].decoded += 1
                     let encoded = codec.encode(message)
                     do throws(WireError) {
-                        let again = try codec.decode(encoded)
+                        let again = try codec.decode(encoded, from: message.sender)
                         if again != message {
                             fail(index, fuzzCase, "round trip changed \(message) into \(again)")
                         }
@@ -69,8 +69,8 @@ struct DecoderFuzzTests {
                     }
                     // The ERROR reply for it is itself a valid message (checked on a sample: it costs a JSONEncoder).
                     if index % 64 == 0 {
-                        let reply = WireMessage.error(ErrorReply(error))
-                        if (try? codec.decode(codec.encode(reply))) != reply {
+                        let reply = WireMessage.daemon(.error(ErrorReply(error)))
+                        if (try? codec.decode(codec.encode(reply), from: .daemon)) != reply {
                             fail(index, fuzzCase, "its ERROR reply does not round-trip")
                         }
                     }
@@ -97,9 +97,9 @@ struct DecoderFuzzTests {
             let body = #"{"attachment":1,"req":7,"session":"default","step":{"name":"x","payload":"# + payload + "}}"
             return [WireProtocol.signature, Array("STEP".utf8), Array(body.utf8)]
         }
-        let atLimit = try codec.decode(step(depth: 64))
-        #expect(try codec.decode(codec.encode(atLimit)) == atLimit)
-        if case .step(let body) = atLimit {
+        let atLimit = try codec.decode(step(depth: 64), from: .client)
+        #expect(try codec.decode(codec.encode(atLimit), from: .client) == atLimit)
+        if case .client(.step(let body)) = atLimit {
             // What the daemon forwards with the step (its EVENT) is written and read back whole.
             let event = EventMessage(
                 event: "did", session: "default", flow: "F", coordinator: 1, step: body.step, text: "did"
@@ -108,7 +108,7 @@ struct DecoderFuzzTests {
         }
         for depth in [65, 511, 512, 513, 100_000] {
             do throws(WireError) {
-                let message = try codec.decode(step(depth: depth))
+                let message = try codec.decode(step(depth: depth), from: .client)
                 Issue.record("a body nested \(depth) levels decoded: \(message.type)")
             } catch {
                 // Past 512 levels JSONDecoder reads nothing of the body, not even its req.
@@ -117,7 +117,7 @@ struct DecoderFuzzTests {
             }
         }
         // Brackets inside strings do not count.
-        #expect(throws: Never.self) { try codec.decode(step(depth: 1000, inString: true)) }
+        #expect(throws: Never.self) { try codec.decode(step(depth: 1000, inString: true), from: .client) }
     }
 
     @Test func aMillionMutatedFramesDecodeAndRoundTripOrFailWithADocumentedCode() async throws {

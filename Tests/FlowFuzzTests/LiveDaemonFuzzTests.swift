@@ -249,10 +249,10 @@ struct LiveFuzz {
     }
 
     /// The next message that is not a HEARTBEAT, decoded (blocking, up to the receive timeout).
-    private func receive(_ socket: ZMQSocket) throws -> WireMessage {
+    private func receive(_ socket: ZMQSocket) throws -> DaemonMessage {
         while true {
             let message = try socket.receive()
-            let decoded = try codec.decode(message.frames)
+            guard case .daemon(let decoded) = try codec.decode(message.frames, from: .daemon) else { continue }
             if case .heartbeat = decoded { continue }
             return decoded
         }

@@ -360,7 +360,7 @@ struct BadInputTests {
         let texts = ["é", "€", "😀", "\u{FFFF}", "\u{10FFFF}", "\u{D7FF}", "\u{E000}"]
         for text in texts {
             let body = #"{"req": 5, "x": "a\#(text)b", "\#(text)": ["\#(text)"]}"#
-            guard case .health(let request) = try WireCodec().decode(frames("HEALTH", body)) else {
+            guard case .client(.health(let request)) = try WireCodec().decode(frames("HEALTH", body), from: .client) else {
                 Issue.record("not a HEALTH")
                 return
             }
@@ -373,7 +373,7 @@ struct BadInputTests {
              { "req" : 5 , "x" : [ -0.5e+3 , 0 , 1E-2 , true , false , null ,
             "\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00" , { } , [ ] ] }\#r\#n
             """#
-        guard case .health(let request) = try WireCodec().decode(frames("HEALTH", body)) else {
+        guard case .client(.health(let request)) = try WireCodec().decode(frames("HEALTH", body), from: .client) else {
             Issue.record("not a HEALTH")
             return
         }
@@ -450,7 +450,7 @@ struct BadInputTests {
     @Test func aBodyAtTheLimitIsAccepted() throws {
         let body = #"{"req": 5}"#
         let codec = WireCodec(maxBodyBytes: body.utf8.count)
-        #expect(try codec.decode(frames("HEALTH", body)) == .health(PlainRequest(req: 5)))
+        #expect(try codec.decode(frames("HEALTH", body), from: .client) == .client(.health(PlainRequest(req: 5))))
     }
 
     @Test func theDefaultLimitIs256KiB() throws {
@@ -472,25 +472,28 @@ struct BadInputTests {
                 frames(
                     "HELLO",
                     #"{"req": 1, "role": "stepper", "name": "\#(name64)", "instance": "\#(instance128)", "heartbeat_ms": 100, "serves": ["a:b.c-d_e"]}"#
-                )
+                ),
+                from: .client
             )
-                == .hello(
+                == .client(.hello(
                     Hello(
                         req: 1, role: .stepper, name: name64, instance: instance128, heartbeatMs: 100,
-                        serves: ["a:b.c-d_e"]))
+                        serves: ["a:b.c-d_e"])))
         )
         #expect(
             try codec.decode(
                 frames(
-                    "STEP", #"{"req": 2, "session": "A.z_0-9", "attachment": 1, "step": {"name": "\#(stepName128)"}}"#)
-            ) == .step(StepMessage(req: 2, session: "A.z_0-9", attachment: 1, step: Step(stepName128)))
+                    "STEP", #"{"req": 2, "session": "A.z_0-9", "attachment": 1, "step": {"name": "\#(stepName128)"}}"#),
+                from: .client
+            ) == .client(.step(StepMessage(req: 2, session: "A.z_0-9", attachment: 1, step: Step(stepName128))))
         )
         #expect(
             try codec.decode(
                 frames(
                     "USER_ACTION",
-                    #"{"req": 3, "session": "s", "presentable": "\#(presentable256)", "action": {"name": "x"}}"#)
-            ) == .userAction(UserAction(req: 3, session: "s", presentable: presentable256, action: Step("x")))
+                    #"{"req": 3, "session": "s", "presentable": "\#(presentable256)", "action": {"name": "x"}}"#),
+                from: .client
+            ) == .client(.userAction(UserAction(req: 3, session: "s", presentable: presentable256, action: Step("x"))))
         )
     }
 }

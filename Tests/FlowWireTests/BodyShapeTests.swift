@@ -14,7 +14,7 @@ struct BodyShapeTests {
         // §3: "When the failing message had no readable `req`, `req` is `null`."
         let error = ErrorReply(WireError(.malformedFrame, "expected 3 frames, got 2"))
         #expect(
-            body(.error(error))
+            body(.daemon(.error(error)))
                 == #"{"code":"malformedFrame","message":"expected 3 frames, got 2","req":null,"type":null}"#
         )
     }
@@ -22,7 +22,7 @@ struct BodyShapeTests {
     @Test func anErrorCarriesTheFailingRequestsReqAndType() {
         let error = ErrorReply(WireError(.unknownSession, "no session 'kiosk-3'", req: 7, type: .step))
         #expect(
-            body(.error(error)) == #"{"code":"unknownSession","message":"no session 'kiosk-3'","req":7,"type":"STEP"}"#)
+            body(.daemon(.error(error))) == #"{"code":"unknownSession","message":"no session 'kiosk-3'","req":7,"type":"STEP"}"#)
     }
 
     @Test func aDropEventWithAnUnknownFlowCarriesFlowAndCoordinatorNull() {
@@ -32,7 +32,7 @@ struct BodyShapeTests {
             text: "dropped step=x reason=noRootFlow"
         )
         #expect(
-            body(.event(event))
+            body(.daemon(.event(event)))
                 == #"{"coordinator":null,"event":"drop","flow":null,"reason":"noRootFlow","session":"default","#
                 + #""step":{"name":"x","payload":null},"text":"dropped step=x reason=noRootFlow"}"#
         )
@@ -44,7 +44,7 @@ struct BodyShapeTests {
             text: "will navigate flow=AppFlow step=home"
         )
         #expect(
-            body(.event(event))
+            body(.daemon(.event(event)))
                 == #"{"coordinator":1,"event":"will","flow":"AppFlow","session":"default","#
                 + #""step":{"name":"home","payload":null},"text":"will navigate flow=AppFlow step=home"}"#
         )
@@ -54,7 +54,7 @@ struct BodyShapeTests {
         let ui = UISnapshot(
             root: "app", screens: [UISnapshot.Entry(screen: .view("app", type: "Home"), placement: .window)])
         #expect(
-            body(.snapshot(SnapshotMessage(session: "default", seq: 1, ui: ui)))
+            body(.daemon(.snapshot(SnapshotMessage(session: "default", seq: 1, ui: ui))))
                 == #"{"seq":1,"session":"default","ui":{"root":"app","screens":[{"children":[],"detail":null,"#
                 + #""master":null,"placement":"window","presented":null,"screen":{"data":null,"id":"app","kind":"view","#
                 + #""type":"Home"},"selected":0}]}}"#
@@ -64,7 +64,7 @@ struct BodyShapeTests {
     @Test func anEmptyWindowSnapshotHasRootNull() {
         let ui = UISnapshot(root: nil, screens: [])
         #expect(
-            body(.snapshot(SnapshotMessage(session: "s", seq: 0, ui: ui)))
+            body(.daemon(.snapshot(SnapshotMessage(session: "s", seq: 0, ui: ui))))
                 == #"{"seq":0,"session":"s","ui":{"root":null,"screens":[]}}"#)
     }
 
@@ -84,11 +84,11 @@ struct BodyShapeTests {
     }
 
     @Test func aByeBodyIsAnEmptyObject() {
-        #expect(body(.bye) == "{}")
+        #expect(body(.client(.bye)) == "{}")
     }
 
     @Test func aStepWithoutPayloadWritesPayloadNull() {
-        let message = WireMessage.step(StepMessage(req: 1, session: "default", attachment: 2, step: Step("go")))
+        let message = WireMessage.client(.step(StepMessage(req: 1, session: "default", attachment: 2, step: Step("go"))))
         #expect(body(message) == #"{"attachment":2,"req":1,"session":"default","step":{"name":"go","payload":null}}"#)
     }
 
@@ -97,8 +97,8 @@ struct BodyShapeTests {
         // HELLO: `serves` only for steppers (`instance` is required: BadInputTests).
         #expect(
             try codec.decode(
-                frames("HELLO", #"{"req": 1, "role": "operator", "name": "flowctl", "instance": "i", "heartbeat_ms": 500}"#))
-                == .hello(Hello(req: 1, role: .operator, name: "flowctl", instance: "i", heartbeatMs: 500))
+                frames("HELLO", #"{"req": 1, "role": "operator", "name": "flowctl", "instance": "i", "heartbeat_ms": 500}"#), from: .client)
+                == .client(.hello(Hello(req: 1, role: .operator, name: "flowctl", instance: "i", heartbeatMs: 500)))
         )
         // ATTACH: `resumed` false.
         #expect(
@@ -106,29 +106,32 @@ struct BodyShapeTests {
                 frames(
                     "ATTACH",
                     #"{"session": "s", "attachment": 1, "kind": "k", "presentable": "p", "role": "flow", "context": null}"#
-                ))
-                == .attach(Attach(session: "s", attachment: 1, kind: "k", presentable: "p", role: "flow", context: .null))
+                ),
+                from: .daemon
+            )
+                == .daemon(.attach(Attach(session: "s", attachment: 1, kind: "k", presentable: "p", role: "flow", context: .null)))
         )
         // HEARTBEAT from a client MAY be `{}`.
-        #expect(try codec.decode(frames("HEARTBEAT", "{}")) == .heartbeat(Heartbeat()))
+        #expect(try codec.decode(frames("HEARTBEAT", "{}"), from: .client) == .client(.heartbeat(Heartbeat())))
         // SYNC: `last_seq` 0 and `create` false.
         #expect(
-            try codec.decode(frames("SYNC", #"{"req": 2, "session": "default"}"#))
-                == .sync(Sync(req: 2, session: "default", lastSeq: 0, create: false))
+            try codec.decode(frames("SYNC", #"{"req": 2, "session": "default"}"#), from: .client)
+                == .client(.sync(Sync(req: 2, session: "default", lastSeq: 0, create: false)))
         )
         // OK without a result.
-        #expect(try codec.decode(frames("OK", #"{"req": 3}"#)) == .ok(OKReply(req: 3, result: [:])))
+        #expect(try codec.decode(frames("OK", #"{"req": 3}"#), from: .daemon) == .daemon(.ok(OKReply(req: 3, result: [:]))))
         // A screen of an unknown kind is kept as it is (a presenter treats it as a view).
         #expect(
             try codec.decode(
                 frames(
                     "COMMAND",
                     #"{"session": "s", "seq": 1, "command": {"op": "setRoot", "screen": {"id": "c", "kind": "carousel"}}}"#
-                )
+                ),
+                from: .daemon
             )
-                == .command(
+                == .daemon(.command(
                     CommandMessage(
-                        session: "s", seq: 1, command: .setRoot(Screen(id: "c", kind: Screen.Kind("carousel")))))
+                        session: "s", seq: 1, command: .setRoot(Screen(id: "c", kind: Screen.Kind("carousel"))))))
         )
     }
 }

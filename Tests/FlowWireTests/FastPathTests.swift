@@ -15,55 +15,55 @@ struct FastPathTests {
     ]
 
     static let messages: [WireMessage] = [
-        .command(
+        .daemon(.command(
             CommandMessage(
                 session: "default", seq: 58,
                 command: .push(.view("wishlist.movie.23452", type: "MovieDetail", data: trickyPayload), onto: "w")
             )
-        ),
-        .command(CommandMessage(session: "s", seq: 1, command: .setStack("bench.root", [.view("x", type: "T")]))),
-        .command(CommandMessage(session: "s", seq: 2, command: .setTabs("t", [.stack("a"), .stack("b")], selected: 1))),
-        .command(CommandMessage(session: "s", seq: 3, command: .selectTab("t", index: 2))),
-        .command(CommandMessage(session: "s", seq: 4, command: .setRoot(.stack("app")))),
-        .command(CommandMessage(session: "s", seq: 5, command: .pop(stack: "app"))),
-        .command(CommandMessage(session: "s", seq: 6, command: .popToRoot(stack: "app"))),
-        .command(CommandMessage(session: "s", seq: 7, command: .present(.alert("a", message: "Hi"), over: "app"))),
-        .command(CommandMessage(session: "s", seq: 8, command: .dismiss(presentedOver: "app"))),
-        .command(CommandMessage(session: "s", seq: 9, command: .showMaster("split", .view("m", type: "M")))),
-        .command(CommandMessage(session: "s", seq: 10, command: .showDetail("split", .view("d", type: "D")))),
-        .ok(OKReply(req: 7)),
-        .ok(OKReply(req: 31, result: ["accepted": true])),
-        .ok(OKReply(req: 32, result: ["accepted": false, "reason": "notVisible"])),
-        .ok(OKReply(req: 33, result: trickyPayload)),
-        .ok(OKReply(req: 34, result: ["ratio": 2.5])),
-        .event(
+        )),
+        .daemon(.command(CommandMessage(session: "s", seq: 1, command: .setStack("bench.root", [.view("x", type: "T")])))),
+        .daemon(.command(CommandMessage(session: "s", seq: 2, command: .setTabs("t", [.stack("a"), .stack("b")], selected: 1)))),
+        .daemon(.command(CommandMessage(session: "s", seq: 3, command: .selectTab("t", index: 2)))),
+        .daemon(.command(CommandMessage(session: "s", seq: 4, command: .setRoot(.stack("app"))))),
+        .daemon(.command(CommandMessage(session: "s", seq: 5, command: .pop(stack: "app")))),
+        .daemon(.command(CommandMessage(session: "s", seq: 6, command: .popToRoot(stack: "app")))),
+        .daemon(.command(CommandMessage(session: "s", seq: 7, command: .present(.alert("a", message: "Hi"), over: "app")))),
+        .daemon(.command(CommandMessage(session: "s", seq: 8, command: .dismiss(presentedOver: "app")))),
+        .daemon(.command(CommandMessage(session: "s", seq: 9, command: .showMaster("split", .view("m", type: "M"))))),
+        .daemon(.command(CommandMessage(session: "s", seq: 10, command: .showDetail("split", .view("d", type: "D"))))),
+        .daemon(.ok(OKReply(req: 7))),
+        .daemon(.ok(OKReply(req: 31, result: ["accepted": true]))),
+        .daemon(.ok(OKReply(req: 32, result: ["accepted": false, "reason": "notVisible"]))),
+        .daemon(.ok(OKReply(req: 33, result: trickyPayload))),
+        .daemon(.ok(OKReply(req: 34, result: ["ratio": 2.5]))),
+        .daemon(.event(
             EventMessage(
                 event: "did", session: "default", flow: "WishlistFlow", coordinator: 4,
                 step: Step("movieIsPicked", payload: 23452), text: "did navigate flow=WishlistFlow step=movieIsPicked"
             )
-        ),
-        .event(
+        )),
+        .daemon(.event(
             EventMessage(
                 event: "drop", session: "default", flow: nil, coordinator: nil, step: Step("x", payload: trickyPayload),
                 reason: "noRootFlow", text: "dropped \"x\""
             )
-        ),
-        .ack(Ack(session: "default", seq: 58)),
-        .step(StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked", payload: 4))),
-        .step(StepMessage(req: 32, session: "default", attachment: -1, step: Step("x", payload: trickyPayload))),
-        .step(StepMessage(req: 33, session: "default", attachment: 1, step: Step("x", payload: 0.5))),
-        .heartbeat(Heartbeat()),
-        .heartbeat(Heartbeat(sessions: ["default": 42, "Kiosk": 1, "kiosk-3": 0])),
-        .adapt(
+        )),
+        .client(.ack(Ack(session: "default", seq: 58))),
+        .client(.step(StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked", payload: 4)))),
+        .client(.step(StepMessage(req: 32, session: "default", attachment: -1, step: Step("x", payload: trickyPayload)))),
+        .client(.step(StepMessage(req: 33, session: "default", attachment: 1, step: Step("x", payload: 0.5)))),
+        .client(.heartbeat(Heartbeat())),
+        .daemon(.heartbeat(Heartbeat(sessions: ["default": 42, "Kiosk": 1, "kiosk-3": 0]))),
+        .daemon(.adapt(
             AdaptMessage(
                 session: "default", request: 3, kind: "movies.wishlist", flow: "wishlist", coordinator: 4,
                 step: Step("aboutIsRequired", payload: trickyPayload)
             )
-        ),
-        .adapt(AdaptMessage(session: "s", request: 1, kind: "k", flow: "f", coordinator: 1, step: Step("x", payload: 0.5))),
-        .adapted(AdaptedMessage(session: "default", request: 3, answer: .allow)),
-        .adapted(AdaptedMessage(session: "default", request: 4, answer: .refuse)),
-        .adapted(AdaptedMessage(session: "default", request: 5, answer: .replace(Step("x", payload: trickyPayload)))),
+        )),
+        .daemon(.adapt(AdaptMessage(session: "s", request: 1, kind: "k", flow: "f", coordinator: 1, step: Step("x", payload: 0.5)))),
+        .client(.adapted(AdaptedMessage(session: "default", request: 3, answer: .allow))),
+        .client(.adapted(AdaptedMessage(session: "default", request: 4, answer: .refuse))),
+        .client(.adapted(AdaptedMessage(session: "default", request: 5, answer: .replace(Step("x", payload: trickyPayload))))),
     ]
 
     private func reference(_ value: some Encodable) throws -> String {
@@ -74,14 +74,14 @@ struct FastPathTests {
 
     private func referenceBody(_ message: WireMessage) throws -> String? {
         switch message {
-        case .command(let body): return try reference(body)
-        case .ok(let body): return try reference(body)
-        case .event(let body): return try reference(body)
-        case .ack(let body): return try reference(body)
-        case .step(let body): return try reference(body)
-        case .heartbeat(let body): return try reference(body)
-        case .adapt(let body): return try reference(body)
-        case .adapted(let body): return try reference(body)
+        case .daemon(.command(let body)): return try reference(body)
+        case .daemon(.ok(let body)): return try reference(body)
+        case .daemon(.event(let body)): return try reference(body)
+        case .client(.ack(let body)): return try reference(body)
+        case .client(.step(let body)): return try reference(body)
+        case .client(.heartbeat(let body)), .daemon(.heartbeat(let body)): return try reference(body)
+        case .daemon(.adapt(let body)): return try reference(body)
+        case .client(.adapted(let body)): return try reference(body)
         default: return nil
         }
     }
@@ -97,7 +97,9 @@ struct FastPathTests {
     @Test func aReusedWriterWritesEachDaemonMessageAsTheCodecDoes() {
         let codec = WireCodec()
         var writer = FastJSONWriter()
-        let daemonMessages = (Self.messages + Self.messages.reversed()).compactMap(DaemonMessage.init)
+        let daemonMessages = (Self.messages + Self.messages.reversed()).compactMap { message -> DaemonMessage? in
+            if case .daemon(let sent) = message { sent } else { nil }
+        }
         #expect(daemonMessages.count > 20)
         for message in daemonMessages {
             codec.encodeBody(message, into: &writer)
@@ -137,7 +139,7 @@ struct FastPathTests {
     @Test(arguments: messages)
     func whatTheCodecWritesItReadsBack(_ message: WireMessage) throws {
         let codec = WireCodec()
-        #expect(try codec.decode(codec.encode(message)) == message)
+        #expect(try codec.decode(codec.encode(message), from: message.sender) == message)
     }
 
     /// Bodies the fast reader must read as `JSONDecoder` does, or leave to it.
@@ -172,14 +174,14 @@ struct FastPathTests {
     func aTrailingCommaIsRefusedOnBothPaths(_ type: String, _ body: String) throws {
         #expect((try? JSONDecoder().decode(JSONValue.self, from: Data(body.utf8))) != nil)
         let frames = [Array("FLOWD1".utf8), Array(type.utf8), Array(body.utf8)]
-        #expect(throws: WireError.self) { try WireCodec().decode(frames) }
+        #expect(throws: WireError.self) { try WireCodec().decode(frames, from: .client) }
     }
 
     @Test(arguments: stepBodies)
     func aStepBodyReadsAsJSONDecoderReadsIt(_ body: String) throws {
         let frames = [Array("FLOWD1".utf8), Array("STEP".utf8), Array(body.utf8)]
         let expected = try JSONDecoder().decode(StepMessage.self, from: Data(body.utf8))
-        #expect(try WireCodec().decode(frames) == .step(expected))
+        #expect(try WireCodec().decode(frames, from: .client) == .client(.step(expected)))
     }
 
     static let otherBodies: [(type: String, body: String)] = [
@@ -200,11 +202,11 @@ struct FastPathTests {
             let data = Data(body.utf8)
             let expected: WireMessage =
                 switch type {
-                case "ACK": .ack(try JSONDecoder().decode(Ack.self, from: data))
-                case "ADAPTED": .adapted(try JSONDecoder().decode(AdaptedMessage.self, from: data))
-                default: .heartbeat(try JSONDecoder().decode(Heartbeat.self, from: data))
+                case "ACK": .client(.ack(try JSONDecoder().decode(Ack.self, from: data)))
+                case "ADAPTED": .client(.adapted(try JSONDecoder().decode(AdaptedMessage.self, from: data)))
+                default: .client(.heartbeat(try JSONDecoder().decode(Heartbeat.self, from: data)))
                 }
-            #expect(try WireCodec().decode(frames) == expected, "\(body)")
+            #expect(try WireCodec().decode(frames, from: .client) == expected, "\(body)")
         }
     }
 
@@ -245,11 +247,11 @@ struct FastPathTests {
         for (type, body) in Self.replyBodies {
             let frames = [Array("FLOWD1".utf8), Array(type.utf8), Array(body.utf8)]
             let data = Data(body.utf8)
-            let decoded = try? WireCodec().decode(frames)
+            let decoded = try? WireCodec().decode(frames, from: .daemon)
             let expected: WireMessage? =
                 type == "OK"
-                ? (try? JSONDecoder().decode(OKReply.self, from: data)).map(WireMessage.ok)
-                : (try? JSONDecoder().decode(CommandMessage.self, from: data)).map(WireMessage.command)
+                ? (try? JSONDecoder().decode(OKReply.self, from: data)).map { .daemon(.ok($0)) }
+                : (try? JSONDecoder().decode(CommandMessage.self, from: data)).map { .daemon(.command($0)) }
             #expect(decoded == expected, "\(body)")
         }
     }
@@ -269,8 +271,8 @@ struct FastPathTests {
         for message in Self.messages {
             let type: MessageType
             switch message {
-            case .command: type = .command
-            case .ok(let reply) where reply.result != ["ratio": 2.5]: type = .ok  // a double is JSONDecoder's
+            case .daemon(.command): type = .command
+            case .daemon(.ok(let reply)) where reply.result != ["ratio": 2.5]: type = .ok  // a double is JSONDecoder's
             default: continue
             }
             let body = codec.encodeBody(message)
@@ -289,8 +291,8 @@ struct FastPathTests {
         let body = Array(#"{"attachment":1,"req":2,"session":"fifteen-bytes-a","step":{"name":"tick","payload":"#.utf8)
             + Array(payload.utf8) + Array("}}".utf8)
         let fast = try #require(WireMessage.fastMessage(.step, body: body))
-        #expect(fast == .step(try JSONDecoder().decode(StepMessage.self, from: Data(body))))
-        guard case .step(let step) = fast else { return }
+        #expect(fast == .client(.step(try JSONDecoder().decode(StepMessage.self, from: Data(body)))))
+        guard case .client(.step(let step)) = fast else { return }
         #expect(step.step.payload == .array(texts.map(JSONValue.string)))
     }
 
@@ -306,7 +308,7 @@ struct FastPathTests {
     @Test(arguments: badStepBodies)
     func aBadStepBodyIsRefusedAsMalformed(_ body: String) {
         let frames = [Array("FLOWD1".utf8), Array("STEP".utf8), Array(body.utf8)]
-        #expect(throws: WireError.self) { try WireCodec().decode(frames) }
+        #expect(throws: WireError.self) { try WireCodec().decode(frames, from: .client) }
         #expect((try? JSONDecoder().decode(StepMessage.self, from: Data(body.utf8))) == nil)
     }
 

@@ -1,8 +1,8 @@
 import FlowWire
 import Testing
 
-/// `ClientMessage` and `DaemonMessage`: each type goes one way (`HEARTBEAT` both), and the typed message is the
-/// decoded one, unchanged.
+/// `ClientMessage` and `DaemonMessage`: each type goes one way (`HEARTBEAT` both), and a typed message's type and
+/// req are its `WireMessage`'s.
 struct MessageDirectionTests {
     /// The types a client sends, as docs/PROTOCOL.md's headings say.
     static let clientTypes: Set<MessageType> = [
@@ -19,15 +19,13 @@ struct MessageDirectionTests {
         #expect(Self.clientTypes.intersection(Self.daemonTypes) == [.heartbeat])
         #expect(Set(roundTripMessages.map(\.type)) == Set(MessageType.allCases))
         for message in roundTripMessages {
-            let client = ClientMessage(message)
-            let daemon = DaemonMessage(message)
-            #expect((client != nil) == Self.clientTypes.contains(message.type), "\(message)")
-            #expect((daemon != nil) == Self.daemonTypes.contains(message.type), "\(message)")
-            if let client {
+            switch message {
+            case .client(let client):
+                #expect(Self.clientTypes.contains(message.type), "\(message)")
                 #expect(client.wire == message)
                 #expect(client.type == message.type && client.req == message.req)
-            }
-            if let daemon {
+            case .daemon(let daemon):
+                #expect(Self.daemonTypes.contains(message.type), "\(message)")
                 #expect(daemon.wire == message)
                 #expect(daemon.type == message.type && daemon.req == message.req)
             }

@@ -5,7 +5,7 @@ import Testing
 /// found both unstated (a fraction a double cannot tell from a whole number, and `null` for an optional field).
 struct NumberAndNullReadingTests {
     private func req(_ literal: String) throws -> UInt64? {
-        try WireCodec().decode(frames("HEALTH", #"{"req": \#(literal)}"#)).req
+        try WireCodec().decode(frames("HEALTH", #"{"req": \#(literal)}"#), from: .client).req
     }
 
     @Test(arguments: [("6.0", 6), ("6e0", 6), ("60e-1", 6), ("0.6e1", 6), ("-0", 0), ("-0.0", 0)] as [(String, UInt64)])
@@ -30,12 +30,12 @@ struct NumberAndNullReadingTests {
         let hello = try WireCodec().decode(frames("HELLO", #"""
             {"req": 1, "role": "stepper", "name": "s", "instance": "i", "heartbeat_ms": 1000,
              "serves": null, "adapts": null}
-            """#))
-        guard case .hello(let body) = hello else { Issue.record("not a HELLO: \(hello)"); return }
+            """#), from: .client)
+        guard case .client(.hello(let body)) = hello else { Issue.record("not a HELLO: \(hello)"); return }
         #expect(body.serves == [])
         #expect(body.adapts == false)
-        let sessions = try WireCodec().decode(frames("SESSIONS", #"{"req": 2, "limit": null, "after": null}"#))
-        guard case .sessions(let page) = sessions else { Issue.record("not SESSIONS: \(sessions)"); return }
+        let sessions = try WireCodec().decode(frames("SESSIONS", #"{"req": 2, "limit": null, "after": null}"#), from: .client)
+        guard case .client(.sessions(let page)) = sessions else { Issue.record("not SESSIONS: \(sessions)"); return }
         #expect(page.limit == nil)
         #expect(page.after == nil)
     }

@@ -28,27 +28,27 @@ let documentExamples: [DocExample] = [
             {"role": "presenter", "name": "tui-presenter", "instance": "6f1c7a0e-93f4-4c6b-8a55-0c2f3b0d8e11",
              "heartbeat_ms": 1000, "serves": [], "req": 1}
             """#,
-        expected: .hello(
+        expected: .client(.hello(
             Hello(
                 req: 1, role: .presenter, name: "tui-presenter", instance: "6f1c7a0e-93f4-4c6b-8a55-0c2f3b0d8e11",
                 heartbeatMs: 1000, serves: []
             )
-        )
+        ))
     ),
     DocExample(
         place: "§3", type: .welcome,
         json: #"{"req": 1, "peer": "p7", "daemon": "3d1f…", "heartbeat_ms": 1000, "protocol": 1}"#,
-        expected: .welcome(Welcome(req: 1, peer: "p7", daemon: "3d1f…", heartbeatMs: 1000, protocol: 1))
+        expected: .daemon(.welcome(Welcome(req: 1, peer: "p7", daemon: "3d1f…", heartbeatMs: 1000, protocol: 1)))
     ),
     DocExample(
         place: "§3", type: .heartbeat,
         json: #"{"sessions": {"default": 42}}"#,
-        expected: .heartbeat(Heartbeat(sessions: ["default": 42]))
+        expected: .daemon(.heartbeat(Heartbeat(sessions: ["default": 42])))
     ),
     DocExample(
         place: "§3", type: .error,
         json: #"{"req": 7, "code": "unknownSession", "message": "no session 'kiosk-3'", "type": "STEP"}"#,
-        expected: .error(ErrorReply(req: 7, code: .unknownSession, message: "no session 'kiosk-3'", type: "STEP"))
+        expected: .daemon(.error(ErrorReply(req: 7, code: .unknownSession, message: "no session 'kiosk-3'", type: "STEP")))
     ),
     // §5 Steppers
     DocExample(
@@ -57,23 +57,23 @@ let documentExamples: [DocExample] = [
             {"session": "default", "attachment": 12, "kind": "movies.detail", "presentable": "wishlist.movie.23452",
              "role": "contributor", "context": {"movie": 23452}, "resumed": false}
             """#,
-        expected: .attach(
+        expected: .daemon(.attach(
             Attach(
                 session: "default", attachment: 12, kind: "movies.detail", presentable: "wishlist.movie.23452",
                 role: "contributor", context: ["movie": 23452]
             )
-        )
+        ))
     ),
     DocExample(
         place: "§5.2", type: .detach,
         json: #"{"session": "default", "attachment": 12, "reason": "presentableDismissed"}"#,
-        expected: .detach(Detach(session: "default", attachment: 12, reason: "presentableDismissed"))
+        expected: .daemon(.detach(Detach(session: "default", attachment: 12, reason: "presentableDismissed")))
     ),
     DocExample(
         place: "§5.3", type: .step,
         json: #"{"req": 31, "session": "default", "attachment": 12, "step": {"name": "castIsPicked", "payload": 4}}"#,
-        expected: .step(
-            StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked", payload: 4)))
+        expected: .client(.step(
+            StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked", payload: 4))))
     ),
     DocExample(
         place: "§5.4", type: .action,
@@ -81,12 +81,12 @@ let documentExamples: [DocExample] = [
             {"session": "default", "attachment": 12, "presentable": "wishlist.movie.23452",
              "action": {"name": "pickCast", "payload": 4}}
             """#,
-        expected: .action(
+        expected: .daemon(.action(
             ActionMessage(
                 session: "default", attachment: 12, presentable: "wishlist.movie.23452",
                 action: Step("pickCast", payload: 4)
             )
-        )
+        ))
     ),
     DocExample(
         place: "§5.6", type: .adapt,
@@ -94,23 +94,23 @@ let documentExamples: [DocExample] = [
             {"session": "default", "request": 3, "kind": "movies.wishlist", "flow": "wishlist", "coordinator": 4,
              "step": {"name": "aboutIsRequired", "payload": null}}
             """#,
-        expected: .adapt(
+        expected: .daemon(.adapt(
             AdaptMessage(
                 session: "default", request: 3, kind: "movies.wishlist", flow: "wishlist", coordinator: 4,
                 step: Step("aboutIsRequired")
             )
-        )
+        ))
     ),
     DocExample(
         place: "§5.6", type: .adapted,
         json: #"{"session": "default", "request": 3, "answer": "replace", "step": {"name": "unauthorized", "payload": null}}"#,
-        expected: .adapted(AdaptedMessage(session: "default", request: 3, answer: .replace(Step("unauthorized"))))
+        expected: .client(.adapted(AdaptedMessage(session: "default", request: 3, answer: .replace(Step("unauthorized")))))
     ),
     // §6 Presenters
     DocExample(
         place: "§6.1", type: .sync,
         json: #"{"req": 2, "session": "default", "last_seq": 0, "create": false}"#,
-        expected: .sync(Sync(req: 2, session: "default", lastSeq: 0, create: false))
+        expected: .client(.sync(Sync(req: 2, session: "default", lastSeq: 0, create: false)))
     ),
     DocExample(
         place: "§6.2", type: .snapshot,
@@ -123,7 +123,7 @@ let documentExamples: [DocExample] = [
                "master": null, "detail": null, "presented": null}
             ]}}
             """#,
-        expected: .snapshot(
+        expected: .daemon(.snapshot(
             SnapshotMessage(
                 session: "default", seq: 57,
                 ui: UISnapshot(
@@ -140,7 +140,7 @@ let documentExamples: [DocExample] = [
                     ]
                 )
             )
-        )
+        ))
     ),
     DocExample(
         place: "§6.3", type: .command,
@@ -148,18 +148,18 @@ let documentExamples: [DocExample] = [
             {"session": "default", "seq": 58, "command": {"op": "push", "screen": {"id": "wishlist.movie.23452",
              "kind": "view", "type": "MovieDetail", "data": {"movie": 23452}}, "target": "wishlist"}}
             """#,
-        expected: .command(
+        expected: .daemon(.command(
             CommandMessage(
                 session: "default", seq: 58,
                 command: .push(
                     .view("wishlist.movie.23452", type: "MovieDetail", data: ["movie": 23452]), onto: "wishlist")
             )
-        )
+        ))
     ),
     DocExample(
         place: "§6.3", type: .ack,
         json: #"{"session": "default", "seq": 58}"#,
-        expected: .ack(Ack(session: "default", seq: 58))
+        expected: .client(.ack(Ack(session: "default", seq: 58)))
     ),
     DocExample(
         place: "§6.5", type: .report,
@@ -168,7 +168,7 @@ let documentExamples: [DocExample] = [
               {"presentable": "wishlist.list", "state": "hidden"},
               {"presentable": "wishlist.movie.23452", "state": "visible"}]}
             """#,
-        expected: .report(
+        expected: .client(.report(
             Report(
                 req: 9, session: "default",
                 reports: [
@@ -176,7 +176,7 @@ let documentExamples: [DocExample] = [
                     PresentableReport(presentable: "wishlist.movie.23452", state: .visible),
                 ]
             )
-        )
+        ))
     ),
     DocExample(
         place: "§6.6", type: .userAction,
@@ -184,39 +184,39 @@ let documentExamples: [DocExample] = [
             {"req": 10, "session": "default", "presentable": "wishlist.movie.23452",
              "action": {"name": "pickCast", "payload": 4}}
             """#,
-        expected: .userAction(
+        expected: .client(.userAction(
             UserAction(
                 req: 10, session: "default", presentable: "wishlist.movie.23452", action: Step("pickCast", payload: 4))
-        )
+        ))
     ),
     // §7 Operators (the request bodies of the table)
-    DocExample(place: "§7", type: .sessions, json: #"{"req": 1}"#, expected: .sessions(SessionsRequest(req: 1))),
+    DocExample(place: "§7", type: .sessions, json: #"{"req": 1}"#, expected: .client(.sessions(SessionsRequest(req: 1)))),
     DocExample(
         place: "§7", type: .tree, json: #"{"req": 2, "session": "default"}"#,
-        expected: .tree(SessionRequest(req: 2, session: "default"))
+        expected: .client(.tree(SessionRequest(req: 2, session: "default")))
     ),
     DocExample(
         place: "§7", type: .deepLink,
         json: #"{"req": 3, "session": "default", "step": {"name": "movieIsPicked", "payload": 23452}}"#,
-        expected: .deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452)))
+        expected: .client(.deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452))))
     ),
     DocExample(
         place: "§7", type: .createSession, json: #"{"req": 4, "session": "kiosk-3"}"#,
-        expected: .createSession(SessionRequest(req: 4, session: "kiosk-3"))
+        expected: .client(.createSession(SessionRequest(req: 4, session: "kiosk-3")))
     ),
     DocExample(
         place: "§7", type: .endSession, json: #"{"req": 7, "session": "kiosk-3"}"#,
-        expected: .endSession(SessionRequest(req: 7, session: "kiosk-3"))
+        expected: .client(.endSession(SessionRequest(req: 7, session: "kiosk-3")))
     ),
-    DocExample(place: "§7", type: .health, json: #"{"req": 5}"#, expected: .health(PlainRequest(req: 5))),
+    DocExample(place: "§7", type: .health, json: #"{"req": 5}"#, expected: .client(.health(PlainRequest(req: 5)))),
     DocExample(
         place: "§7.3", type: .sessions, json: #"{"req": 8, "after": "kiosk-0499", "limit": 2, "prefix": "kiosk-"}"#,
-        expected: .sessions(SessionsRequest(req: 8, after: "kiosk-0499", limit: 2, prefix: "kiosk-"))
+        expected: .client(.sessions(SessionsRequest(req: 8, after: "kiosk-0499", limit: 2, prefix: "kiosk-")))
     ),
-    DocExample(place: "§7", type: .describe, json: #"{"req": 6}"#, expected: .describe(DescribeRequest(req: 6))),
+    DocExample(place: "§7", type: .describe, json: #"{"req": 6}"#, expected: .client(.describe(DescribeRequest(req: 6)))),
     DocExample(
         place: "§7.2", type: .describe, json: #"{"req": 9, "session": "kiosk-3"}"#,
-        expected: .describe(DescribeRequest(req: 9, session: "kiosk-3"))
+        expected: .client(.describe(DescribeRequest(req: 9, session: "kiosk-3")))
     ),
     // §9 Events
     DocExample(
@@ -225,46 +225,46 @@ let documentExamples: [DocExample] = [
             {"session": "default", "event": "did", "flow": "WishlistFlow", "coordinator": 4,
              "step": {"name": "movieIsPicked", "payload": 23452}, "text": "did navigate flow=WishlistFlow step=movieIsPicked(23452)"}
             """#,
-        expected: .event(
+        expected: .daemon(.event(
             EventMessage(
                 event: "did", session: "default", flow: "WishlistFlow", coordinator: 4,
                 step: Step("movieIsPicked", payload: 23452),
                 text: "did navigate flow=WishlistFlow step=movieIsPicked(23452)"
             )
-        )
+        ))
     ),
     // §10 A whole exchange (the lines whose bodies are complete)
     DocExample(
         place: "§10", type: .hello,
         json: #"{"role":"presenter","name":"tui","instance":"…","heartbeat_ms":1000,"req":1}"#,
-        expected: .hello(Hello(req: 1, role: .presenter, name: "tui", instance: "…", heartbeatMs: 1000))
+        expected: .client(.hello(Hello(req: 1, role: .presenter, name: "tui", instance: "…", heartbeatMs: 1000)))
     ),
     DocExample(
         place: "§10", type: .welcome,
         json: #"{"req":1,"peer":"p1","daemon":"…","heartbeat_ms":1000,"protocol":1}"#,
-        expected: .welcome(Welcome(req: 1, peer: "p1", daemon: "…", heartbeatMs: 1000, protocol: 1))
+        expected: .daemon(.welcome(Welcome(req: 1, peer: "p1", daemon: "…", heartbeatMs: 1000, protocol: 1)))
     ),
     DocExample(
         place: "§10", type: .sync,
         json: #"{"req":2,"session":"default","last_seq":0,"create":false}"#,
-        expected: .sync(Sync(req: 2, session: "default", lastSeq: 0, create: false))
+        expected: .client(.sync(Sync(req: 2, session: "default", lastSeq: 0, create: false)))
     ),
     DocExample(
         place: "§10", type: .ok,
         json: #"{"req":2,"result":{"seq":3,"mode":"snapshot"}}"#,
-        expected: .ok(OKReply(req: 2, result: ["seq": 3, "mode": "snapshot"]))
+        expected: .daemon(.ok(OKReply(req: 2, result: ["seq": 3, "mode": "snapshot"])))
     ),
     DocExample(
-        place: "§10", type: .ok, json: #"{"req":3,"result":{}}"#, expected: .ok(OKReply(req: 3, result: [:]))
+        place: "§10", type: .ok, json: #"{"req":3,"result":{}}"#, expected: .daemon(.ok(OKReply(req: 3, result: [:])))
     ),
     DocExample(
         place: "§10", type: .ack, json: #"{"session":"default","seq":4}"#,
-        expected: .ack(Ack(session: "default", seq: 4))
+        expected: .client(.ack(Ack(session: "default", seq: 4)))
     ),
-    DocExample(place: "§10", type: .heartbeat, json: "{}", expected: .heartbeat(Heartbeat())),
+    DocExample(place: "§10", type: .heartbeat, json: "{}", expected: .client(.heartbeat(Heartbeat()))),
     DocExample(
         place: "§10", type: .heartbeat, json: #"{"sessions":{"default":4}}"#,
-        expected: .heartbeat(Heartbeat(sessions: ["default": 4]))
+        expected: .daemon(.heartbeat(Heartbeat(sessions: ["default": 4])))
     ),
 ]
 
@@ -312,7 +312,7 @@ let illustrativeExamples: [(type: MessageType, json: String)] = [
 struct ProtocolExampleTests {
     @Test(arguments: documentExamples)
     func documentExampleDecodesToItsMessage(_ example: DocExample) throws {
-        let message = try WireCodec().decode(frames(example.type.rawValue, example.json))
+        let message = try WireCodec().decode(frames(example.type.rawValue, example.json), from: example.expected.sender)
         #expect(message == example.expected)
         #expect(message.type == example.type)
     }
@@ -381,7 +381,7 @@ struct ProtocolExampleTests {
     @Test func theResultExamplesAreWhatTheirTypesWrite() throws {
         for (place, json) in resultExamples {
             #expect(ProtocolDocument.text.contains(json), "\(place) not in docs/PROTOCOL.md verbatim")
-            guard case .ok(let reply) = try WireCodec().decode(frames("OK", json)),
+            guard case .daemon(.ok(let reply)) = try WireCodec().decode(frames("OK", json), from: .daemon),
                 case .object(let result) = reply.result
             else {
                 Issue.record("\(place): not an OK with an object result")
@@ -431,8 +431,9 @@ struct ProtocolExampleTests {
                 "STEP",
                 #"{"req": 31, "session": "default", "attachment": 12, "step": {"name": "castIsPicked", "later": 1},"#
                     + #" "priority": "high", "trace": {"id": [1, 2]}}"#
-            )
+            ),
+            from: .client
         )
-        #expect(message == .step(StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked"))))
+        #expect(message == .client(.step(StepMessage(req: 31, session: "default", attachment: 12, step: Step("castIsPicked")))))
     }
 }

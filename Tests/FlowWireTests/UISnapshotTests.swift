@@ -92,10 +92,10 @@ struct UISnapshotTests {
     @Test(arguments: uiScripts)
     func aSnapshotSurvivesTheWire(_ script: UIScript) throws {
         let original = model(script)
-        let message = WireMessage.snapshot(SnapshotMessage(session: "default", seq: 9, ui: UISnapshot(original)))
-        let decoded = try WireCodec().decode(WireCodec().encode(message))
+        let message = WireMessage.daemon(.snapshot(SnapshotMessage(session: "default", seq: 9, ui: UISnapshot(original))))
+        let decoded = try WireCodec().decode(WireCodec().encode(message), from: .client)
         #expect(decoded == message)
-        guard case .snapshot(let snapshot) = decoded else { return }
+        guard case .daemon(.snapshot(let snapshot)) = decoded else { return }
         #expect(snapshot.ui.makeModel().model == original)
     }
 
@@ -156,7 +156,7 @@ struct UISnapshotTests {
             .setTabs("dashboard", [view("wishlist"), view("watched"), view("trending")], selected: 0),
         ])
         let example = try #require(documentExamples.first { $0.type == .snapshot })
-        guard case .snapshot(let documented) = example.expected else { return }
+        guard case .daemon(.snapshot(let documented)) = example.expected else { return }
         #expect(Array(UISnapshot(ui).screens.prefix(2)) == documented.ui.screens)
         #expect(UISnapshot(ui).root == documented.ui.root)
     }

@@ -36,10 +36,10 @@ struct WireResultTests {
 
     @Test func aStepVerdictsOKIsWrittenToItsGoldenBytes() {
         let ok = WireCodec().encodeBody(
-            .ok(OKReply(req: 31, result: StepVerdict(accepted: false, reason: "notVisible", duplicate: true)))
+            .daemon(.ok(OKReply(req: 31, result: StepVerdict(accepted: false, reason: "notVisible", duplicate: true))))
         )
         #expect(String(decoding: ok, as: UTF8.self) == #"{"req":31,"result":{"accepted":false,"duplicate":true,"reason":"notVisible"}}"#)
-        let accepted = WireCodec().encodeBody(.ok(OKReply(req: 7, result: StepVerdict(accepted: true))))
+        let accepted = WireCodec().encodeBody(.daemon(.ok(OKReply(req: 7, result: StepVerdict(accepted: true)))))
         #expect(String(decoding: accepted, as: UTF8.self) == #"{"req":7,"result":{"accepted":true}}"#)
     }
 
@@ -101,7 +101,7 @@ struct WireResultTests {
 
     @Test func aSessionNobodyHostsHasANullPresenter() throws {
         let list = SessionList(sessions: [SessionSummary(id: "kiosk-3", flows: 0, presenter: nil, seq: 0, steppers: 0)])
-        let body = WireCodec().encodeBody(.ok(OKReply(req: 1, result: list)))
+        let body = WireCodec().encodeBody(.daemon(.ok(OKReply(req: 1, result: list))))
         #expect(
             String(decoding: body, as: UTF8.self)
                 == #"{"req":1,"result":{"sessions":[{"flows":0,"id":"kiosk-3","presenter":null,"seq":0,"steppers":0}]}}"#
@@ -115,7 +115,7 @@ struct WireResultTests {
             counters: ["messages_in": 40, "errors": ["forbidden": 1]],
             journal: HealthReport.Journal(records: 120, recoveredRecords: 100)
         )
-        let body = WireCodec().encodeBody(.ok(OKReply(req: 5, result: health)))
+        let body = WireCodec().encodeBody(.daemon(.ok(OKReply(req: 5, result: health))))
         let expected = #"{"req":5,"result":{"counters":{"errors":{"forbidden":1},"messages_in":40},"daemon":"3d1f","#
             + #""journal":{"records":120,"recovered_records":100},"peers":{"operator":1,"presenter":1,"stepper":2},"#
             + #""sessions":2,"status":"ok","uptime_s":12.5}}"#

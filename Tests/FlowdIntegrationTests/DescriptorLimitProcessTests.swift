@@ -36,9 +36,11 @@ struct DescriptorLimitProcessTests {
                 }
                 var welcomed = 0
                 for socket in operators.sockets {
-                    var message = try codec.decode(socket.receive().frames)
-                    while case .heartbeat = message { message = try codec.decode(socket.receive().frames) }
-                    if case .welcome = message { welcomed += 1 }
+                    var message = try codec.decode(socket.receive().frames, from: .daemon)
+                    while case .daemon(.heartbeat) = message {
+                        message = try codec.decode(socket.receive().frames, from: .daemon)
+                    }
+                    if case .daemon(.welcome) = message { welcomed += 1 }
                 }
                 return welcomed
             }
@@ -159,10 +161,12 @@ struct DescriptorLimitProcessTests {
     }
 
     /// The next message on `socket` that is not a `HEARTBEAT`.
-    private static func answer(_ socket: ZMQSocket, _ codec: WireCodec) throws -> WireMessage {
-        var message = try codec.decode(socket.receive().frames)
-        while case .heartbeat = message { message = try codec.decode(socket.receive().frames) }
-        return message
+    private static func answer(_ socket: ZMQSocket, _ codec: WireCodec) throws -> DaemonMessage {
+        while true {
+            guard case .daemon(let message) = try codec.decode(socket.receive().frames, from: .daemon) else { continue }
+            if case .heartbeat = message { continue }
+            return message
+        }
     }
 
     /// The operators' sockets, made on one thread and closed on another once flowd has counted them.

@@ -324,6 +324,6 @@ struct FlowdSecurityTests {
     }
 }
 
-private func hello(_ req: UInt64, _ role: PeerRole, _ name: String, serves: [String] = []) -> WireMessage {
+private func hello(_ req: UInt64, _ role: PeerRole, _ name: String, serves: [String] = []) -> ClientMessage {
     .hello(Hello(req: req, role: role, name: name, instance: "probe", heartbeatMs: 60_000, serves: serves))
 }

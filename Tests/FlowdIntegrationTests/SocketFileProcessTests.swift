@@ -67,12 +67,15 @@ struct SocketFileProcessTests {
         }
 
         /// Sends `message` and returns the first answer that is not a `HEARTBEAT`.
-        private func exchange(_ message: WireMessage) async throws -> WireMessage {
+        private func exchange(_ message: ClientMessage) async throws -> DaemonMessage {
             try await onDedicatedThread("raw-operator") {
                 try self.socket.send(ZMQMessage(self.codec.encode(message)))
-                var answer = try self.codec.decode(self.socket.receive().frames)
-                while case .heartbeat = answer { answer = try self.codec.decode(self.socket.receive().frames) }
-                return answer
+                while true {
+                    let decoded = try self.codec.decode(self.socket.receive().frames, from: .daemon)
+                    guard case .daemon(let answer) = decoded else { continue }
+                    if case .heartbeat = answer { continue }
+                    return answer
+                }
             }
         }
 

@@ -33,7 +33,7 @@ struct DemoHibernationTests {
             // `local` differs: a hibernated session's in-daemon steppers are not listened to (detached, resumed when made).
             return outcome
         }
-        func hello(_ peer: PeerAddress, _ role: PeerRole, _ name: String, serves: [String]) -> WireMessage {
+        func hello(_ peer: PeerAddress, _ role: PeerRole, _ name: String, serves: [String]) -> ClientMessage {
             .hello(Hello(req: 1, role: role, name: name, instance: name, heartbeatMs: 60_000, serves: serves))
         }
         func at(_ time: UInt64) {

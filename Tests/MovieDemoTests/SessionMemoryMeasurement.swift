@@ -30,7 +30,7 @@ struct SessionMemoryMeasurement {
         )
         _ = core.start(now: 0)
         let operatorPeer = PeerAddress([7])
-        func send(_ message: WireMessage) {
+        func send(_ message: ClientMessage) {
             _ = core.handle(.message(from: operatorPeer, frames: codec.encode(message)), now: 0)
         }
         send(.hello(Hello(req: 1, role: .operator, name: "measure", instance: "m", heartbeatMs: 60_000, serves: [])))

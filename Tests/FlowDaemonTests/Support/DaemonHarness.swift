@@ -74,14 +74,14 @@ struct DaemonHarness {
 
     /// A peer sends a message (encoded with the codec).
     @discardableResult
-    func receive(_ message: WireMessage, from peer: PeerAddress, at time: UInt64? = nil) -> DaemonOutcome {
+    func receive(_ message: ClientMessage, from peer: PeerAddress, at time: UInt64? = nil) -> DaemonOutcome {
         advance(to: time)
         return blanked(daemon.receive(message, from: peer))
     }
 
     /// A peer sends a message on a connection admitted as `userID` (its public key, Z85; `nil`: none).
     @discardableResult
-    func receive(_ message: WireMessage, from peer: PeerAddress, userID: String?) -> DaemonOutcome {
+    func receive(_ message: ClientMessage, from peer: PeerAddress, userID: String?) -> DaemonOutcome {
         blanked(daemon.receive(message, from: peer, userID: userID))
     }
 

@@ -7,7 +7,7 @@ import Testing
 /// What a restart that leaves sessions pending must show against one that made them at start.
 extension DaemonHarness {
     /// Requests that read or change `session`, each sent first while it is pending, by name.
-    static func firstUses(of session: String) -> [(String, WireMessage)] {
+    static func firstUses(of session: String) -> [(String, ClientMessage)] {
         [
             ("SESSIONS", .sessions(SessionsRequest(req: 5))),
             ("TREE", .tree(SessionRequest(req: 5, session: session))),
@@ -19,7 +19,7 @@ extension DaemonHarness {
 
     /// `message` from `peer` gets the same replies and events from `lazy` as from `eager`.
     static func expectSameOutcome(
-        of message: WireMessage, from peer: PeerAddress, eager: DaemonHarness, lazy: DaemonHarness, _ name: String
+        of message: ClientMessage, from peer: PeerAddress, eager: DaemonHarness, lazy: DaemonHarness, _ name: String
     ) {
         let eagerOutcome = eager.receive(message, from: peer)
         let lazyOutcome = lazy.receive(message, from: peer)

@@ -46,7 +46,7 @@ final class ModelPresenter {
         try sync(create: true, because: "start")
     }
 
-    func handle(_ message: WireMessage) throws {
+    func handle(_ message: DaemonMessage) throws {
         switch message {
         case .command(let command) where command.session == session:
             received.append((command.seq, syncModes.count))

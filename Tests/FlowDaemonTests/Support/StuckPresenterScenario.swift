@@ -55,7 +55,7 @@ final class StuckPresenterScenario {
     let stuck: ModelPresenter
     let poller = ZMQPoller()
     var report = Report()
-    var replies: [UInt64: WireMessage] = [:]
+    var replies: [UInt64: DaemonMessage] = [:]
     var attachments: [String: Int] = [:]
     var stepsOutstanding = 0
     var nextTick = 0
@@ -185,7 +185,7 @@ final class StuckPresenterScenario {
 
     /// Sends an operator request (once every step is answered, so that the answer counts them) and waits for its
     /// reply.
-    func request(_ make: (UInt64) -> WireMessage) throws -> OKReply {
+    func request(_ make: (UInt64) -> ClientMessage) throws -> OKReply {
         try waitUntil("the steps answered") { stepsOutstanding == 0 }
         let req = operatorPeer.req()
         try operatorPeer.send(make(req))
@@ -261,7 +261,7 @@ final class StuckPresenterScenario {
         if stuck.reading, stuck.isSyncing { try stuck.syncIfIdle(because: "unanswered") }
     }
 
-    func handleOperator(_ message: WireMessage) {
+    func handleOperator(_ message: DaemonMessage) {
         switch message {
         case .heartbeat: break
         case .ok(let ok): replies[ok.req] = message
@@ -270,7 +270,7 @@ final class StuckPresenterScenario {
         }
     }
 
-    func handleStepper(_ message: WireMessage) {
+    func handleStepper(_ message: DaemonMessage) {
         switch message {
         case .heartbeat: break
         case .attach(let attach): attachments[attach.session] = attach.attachment

@@ -39,20 +39,25 @@ final class WirePeer {
         return nextReq
     }
 
-    func send(_ message: WireMessage) throws { try send(frames: codec.encode(message)) }
+    func send(_ message: ClientMessage) throws { try send(frames: codec.encode(message)) }
 
     func send(frames: [[UInt8]]) throws { try socket.send(ZMQMessage(frames)) }
 
     /// The next message if one is queued.
-    func tryReceive() throws -> WireMessage? {
+    func tryReceive() throws -> DaemonMessage? {
         guard let message = try socket.tryReceive() else { return nil }
-        return try codec.decode(message.frames)
+        guard case .daemon(let decoded) = try codec.decode(message.frames, from: .daemon) else {
+            throw ScenarioFailure("the daemon sent a client's message")
+        }
+        return decoded
     }
 
     /// Waits for the next message that is not a `HEARTBEAT`.
-    func receiveReply() throws -> WireMessage {
+    func receiveReply() throws -> DaemonMessage {
         while true {
-            let message = try codec.decode(try socket.receive().frames)
+            guard case .daemon(let message) = try codec.decode(try socket.receive().frames, from: .daemon) else {
+                throw ScenarioFailure("the daemon sent a client's message")
+            }
             if case .heartbeat = message { continue }
             return message
         }

@@ -35,55 +35,55 @@ enum FuzzCorpus {
         var messages: [WireMessage] = []
         for role in PeerRole.allCases {
             messages.append(
-                .hello(
+                .client(.hello(
                     Hello(
                         req: 1, role: role, name: "mutant-\(role.rawValue)", instance: "6f1c7a0e-93f4",
                         heartbeatMs: 60_000, serves: role == .stepper ? ["fuzz.kind", "fuzz.other:kind"] : []
                     )
-                )
+                ))
             )
         }
         messages += [
-            .welcome(Welcome(req: 1, peer: "p7", daemon: "3d1f", heartbeatMs: 1000)),
-            .heartbeat(Heartbeat()),
-            .heartbeat(Heartbeat(sessions: ["default": 42, "kiosk-3": 0])),
-            .bye,
-            .ok(OKReply(req: 7, result: ["seq": 3, "mode": "snapshot"])),
-            .ok(OKReply(req: 8)),
-            .error(ErrorReply(req: 7, code: .unknownSession, message: "no session 'kiosk-3'", type: "STEP")),
-            .error(ErrorReply(req: nil, code: .malformedFrame, message: "expected 3 frames", type: nil)),
-            .attach(
+            .daemon(.welcome(Welcome(req: 1, peer: "p7", daemon: "3d1f", heartbeatMs: 1000))),
+            .client(.heartbeat(Heartbeat())),
+            .daemon(.heartbeat(Heartbeat(sessions: ["default": 42, "kiosk-3": 0]))),
+            .client(.bye),
+            .daemon(.ok(OKReply(req: 7, result: ["seq": 3, "mode": "snapshot"]))),
+            .daemon(.ok(OKReply(req: 8))),
+            .daemon(.error(ErrorReply(req: 7, code: .unknownSession, message: "no session 'kiosk-3'", type: "STEP"))),
+            .daemon(.error(ErrorReply(req: nil, code: .malformedFrame, message: "expected 3 frames", type: nil))),
+            .daemon(.attach(
                 Attach(
                     session: "default", attachment: 12, kind: "movies.detail", presentable: "wishlist.movie.23452",
                     role: "contributor", context: ["movie": 23452]
                 )
-            ),
-            .detach(Detach(session: "default", attachment: 12, reason: "presentableDismissed")),
-            .action(
+            )),
+            .daemon(.detach(Detach(session: "default", attachment: 12, reason: "presentableDismissed"))),
+            .daemon(.action(
                 ActionMessage(
                     session: "default", attachment: 12, presentable: "wishlist.movie.23452",
                     action: Step("pickCast", payload: 4)
                 )
-            ),
-            .adapt(
+            )),
+            .daemon(.adapt(
                 AdaptMessage(
                     session: "default", request: 3, kind: "movies.wishlist", flow: "WishlistFlow", coordinator: 4,
                     step: Step("aboutIsRequired")
                 )
-            ),
-            .adapted(AdaptedMessage(session: "default", request: 3, answer: .allow)),
-            .adapted(AdaptedMessage(session: "default", request: 4, answer: .refuse)),
-            .adapted(
+            )),
+            .client(.adapted(AdaptedMessage(session: "default", request: 3, answer: .allow))),
+            .client(.adapted(AdaptedMessage(session: "default", request: 4, answer: .refuse))),
+            .client(.adapted(
                 AdaptedMessage(
                     session: "kiosk-3", request: 5, answer: .replace(Step("unauthorized", payload: ["why": "token"]))
                 )
-            ),
-            .sync(Sync(req: 2, session: "default", lastSeq: 0)),
-            .sync(Sync(req: 3, session: "fuzz-sync", lastSeq: 5, create: true)),
-            .snapshot(SnapshotMessage(session: "default", seq: 57, ui: snapshot)),
-            .snapshot(SnapshotMessage(session: "empty", seq: 0, ui: UISnapshot(root: nil, screens: []))),
-            .ack(Ack(session: "default", seq: 58)),
-            .report(
+            )),
+            .client(.sync(Sync(req: 2, session: "default", lastSeq: 0))),
+            .client(.sync(Sync(req: 3, session: "fuzz-sync", lastSeq: 5, create: true))),
+            .daemon(.snapshot(SnapshotMessage(session: "default", seq: 57, ui: snapshot))),
+            .daemon(.snapshot(SnapshotMessage(session: "empty", seq: 0, ui: UISnapshot(root: nil, screens: [])))),
+            .client(.ack(Ack(session: "default", seq: 58))),
+            .client(.report(
                 Report(
                     req: 9, session: "default",
                     reports: [
@@ -92,40 +92,40 @@ enum FuzzCorpus {
                         PresentableReport(presentable: "alert.1", state: .dismissed),
                     ]
                 )
-            ),
-            .userAction(
+            )),
+            .client(.userAction(
                 UserAction(req: 10, session: "default", presentable: "home", action: Step("pickCast", payload: 4))
-            ),
-            .sessions(SessionsRequest(req: 1)),
-            .tree(SessionRequest(req: 2, session: "default")),
-            .deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452))),
-            .createSession(SessionRequest(req: 4, session: "kiosk-3")),
-            .endSession(SessionRequest(req: 7, session: "kiosk-3")),
-            .health(PlainRequest(req: 5)),
-            .event(
+            )),
+            .client(.sessions(SessionsRequest(req: 1))),
+            .client(.tree(SessionRequest(req: 2, session: "default"))),
+            .client(.deepLink(DeepLinkRequest(req: 3, session: "default", step: Step("movieIsPicked", payload: 23452)))),
+            .client(.createSession(SessionRequest(req: 4, session: "kiosk-3"))),
+            .client(.endSession(SessionRequest(req: 7, session: "kiosk-3"))),
+            .client(.health(PlainRequest(req: 5))),
+            .daemon(.event(
                 EventMessage(
                     event: "did", session: "default", flow: "WishlistFlow", coordinator: 4,
                     step: Step("movieIsPicked", payload: 23452), text: "did navigate flow=WishlistFlow"
                 )
-            ),
-            .event(
+            )),
+            .daemon(.event(
                 EventMessage(
                     event: "drop", session: "default", flow: nil, coordinator: nil, step: Step("x"),
                     reason: "notVisible", text: "dropped"
                 )
-            ),
+            )),
         ]
         for command in commands {
-            messages.append(.command(CommandMessage(session: "default", seq: 58, command: command)))
+            messages.append(.daemon(.command(CommandMessage(session: "default", seq: 58, command: command))))
         }
         for (index, payload) in payloads.enumerated() {
             messages.append(
-                .step(
+                .client(.step(
                     StepMessage(
                         req: UInt64(31 + index), session: index % 3 == 0 ? "kiosk-3" : "default", attachment: 12,
                         step: Step(index % 2 == 0 ? "castIsPicked" : "movie.is:picked-2", payload: payload)
                     )
-                )
+                ))
             )
         }
         return messages

@@ -34,7 +34,7 @@ extension LiveFuzz {
                 return (frames, .error(code: nil, req: nil))
             }
             do throws(WireError) {
-                let message = try codec.decode(frames)
+                let message = try codec.decode(frames, from: .client)
                 if dealer.role == nil, message.type != .hello {
                     return (frames, .error(code: "notWelcome", req: .some(message.req)))
                 }
@@ -186,7 +186,7 @@ extension LiveFuzz {
         report.tally.add(received)
         if let code, code != received { fail("\(dealer.name): \(received), expected \(code)") }
         if req != nil || report.replies % 64 == 0 {
-            guard case .error(let reply)? = try? codec.decode(frames) else {
+            guard case .daemon(.error(let reply))? = try? codec.decode(frames, from: .daemon) else {
                 let body = String(decoding: frames[2], as: UTF8.self)
                 return fail("\(dealer.name): an ERROR that does not decode: \(body)")
             }

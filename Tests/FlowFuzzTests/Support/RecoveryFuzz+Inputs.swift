@@ -208,7 +208,7 @@ extension RecoveryFuzz {
 
     private mutating func operatorQueries() {
         ensureWelcomed(Self.operatorClient)
-        let message: WireMessage =
+        let message: ClientMessage =
             switch rng.below(10) {
             case 0: .tree(SessionRequest(req: req(), session: randomSession()))
             case 1..<6: .sessions(SessionsRequest(req: req()))

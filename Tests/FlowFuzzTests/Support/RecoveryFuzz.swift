@@ -332,7 +332,7 @@ struct RecoveryFuzz {
         }
     }
 
-    mutating func send(_ message: WireMessage, from address: PeerAddress) {
+    mutating func send(_ message: ClientMessage, from address: PeerAddress) {
         if case .step(let step) = message, let instance = instances[address] {
             sentSteps[instance, default: []].append(step)
             if sentSteps[instance]!.count > 400 { sentSteps[instance]!.removeFirst(200) }

@@ -11,7 +11,7 @@ func frames(_ type: String, _ body: String, signature: String = "FLOWD1") -> [[U
 /// The error `codec` throws for `frames`, or `nil` when they decode.
 func decodingError(_ frames: [[UInt8]], codec: WireCodec = WireCodec()) -> WireError? {
     do {
-        _ = try codec.decode(frames)
+        _ = try codec.decode(frames, from: .client)
         return nil
     } catch {
         return error

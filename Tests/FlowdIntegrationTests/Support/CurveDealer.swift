@@ -40,27 +40,29 @@ final class CurveDealer: @unchecked Sendable {
         monitor.close()
     }
 
-    func send(_ message: WireMessage) async throws {
+    func send(_ message: ClientMessage) async throws {
         try await onDedicatedThread("curve-dealer") { try self.sendNow(message) }
     }
 
     /// The next message other than `HEARTBEAT`, `ATTACH` and `DETACH`, waiting at most `milliseconds`; `nil` if none
     /// came.
-    func receive(within milliseconds: Int32 = 30_000) async throws -> WireMessage? {
+    func receive(within milliseconds: Int32 = 30_000) async throws -> DaemonMessage? {
         try await onDedicatedThread("curve-dealer") { try self.receiveNow(within: milliseconds) }
     }
 
-    private func sendNow(_ message: WireMessage) throws {
+    private func sendNow(_ message: ClientMessage) throws {
         try socket.send(ZMQMessage(codec.encode(message)))
     }
 
     /// ``receive(within:)`` on the calling thread.
-    private func receiveNow(within milliseconds: Int32 = 30_000) throws -> WireMessage? {
+    private func receiveNow(within milliseconds: Int32 = 30_000) throws -> DaemonMessage? {
         try socket.setOption(.receiveTimeout, to: milliseconds)
         defer { try? socket.setOption(.receiveTimeout, to: 30_000) }
         while true {
             guard let message = try receiveFrames() else { return nil }
-            let decoded = try codec.decode(message.frames)
+            guard case .daemon(let decoded) = try codec.decode(message.frames, from: .daemon) else {
+                throw HarnessError("the daemon sent a client's message")
+            }
             switch decoded {
             case .heartbeat, .attach, .detach: continue
             default: return decoded
@@ -79,12 +81,12 @@ final class CurveDealer: @unchecked Sendable {
     }
 
     /// Sends a request and returns the code of its `ERROR`, or `nil` for an `OK` (fails on anything else, or silence).
-    func request(_ message: WireMessage) async throws -> WireError.Code? {
+    func request(_ message: ClientMessage) async throws -> WireError.Code? {
         try await onDedicatedThread("curve-dealer") { try self.requestNow(message) }
     }
 
     /// ``request(_:)`` on the calling thread.
-    private func requestNow(_ message: WireMessage) throws -> WireError.Code? {
+    private func requestNow(_ message: ClientMessage) throws -> WireError.Code? {
         try sendNow(message)
         switch try receiveNow() {
         case .error(let error)?:
@@ -100,7 +102,7 @@ final class CurveDealer: @unchecked Sendable {
     }
 
     /// Says `HELLO`; whether the daemon answered `WELCOME`.
-    func hello(_ message: WireMessage) async throws -> Bool {
+    func hello(_ message: ClientMessage) async throws -> Bool {
         try await onDedicatedThread("curve-dealer") {
             try self.sendNow(message)
             guard case .welcome? = try self.receiveNow() else { return false }

@@ -57,17 +57,17 @@ final class RawDealer: @unchecked Sendable {
     }
 
     /// Sends a message through the codec.
-    func send(_ message: WireMessage) async throws {
+    func send(_ message: ClientMessage) async throws {
         try await send(codec.encode(message))
     }
 
     /// Receives the next message that is not a `HEARTBEAT`, decoded.
-    func receive() async throws -> WireMessage {
+    func receive() async throws -> DaemonMessage {
         try await onDedicatedThread("raw-dealer") { try self.receiveNow() }
     }
 
     /// Sends `message` and receives the next message that is not a `HEARTBEAT`, on one thread.
-    func request(_ message: WireMessage) async throws -> WireMessage {
+    func request(_ message: ClientMessage) async throws -> DaemonMessage {
         try await onDedicatedThread("raw-dealer") {
             try self.socket.send(ZMQMessage(self.codec.encode(message)))
             return try self.receiveNow()
@@ -96,10 +96,12 @@ final class RawDealer: @unchecked Sendable {
     }
 
     /// The next message that is not a `HEARTBEAT`, on the calling thread.
-    private func receiveNow() throws -> WireMessage {
+    private func receiveNow() throws -> DaemonMessage {
         while true {
             let message = try socket.receive()
-            let decoded = try codec.decode(message.frames)
+            guard case .daemon(let decoded) = try codec.decode(message.frames, from: .daemon) else {
+                throw HarnessError("the daemon sent a client's message")
+            }
             if case .heartbeat = decoded { continue }
             return decoded
         }

@@ -9,16 +9,35 @@ extension WireCodec {
     }
 }
 
+// The messages of a step's round trip are written without `JSONEncoder`, to the same bytes: each side's own switch,
+// so that the daemon's hot path does not copy its message into a `WireMessage`.
+
+extension ClientMessage {
+    /// ``WireMessage/writeFastBody(to:)`` on a client's message.
+    func writeFastBody(to writer: inout FastJSONWriter) -> Bool {
+        do throws(FastPathUnsupported) {
+            switch self {
+            case .step(let body): try body.write(to: &writer)
+            case .ack(let body): body.write(to: &writer)
+            default: return false
+            }
+        } catch {
+            return false
+        }
+        return true
+    }
+}
+
 extension DaemonMessage {
-    /// ``WireMessage/writeFastBody(to:)`` on the daemon's own cases, without making the `WireMessage`.
-    fileprivate func writeFastBody(to writer: inout FastJSONWriter) -> Bool {
+    /// ``WireMessage/writeFastBody(to:)`` on the daemon's message.
+    func writeFastBody(to writer: inout FastJSONWriter) -> Bool {
         do throws(FastPathUnsupported) {
             switch self {
             case .command(let body): try body.write(to: &writer)
             case .ok(let body): try body.write(to: &writer)
             case .event(let body): try body.write(to: &writer)
             case .adapt(let body): try body.write(to: &writer)
-            case .welcome, .heartbeat, .error, .attach, .detach, .action, .snapshot: return false
+            default: return false
             }
         } catch {
             return false
