@@ -149,8 +149,7 @@ public struct ErrorReply: Sendable, Hashable, Codable {
     }
 }
 
-// By hand as well: JSONEncoder/JSONDecoder cost microseconds on a step's round trip. Codable stays for what this
-// leaves (doubles, escapes, errors); FastPathTests hold both to the same bytes and values.
+// The fast path's reader and writer (FastJSONWriter.swift says why they are by hand).
 extension OKReply {
     func write(to writer: inout FastJSONWriter) throws(FastPathUnsupported) {
         writer.raw("{\"req\":")

@@ -100,8 +100,7 @@ public struct EventMessage: Sendable, Hashable, Codable {
     }
 }
 
-// By hand as well: JSONEncoder/JSONDecoder cost microseconds on a step's round trip. Codable stays for what this
-// leaves (doubles, escapes, errors); FastPathTests hold both to the same bytes and values.
+// The fast path's reader and writer (FastJSONWriter.swift says why they are by hand).
 extension EventMessage {
     func write(to writer: inout FastJSONWriter) throws(FastPathUnsupported) {
         writer.raw("{\"coordinator\":")

@@ -145,8 +145,7 @@ public struct UserAction: Sendable, Hashable, Codable {
     }
 }
 
-// By hand as well: JSONEncoder/JSONDecoder cost microseconds on a step's round trip. Codable stays for what this
-// leaves (doubles, escapes, errors); FastPathTests hold both to the same bytes and values.
+// The fast path's reader and writer (FastJSONWriter.swift says why they are by hand).
 extension CommandMessage {
     /// `package`: the daemon's snapshot writes a session's outbox with it.
     package func write(to writer: inout FastJSONWriter) throws(FastPathUnsupported) {
