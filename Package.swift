@@ -72,10 +72,13 @@ let package = Package(
         // MARK: - Daemon
         // CRC-32C with the CPU's instruction, for the journal's frames and snapshot (FlowDaemon's CRC32C).
         .target(name: "CCRC32C", path: "Sources/CCRC32C"),
+        // `accept`/`accept4` that close a connection at the descriptor limit instead of failing with `EMFILE`, on
+        // which libzmq's IPC listener aborts the process (FlowDaemon's AcceptGuard).
+        .target(name: "CAcceptGuard", path: "Sources/CAcceptGuard"),
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowCore", "FlowWire", "ZeroMQ", "CCRC32C", swiftLog,
+                "FlowCore", "FlowWire", "ZeroMQ", "CCRC32C", "CAcceptGuard", swiftLog,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -190,6 +193,11 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        // A libzmq listener with every descriptor taken, with and without the accept guard (AcceptGuardProcessTests).
+        .executableTarget(
+            name: "accept-guard-probe", dependencies: ["CAcceptGuard"], path: "Tests/accept-guard-probe",
+            linkerSettings: [.linkedLibrary("zmq")]
+        ),
         // The application the daemon's tests and fuzzers run.
         .target(name: "TestFlows", dependencies: ["FlowCore"], path: "Tests/TestFlows", swiftSettings: swiftSettings),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", "TestFlows", swiftLog], swiftSettings: swiftSettings),

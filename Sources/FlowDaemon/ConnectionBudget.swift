@@ -17,7 +17,9 @@ import ZeroMQ
 /// reserve covers what flowd opens meanwhile (a compaction's files), the connections libzmq accepts before the I/O
 /// loop reads the count, and those already queued in a listener's backlog when the file goes: the `ipc://` listeners
 /// queue a quarter of the reserve at most (``listenerBacklog(limit:)``), not libzmq's 100, which a burst of
-/// connections filled past a small reserve.
+/// connections filled past a small reserve. Clients faster than the loop can still take the whole reserve: then
+/// ``AcceptGuard`` closes each connection that comes at the limit, instead of libzmq aborting flowd, and the
+/// monitors' `accept failed` event wakes the loop to count and log them.
 struct ConnectionBudget {
     /// The soft `RLIMIT_NOFILE` in force.
     let limit: Int
@@ -28,6 +30,8 @@ struct ConnectionBudget {
     private(set) var connections = 0
     /// Whether the socket files are moved aside now.
     private(set) var withdrawn = false
+    /// ``AcceptGuard/closedAtLimit`` when last read; nil when the guard could not be installed.
+    private var closedAtLimit: Int?
     private let monitors: [ZMQSocket]
 
     /// Starts monitoring `sockets` (their accepted and lost connections) in `context`, before they are bound; `nil`
@@ -38,7 +42,7 @@ struct ConnectionBudget {
         do {
             for (name, socket) in sockets {
                 let endpoint = "inproc://flowd-connections-\(name)"
-                try socket.startMonitor(at: endpoint, events: [.accepted, .disconnected])
+                try socket.startMonitor(at: endpoint, events: [.accepted, .disconnected, .acceptFailed])
                 let monitor = try ZMQSocket(.pair, context: context, options: ZMQSocketOptions(heartbeat: nil))
                 monitors.append(monitor)
                 try monitor.connect(endpoint)
@@ -52,6 +56,11 @@ struct ConnectionBudget {
         self.monitors = monitors
         self.limit = Int(clamping: limit.soft)
         reserve = Self.reserve(limit: self.limit)
+        if AcceptGuard.install() {
+            closedAtLimit = AcceptGuard.closedAtLimit
+        } else {
+            logger.warning("cannot keep a spare descriptor: at the descriptor limit libzmq aborts flowd")
+        }
     }
 
     /// The descriptors kept free below `limit`.
@@ -71,9 +80,17 @@ struct ConnectionBudget {
         if let open = Self.openDescriptors() { own = max(0, open - connections) }
     }
 
-    /// Reads the monitors' events, then withdraws or restores `files` when the count crossed a threshold.
+    /// Reads the monitors' events, counts the connections closed at the limit, then withdraws or restores `files`
+    /// when the count crossed a threshold.
     mutating func update(_ files: inout SocketFileWatches, core: inout DaemonCore, logger: Logger) {
         readEvents()
+        if let before = closedAtLimit, case let now = AcceptGuard.closedAtLimit, now > before {
+            closedAtLimit = now
+            core.counters.connectionsClosedAtLimit += now - before
+            logger.warning(
+                "at the file descriptor limit: new connections are closed as they come",
+                metadata: ["closed": "\(now - before)", "connections": "\(connections)", "limit": "\(limit)"])
+        }
         let used = own + connections
         if !withdrawn, used >= limit - reserve {
             withdrawn = true

@@ -55,6 +55,9 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Times the `ipc://` socket files were moved aside near the file descriptor limit (``ConnectionBudget``); in
     /// ``json`` once there is one (docs/LIMITS.md).
     package var socketFilesWithdrawn = 0
+    /// Connections closed as they came because no file descriptor was left (``AcceptGuard``); in ``json`` once there
+    /// is one (docs/LIMITS.md).
+    package var connectionsClosedAtLimit = 0
 
     package init() {}
 
@@ -102,6 +105,7 @@ package struct DaemonCounters: Sendable, Hashable {
             fields["socket_files_rebound"] = .object(socketFilesRebound.mapValues { .int($0) })
         }
         if socketFilesWithdrawn > 0 { fields["socket_files_withdrawn"] = .int(socketFilesWithdrawn) }
+        if connectionsClosedAtLimit > 0 { fields["connections_closed_at_limit"] = .int(connectionsClosedAtLimit) }
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
         if let peersRevoked { fields["peers_revoked"] = .int(peersRevoked) }
         if let appReloads { fields["app_reloads"] = .int(appReloads) }

@@ -31,6 +31,8 @@ package struct DaemonMetrics: Sendable {
     private var socketFilesRebound: [String: Counter] = [:]
     /// Made when the socket files are first moved aside near the descriptor limit.
     private var socketFilesWithdrawn: Counter?
+    /// Made when a connection is first closed at the descriptor limit.
+    private var connectionsClosedAtLimit: Counter?
     /// Made when the daemon first counts ZAP refusals (``DaemonCounters/authDenied`` is `nil` without CURVE).
     private var authDenied: Counter?
     /// Made when the daemon first forgets a peer for a new allow-list (``DaemonCounters/peersRevoked``).
@@ -91,6 +93,9 @@ package struct DaemonMetrics: Sendable {
         addMadeOnFirstUse(
             counters.socketFilesWithdrawn, last.socketFilesWithdrawn, to: &socketFilesWithdrawn,
             MetricName.socketFilesWithdrawn)
+        addMadeOnFirstUse(
+            counters.connectionsClosedAtLimit, last.connectionsClosedAtLimit, to: &connectionsClosedAtLimit,
+            MetricName.connectionsClosedAtLimit)
         addMadeOnFirstUse(counters.authDenied, last.authDenied, to: &authDenied, MetricName.authDenied)
         addMadeOnFirstUse(counters.peersRevoked, last.peersRevoked, to: &peersRevoked, MetricName.peersRevoked)
         last = counters

@@ -66,7 +66,7 @@ struct DaemonSockets {
                     sockets: [("control", router), ("events", publisher)], context: context, logger: logger)
             }
             // An ipc:// listener's queue is bounded by the descriptor reserve: libzmq accepts what is queued when
-            // the files are moved aside near the limit, and aborts at the limit (ConnectionBudget).
+            // the files are moved aside near the limit (ConnectionBudget).
             if let limit = DescriptorLimit.current() {
                 let backlog = ConnectionBudget.listenerBacklog(limit: Int(clamping: limit.soft))
                 for (socket, endpoint) in zip([router, publisher], endpoints) where endpoint.hasPrefix("ipc://") {

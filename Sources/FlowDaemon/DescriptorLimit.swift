@@ -6,8 +6,8 @@ import Musl
 internal import Logging
 
 /// The process's limit on open file descriptors (`RLIMIT_NOFILE`), which bounds the daemon's connections: each one
-/// holds a descriptor, and at the limit a client connecting over `ipc://` makes libzmq abort the process (its IPC
-/// listener takes `EMFILE` from `accept` as fatal; over `tcp://` the connection waits). docs/LIMITS.md.
+/// holds a descriptor, and at the limit a client connecting over `ipc://` would make libzmq abort the process (its IPC
+/// listener takes `EMFILE` from `accept` as fatal; ``AcceptGuard`` closes the connection instead). docs/LIMITS.md.
 struct DescriptorLimit: Equatable, Sendable {
     var soft: UInt64
     var hard: UInt64

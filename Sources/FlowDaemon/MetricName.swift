@@ -19,6 +19,7 @@ package enum MetricName: Sendable {
     package static let appReloads = "flowd_app_reloads_total"
     package static let socketFilesRebound = "flowd_socket_files_rebound_total"
     package static let socketFilesWithdrawn = "flowd_socket_files_withdrawn_total"
+    package static let connectionsClosedAtLimit = "flowd_connections_closed_at_limit_total"
     package static let peers = "flowd_peers"
     package static let sessions = "flowd_sessions"
     package static let sessionsPending = "flowd_sessions_pending"
