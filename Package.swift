@@ -204,7 +204,10 @@ let package = Package(
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowClient", "FlowWire", "FlowCore", "FlowdTesting", "TestFlows", swiftLog]
+            dependencies: [
+                "FlowDaemon", "FlowClient", "FlowClientTesting", "FlowWire", "FlowCore", "FlowdTesting", "TestFlows",
+                swiftLog,
+            ]
                 + metrics + [serviceLifecycle[0]],
             swiftSettings: swiftSettings
         ),

@@ -124,6 +124,9 @@ public final class StepperClient: Service, Sendable {
     private let adaptContinuation: AsyncStream<AdaptMessage>.Continuation
     private let connection: FlowConnection
     private let known = Mutex<[RemoteAttachment.ID: RemoteAttachment]>([:])
+    /// The level an `ATTACH` for a known attachment (sent again after a reconnect) is logged at: debug for a bare
+    /// client; a ``StepperService``, which logs each first attachment at info, logs these at info too.
+    let knownAttachLevel: Logger.Level
 
     /// A stepper client serving `kinds`.
     ///
@@ -131,13 +134,21 @@ public final class StepperClient: Service, Sendable {
     ///   - name: the process's stable name, `[A-Za-z0-9._-]{1,64}`.
     ///   - kinds: the stepper kinds it serves (`movies.detail`).
     ///   - adapts: whether it answers `ADAPT` for those kinds (``adaptRequests``, ``answer(_:with:)``).
-    public init(
+    public convenience init(
         name: String, serves kinds: [String], adapts: Bool = false,
         configuration: FlowClientConfiguration = FlowClientConfiguration()
+    ) {
+        self.init(name: name, serves: kinds, adapts: adapts, configuration: configuration, knownAttachLevel: .debug)
+    }
+
+    init(
+        name: String, serves kinds: [String], adapts: Bool, configuration: FlowClientConfiguration,
+        knownAttachLevel: Logger.Level
     ) {
         self.name = name
         self.kinds = kinds
         self.adapts = adapts
+        self.knownAttachLevel = knownAttachLevel
         (events, continuation) = AsyncStream.makeStream()
         (adaptRequests, adaptContinuation) = AsyncStream.makeStream()
         connection = FlowConnection(
@@ -308,8 +319,9 @@ public final class StepperClient: Service, Sendable {
                     connection.logger.debug("attached", metadata: ["attachment": "\(attachment)"])
                     continuation.yield(.attached(attachment))
                 } else {
-                    connection.logger.debug(
-                        "ATTACH for a known attachment: no-op", metadata: ["attachment": "\(attachment)"])
+                    connection.logger.log(
+                        level: knownAttachLevel, "attached again (known attachment: no event)",
+                        metadata: ["attachment": "\(attachment)", "resumed": "\(attachment.resumed)"])
                 }
             case .message(.detach(let message)):
                 let id = RemoteAttachment.ID(session: message.session, attachment: AttachmentID(message.attachment))

@@ -58,7 +58,9 @@ extension StepperLogic {
 
 /// A stepper process as a `Service`: a ``StepperClient`` serving the logic's kinds, whose events (and ticks) go to
 /// the logic one at a time; the steps it returns are emitted in order and their outcomes logged (`emitted`, or `step
-/// not emitted` with the error). Each event is logged at info (`attached`, `detached`, `action`). The client answers
+/// not emitted` with the error). Each event is logged at info (`attached`, `detached`, `action`), and so is an `ATTACH`
+/// the daemon sends again for a known attachment after a reconnect or its restart, which makes no event (`attached
+/// again`): an operator sees the attachment come back. The client answers
 /// `ADAPT`: each question goes to ``StepperLogic/adapt(_:now:logger:)`` in turn with the inputs, and its answer is
 /// sent at once (logged `adapted`).
 ///
@@ -74,7 +76,8 @@ public struct StepperService<Logic: StepperLogic>: Service {
 
     /// A service named `name` (the process's stable name) running `logic`; it logs to `configuration.logger`.
     public init(name: String, logic: Logic, configuration: FlowClientConfiguration = FlowClientConfiguration()) {
-        client = StepperClient(name: name, serves: logic.kinds, adapts: true, configuration: configuration)
+        client = StepperClient(
+            name: name, serves: logic.kinds, adapts: true, configuration: configuration, knownAttachLevel: .info)
         self.logic = logic
         logger = configuration.logger
     }
@@ -152,7 +155,7 @@ public struct StepperService<Logic: StepperLogic>: Service {
     private func log(_ input: StepperInput) {
         switch input {
         case .event(.attached(let attachment)):
-            logger.info("attached", metadata: ["attachment": "\(attachment)"])
+            logger.info("attached", metadata: ["attachment": "\(attachment)", "resumed": "\(attachment.resumed)"])
         case .event(.detached(let attachment, let reason)):
             logger.info("detached", metadata: ["attachment": "\(attachment)", "reason": "\(reason)"])
         case .event(.action(let action, let attachment)):

@@ -64,6 +64,48 @@ struct StepperServiceTests {
         }
     }
 
+    /// After a reconnect the daemon hands out its living attachments again: the service makes no event of a known
+    /// one but logs it at info, as it logs a first attachment, so that an operator sees it come back.
+    @Test func anAttachmentHandedOutAgainAfterAReconnectIsLoggedLikeTheFirstAttach() async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let recorder = LogRecorder()
+            var configuration = daemon.configuration()
+            configuration.logger = recorder.logger(label: "stepper-service")
+            let service = StepperService(name: "movies", logic: PickLogic(), configuration: configuration)
+            try await whileRunning(service.run) {
+                let (firstPeer, _) = try await daemon.acceptHello(heartbeatMs: 300, daemon: "d1", keepingAlive: true)
+                try await daemon.send(StepperClientTests.attach(12, presentable: "wishlist.movie.7"), to: firstPeer)
+                // The action's step shows the service had the attachment before the connection is let go.
+                try await daemon.send(Self.action("pick", payload: 3), to: firstPeer)
+                let (_, first) = try await daemon.expect("STEP", from: firstPeer) { $0.step }
+                try await daemon.send(.ok(OKReply(req: first.req, result: ["accepted": true])), to: firstPeer)
+                daemon.fallSilent(toward: firstPeer)
+                // Silence: a new socket, a new HELLO; the same daemon run hands attachment 12 out again, resumed.
+                let (secondPeer, _) = try await daemon.acceptHello(daemon: "d1")
+                let again = Attach(
+                    session: "default", attachment: 12, kind: "movies.detail", presentable: "wishlist.movie.7",
+                    role: "contributor", context: ["movie": 23452], resumed: true
+                )
+                try await daemon.send(.attach(again), to: secondPeer)
+                try await daemon.send(Self.action("pick", payload: 4), to: secondPeer)
+                // The action comes after the second ATTACH: once its step is sent, both ATTACHes were logged. (The
+                // first step comes again first if its OK was not read before the silence.)
+                while true {
+                    let (_, step) = try await daemon.expect("STEP", from: secondPeer) { $0.step }
+                    try await daemon.send(.ok(OKReply(req: step.req, result: ["accepted": true])), to: secondPeer)
+                    if step.step == Step("castIsPicked", payload: 4) { break }
+                }
+            }
+            // The client logs each first attachment at debug, the service at info.
+            let first = recorder.lines("attached").filter { $0.level == .info }
+            #expect(first.map { $0.metadata["resumed"] } == ["false"])
+            let again = recorder.lines("attached again (known attachment: no event)")
+            #expect(again.map(\.level) == [.info])
+            #expect(again.map { $0.metadata["attachment"] } == first.map { $0.metadata["attachment"] })
+            #expect(again.map { $0.metadata["resumed"] } == ["true"])
+        }
+    }
+
     /// Answers `ADAPT` for `aboutIsRequired` with `unauthorized` every other time, as the movie demo's service does.
     struct AboutLogic: StepperLogic {
         var asked = 0

@@ -1,3 +1,4 @@
+import FlowClientTesting
 import FlowCore
 import FlowDaemon
 import FlowWire
@@ -43,36 +44,5 @@ struct RefusalLogTests {
         #expect(refusals.map { $0.metadata["code"] } == Array(repeating: "notHost", count: 12))
         #expect(refusals.filter { $0.level == .notice }.map { $0.metadata["refused_so_far"] } == ["1", "10"])
         #expect(daemon.core.counters.errors == ["notHost": 12])
-    }
-}
-
-/// What a daemon logged, line by line.
-final class LogRecorder: Sendable {
-    struct Line: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-    }
-
-    let lines = Mutex<[Line]>([])
-}
-
-struct RecordingHandler: LogHandler {
-    let recorder: LogRecorder
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    init(_ recorder: LogRecorder) { self.recorder = recorder }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        recorder.lines.withLock {
-            $0.append(LogRecorder.Line(level: event.level, message: "\(event.message)", metadata: merged))
-        }
     }
 }

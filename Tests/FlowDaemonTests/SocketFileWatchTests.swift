@@ -1,3 +1,4 @@
+import FlowClientTesting
 @testable import FlowDaemon
 import Foundation
 import Logging
