@@ -92,6 +92,8 @@ extension DaemonCore {
             }
             if let refusal {
                 dropAnswer(body, from: peer, reason: refusal)
+                // The adaptation ends here, so it has an outcome like an answered or a timed-out one.
+                counters.adapts["badReplacement", default: 0] += 1
                 remoteAdapts.remove(key)
                 change(JournalRecord(session: key.session, kind: .input(.adaptCompleted(key.request, nil), origin: nil)))
                 return

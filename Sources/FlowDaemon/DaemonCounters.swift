@@ -37,8 +37,8 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Connections the ZAP handler refused (a key not on the allow-list, or not allowed on that socket); `nil` when
     /// the daemon runs without CURVE (then it is not in ``json``).
     package var authDenied: Int?
-    /// Adaptations asked of stepper kinds, by outcome: `allow`, `replace`, `refuse`, `timedOut`; in ``json`` once
-    /// there is one.
+    /// Adaptations asked of stepper kinds once settled, by outcome: `allow`, `replace`, `refuse`, `timedOut`, and
+    /// `badReplacement` (a `replace` whose step was dropped, which fails the adaptation); in ``json`` once there is one.
     package var adapts: [String: Int] = [:]
     /// `ADAPTED` answers dropped, by reason: `unknownRequest`, `unknownStep`, `invalidPayload`, `forbidden`; in ``json`` once there is
     /// one.

@@ -150,6 +150,8 @@ struct RemoteAdaptTests {
         guardian.answer(.replace(Step("nonsense")), request: 2)
         #expect(f.counters.adaptAnswersDropped == ["unknownRequest": 3, "unknownStep": 1])
         #expect(f.drops == ["about adaptFailed"])
+        // Each question has one outcome: the dropped answers to the first counted none, the bad replacement one.
+        #expect(f.counters.adapts == ["allow": 1, "badReplacement": 1])
     }
 
     @Test func aPendingQuestionIsAskedAgainAfterARestartAndAnAnsweredOneIsNot() throws {
