@@ -26,6 +26,12 @@ struct NumberAndNullReadingTests {
         #expect(try req(literal) == value)
     }
 
+    /// `req` is read from 0 to 2^53, however written; 2^53 + 1 is `malformedBody` (BadInputTests), as §2.1 says.
+    @Test(arguments: [("0", 0), ("9007199254740992", 1 << 53), ("9.007199254740992e15", 1 << 53)] as [(String, UInt64)])
+    func aReqFromZeroTo2To53IsRead(_ literal: String, _ value: UInt64) throws {
+        #expect(try req(literal) == value)
+    }
+
     @Test func anOptionalFieldGivenAsNullCountsAsAbsent() throws {
         let hello = try WireCodec().decode(frames("HELLO", #"""
             {"req": 1, "role": "stepper", "name": "s", "instance": "i", "heartbeat_ms": 1000,
