@@ -155,7 +155,7 @@ public struct StepperService<Logic: StepperLogic>: Service {
     private func log(_ input: StepperInput) {
         switch input {
         case .event(.attached(let attachment)):
-            logger.info("attached", metadata: ["attachment": "\(attachment)", "resumed": "\(attachment.resumed)"])
+            logger.info("attached", metadata: ["attachment": "\(attachment)"])
         case .event(.detached(let attachment, let reason)):
             logger.info("detached", metadata: ["attachment": "\(attachment)", "reason": "\(reason)"])
         case .event(.action(let action, let attachment)):

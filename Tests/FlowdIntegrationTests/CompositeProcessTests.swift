@@ -84,9 +84,9 @@ struct CompositeProcessTests {
             let attachedBefore = login.stderr.count
             try await cluster.startFlowd(arguments, executable: "flowd")
             // The service says HELLO again to the restarted daemon (the same daemon ID: the state was recovered) and
-            // gets its attachment back (resumed: its client knows it, so nothing new is logged).
-            try await login.waitForError(from: attachedBefore, "the login service's new connection") {
-                $0.contains("connected to flowd")
+            // gets its attachment back (its client knows it: no event, logged `attached again`).
+            try await login.waitForError(from: attachedBefore, "the login service's attachment handed out again") {
+                $0.hasSuffix(" attached again (known attachment: no event)") && $0.contains("attachment=login.form ")
             }
             let after = try await cluster.flowctlSucceeding(["tree", "--session", "default"])
             // Visibility is the presenter's to report again after a restart; the rest is the journal's.
