@@ -274,13 +274,16 @@ extension DaemonCore {
     /// would reach other attachments. Made unrestorable, as a saved state that does not restore is: its records kept
     /// (and in every snapshot), nothing of it served, until an operator ends it (docs/RELIABILITY.md, "Replay").
     private mutating func refuseRenumbered(_ session: Session, record index: Int, of count: Int) {
-        let reason = "journal record \(index + 1) of \(count) attaches a CompositeStepper in a session journaled by a "
-            + "flowd before record format 5, which numbered the steppers after it otherwise"
+        let reason = "journal record \(index + 1) of \(count) attaches a CompositeStepper, which the older flowd that "
+            + "journaled this session (before record format 5) numbered as one attachment and this flowd numbers "
+            + "stepper by stepper: replayed here, its later steps could reach other attachments"
         for attachment in session.remoteAttachments.keys { _ = session.removeRemote(attachment) }
         remoteAdapts.removeSession(session.id)
         sessions.markUnrestorable(made: session, reason: reason)
         logger.error(
-            "session's records number a composite's steppers the older way: kept, refused with sessionUnrestorable",
+            Logger.Message(
+                stringLiteral: "session's records number a composite's steppers the older way: kept, refused with "
+                    + "sessionUnrestorable until ended"),
             metadata: ["session": "\(session.id)", "error": "\(reason)"])
     }
 

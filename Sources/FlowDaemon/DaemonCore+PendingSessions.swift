@@ -12,7 +12,7 @@ extension DaemonCore {
         do throws(RecoveryError) {
             return try make(pending)
         } catch {
-            sessions.markUnrestorable(id, reason: error.message)
+            sessions.markUnrestorable(id, reason: "its saved state does not restore (\(error.message))")
             logger.error(
                 "session's saved state does not restore: kept, refused with sessionUnrestorable until ended",
                 metadata: ["session": "\(id)", "code": "\(error.code)", "error": "\(error.message)"])
@@ -32,7 +32,8 @@ extension DaemonCore {
         if let reason = sessions.unrestorableReason(id) {
             return reject(
                 .sessionUnrestorable,
-                "session '\(id)''s saved state does not restore (\(reason)); END_SESSION drops it",
+                "session '\(id)' is kept but not served: \(reason); END_SESSION (flowctl end-session \(id)) drops it, "
+                    + "and its ID can then be created anew",
                 req: req, type: type, to: peer)
         }
         reject(.unknownSession, "no session '\(id)'", req: req, type: type, to: peer)

@@ -46,6 +46,20 @@ struct AttachmentNumberingTests {
         let sync = harness.presenter(Peers.tui, name: "tui", create: true)
         #expect(sync.to(Peers.tui).last == .error(ErrorReply(req: 2, code: .sessionUnrestorable, message: "", type: "SYNC")))
         harness.hello(Peers.flowctl, .operator, name: "ops")
+        // The text tells an operator what happened and what to do (docs/RELIABILITY.md, "Replay", quotes it).
+        let tree = harness.daemon.receive(.tree(SessionRequest(req: 7, session: "default")), from: Peers.flowctl)
+        guard case .error(let refusal)? = tree.to(Peers.flowctl).first else {
+            Issue.record("TREE not refused: \(tree.sent)")
+            return
+        }
+        #expect(refusal.code == .sessionUnrestorable)
+        #expect(
+            refusal.message
+                == "session 'default' is kept but not served: journal record 3 of 3 attaches a CompositeStepper, "
+                + "which the older flowd that journaled this session (before record format 5) numbered as one "
+                + "attachment and this flowd numbers stepper by stepper: replayed here, its later steps could reach "
+                + "other attachments; END_SESSION (flowctl end-session default) drops it, and its ID can then be "
+                + "created anew")
         let ended = harness.receive(.endSession(SessionRequest(req: 8, session: "default")), from: Peers.flowctl)
         #expect(ended.to(Peers.flowctl) == [ok(8, ["seq": 0, "presenter": .null, "attachments": 0])])
         #expect(harness.core.unrestorableSessionCount == 0)

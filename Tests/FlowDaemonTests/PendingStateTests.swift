@@ -190,6 +190,16 @@ struct PendingStateTests {
         }
         #expect(fields["sessions_unrestorable"] == 1 && fields["sessions_pending"] == 0)
         #expect(errors["sessionUnrestorable"] == 2)
+        // The text tells an operator what happened and what to do (docs/RELIABILITY.md, "Pending sessions").
+        let text = lazy.daemon.receive(.tree(SessionRequest(req: 8, session: "default")), from: ops).to(ops)
+        guard case .error(let refusal)? = text.first else {
+            Issue.record("TREE not refused: \(text)")
+            return
+        }
+        #expect(refusal.message.hasPrefix("session 'default' is kept but not served: its saved state does not restore"))
+        #expect(
+            refusal.message.hasSuffix(
+                "END_SESSION (flowctl end-session default) drops it, and its ID can then be created anew"))
 
         let listed = lazy.receive(.sessions(SessionsRequest(req: 9)), from: ops)
         guard case .ok(let page)? = listed.to(ops).first, case .object(let list) = page.result,
