@@ -51,7 +51,8 @@ extension FlowCoordinatorStateMachine {
         guard let uiContains, command.buildsInsideTarget, let target = command.target else { return nil }
         if let root = heldCommands.rootOf[target] { return root }
         if heldCommands.byRoot[target] != nil { return target }
-        guard coordinatorsByRoot[target] != nil, !uiContains(target) else { return nil }
+        // The UI first: a driver answers a target it found there before without a lookup (most commands').
+        guard !uiContains(target), coordinatorsByRoot[target] != nil else { return nil }
         return target
     }
 

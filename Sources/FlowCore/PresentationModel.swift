@@ -222,8 +222,9 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     /// How many presentables the UI holds.
     public var count: Int { nodes.count }
 
-    /// Whether `id` is in the UI, visible or not.
-    public func contains(_ id: PresentableID) -> Bool { nodes[id] != nil }
+    /// Whether `id` is in the UI, visible or not. By its index: the subscript would copy the node out (a command's
+    /// held-commands check asks this for every command, docs/PERFORMANCE.md).
+    public func contains(_ id: PresentableID) -> Bool { nodes.index(forKey: id) != nil }
 
     /// The screen shown as `id`, while it is in the UI.
     public func screen(_ id: PresentableID) -> Screen? { nodes[id]?.screen }

@@ -34,20 +34,27 @@ final class Session {
     /// The UI as the session's commands (and the presenter's own user navigation) built it: what a snapshot sends.
     /// A restored session's is read from its saved bytes when first used (``SessionUI``).
     var ui: PresentationModel {
-        get {
+        // A borrow, not a getter: `session.ui.contains(id)` would copy the model (its storage's references) out of
+        // the class for a call the optimizer cannot see into.
+        _read {
             readUnreadUI()
-            return uiModel
+            yield uiModel
         }
         _modify {
             readUnreadUI()
+            knownInUI = nil
             yield &uiModel
         }
         set {
             unreadUI = nil
+            knownInUI = nil
             uiModel = newValue
         }
     }
     private var uiModel = PresentationModel()
+    /// A presentable the UI was found to hold and no change took out since (``uiContains(_:)``): the tree asks about
+    /// the same target, a flow's root, for most commands, and the answer then costs no lookup.
+    private var knownInUI: PresentableID?
     /// A restored session's saved UI, until first used.
     private var unreadUI: ArraySlice<UInt8>?
     /// The sequenced commands: the last sequence number, the outbox for replay, those not carried out yet.
@@ -180,6 +187,7 @@ final class Session {
     private func readUnreadUI() {
         guard let saved = unreadUI else { return }
         unreadUI = nil
+        knownInUI = nil
         uiModel = SessionUI.unread(saved).model
     }
 
@@ -189,10 +197,14 @@ final class Session {
         machine.uiContains = { [unowned self] id in self.uiContains(id) }
     }
 
-    /// Read in place, where `ui`'s getter would copy the model.
+    /// Whether the UI holds `id`, for the tree's held-commands check (D20), which asks it for every command that
+    /// builds inside its target: the last target found stays known until a change takes it out.
     private func uiContains(_ id: PresentableID) -> Bool {
         readUnreadUI()
-        return uiModel.contains(id)
+        if id == knownInUI { return true }
+        guard uiModel.contains(id) else { return false }
+        knownInUI = id
+        return true
     }
 
     /// The session's live state as data.
@@ -219,14 +231,17 @@ final class Session {
     private func sequence(_ command: NavigationCommand) -> [PresentableID] {
         var rejection: PresentationError?
         var removed: [PresentableID] = []
+        readUnreadUI()
         do {
-            // What became visible is the presenter's to report; the session needs only what left.
-            removed = try ui.carryOut(command)
+            // What became visible is the presenter's to report; the session needs only what left. In place, not
+            // through `ui`: a command forgets ``knownInUI`` only when it took that presentable out.
+            removed = try uiModel.carryOut(command)
         } catch {
             rejection = error
+            knownInUI = nil
         }
+        if let known = knownInUI, removed.contains(known) { knownInUI = nil }
         for id in removed { awaitedDismissalReports[id, default: 0] += 1 }
-        // `uiModel`, not `ui`: carryOut read a restored UI already, and `ui`'s getter copies the whole model.
         if awaitedDismissalReports.count > 64 + 2 * uiModel.count {
             // Only what is back in the UI needs its report told apart from a person's dismissal.
             awaitedDismissalReports = awaitedDismissalReports.filter { ui.contains($0.key) }
