@@ -48,11 +48,12 @@ extension FlowCoordinatorStateMachine {
     /// The root `command` must wait for: its target is a live flow's root the driver's UI does not hold, or was put
     /// in such a root by a held command. `nil` without a driver's UI model (``uiContains``).
     func waitingRoot(of command: NavigationCommand) -> PresentableID? {
-        guard let uiContains, command.buildsInsideTarget, let target = command.target else { return nil }
+        guard uiContains != nil, command.buildsInsideTarget, let target = command.target else { return nil }
         if let root = heldCommands.rootOf[target] { return root }
         if heldCommands.byRoot[target] != nil { return target }
-        // The UI first: a driver answers a target it found there before without a lookup (most commands').
-        guard !uiContains(target), coordinatorsByRoot[target] != nil else { return nil }
+        // The UI first: a driver answers a target it found there before without a lookup (most commands'). Called in
+        // place: a `let` binding copied the closure (its context's retain and release) for every command.
+        guard uiContains?(target) == false, coordinatorsByRoot[target] != nil else { return nil }
         return target
     }
 
