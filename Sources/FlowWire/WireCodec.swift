@@ -107,7 +107,8 @@ public struct WireCodec: Sendable {
         }
         guard let type = MessageType(frame: frames[1]) else {
             let typeName = String(decoding: frames[1], as: UTF8.self)
-            throw WireError(.unknownType, "unknown message type '\(typeName.prefix(32))'", req: Self.peekReq(body))
+            throw WireError(
+                .unknownType, "unknown message type '\(WireError.quoted(typeName, limit: 32))'", req: Self.peekReq(body))
         }
         guard body.count <= maxBodyBytes else {
             throw WireError(
@@ -203,12 +204,15 @@ public struct WireCodec: Sendable {
     private func validate(_ message: WireMessage, _ type: MessageType, req: UInt64?) throws(WireError) {
         func name(_ value: String, _ what: String) throws(WireError) {
             guard WireProtocol.isValidName(value) else {
-                throw WireError(.invalidName, "\(what) '\(value.prefix(80))' is not [A-Za-z0-9._-]{1,64}", req: req, type: type)
+                throw WireError(
+                    .invalidName, "\(what) '\(WireError.quoted(value))' is not [A-Za-z0-9._-]{1,64}", req: req, type: type)
             }
         }
         func step(_ value: Step, _ what: String = "step name") throws(WireError) {
             guard WireProtocol.isValidStepName(value.name) else {
-                throw WireError(.invalidName, "\(what) '\(value.name.prefix(80))' is not [A-Za-z0-9._:-]{1,128}", req: req, type: type)
+                throw WireError(
+                    .invalidName, "\(what) '\(WireError.quoted(value.name))' is not [A-Za-z0-9._:-]{1,128}", req: req,
+                    type: type)
             }
         }
         func presentable(_ value: String) throws(WireError) {
@@ -231,7 +235,9 @@ public struct WireCodec: Sendable {
                 throw WireError(.malformedBody, "heartbeat_ms must be 100...60000", req: req, type: type)
             }
             for kind in hello.serves where !WireProtocol.isValidKind(kind) {
-                throw WireError(.invalidName, "stepper kind '\(kind.prefix(80))' is not valid", req: req, type: type)
+                throw WireError(
+                    .invalidName, "stepper kind '\(WireError.quoted(kind))' is not [A-Za-z0-9._:-]{1,128}", req: req,
+                    type: type)
             }
         case .client(.step(let body)):
             try name(body.session, "session")

@@ -22,6 +22,12 @@ public struct WireError: CodedError, Sendable {
         self.req = req
         self.type = type
     }
+
+    /// `text` as a refusal quotes it: at most `limit` characters, a longer one cut and ending with `…`, so that a
+    /// name refused for its length does not read as a valid one (PROTOCOL.md §3).
+    static func quoted(_ text: some StringProtocol, limit: Int = 80) -> String {
+        text.count > limit ? text.prefix(limit - 1) + "…" : String(text)
+    }
 }
 
 extension ErrorCode<WireError> {

@@ -407,6 +407,24 @@ struct BadInputTests {
         #expect(!role.contains("PeerRole") && !state.contains("PresentableState"))
     }
 
+    @Test func aRefusedNameOrTypeTooLongToQuoteIsQuotedCutWithAnEllipsis() throws {
+        func message(_ frames: [[UInt8]]) throws -> String { try #require(decodingError(frames)).message }
+        // 129 valid characters: cut without a mark, the quote read as a valid name.
+        let step129 = String(repeating: "b", count: 129)
+        let step = try message(
+            frames("STEP", #"{"req": 2, "session": "s", "attachment": 1, "step": {"name": "\#(step129)"}}"#))
+        #expect(step == "step name '\(String(repeating: "b", count: 79))…' is not [A-Za-z0-9._:-]{1,128}", "\(step)")
+        let kind = try message(
+            frames(
+                "HELLO",
+                #"{"req": 1, "role": "stepper", "name": "s", "instance": "i", "heartbeat_ms": 100, "serves": ["a b"]}"#))
+        #expect(kind == "stepper kind 'a b' is not [A-Za-z0-9._:-]{1,128}", "\(kind)")
+        let type = try message(frames(String(repeating: "NOPE", count: 20), "{}"))
+        #expect(type == "unknown message type '\(String(repeating: "NOPE", count: 8).dropLast())…'", "\(type)")
+        let session = try message(frames("TREE", #"{"req": 2, "session": "a:b"}"#))
+        #expect(session == "session 'a:b' is not [A-Za-z0-9._-]{1,64}", "\(session)")
+    }
+
     @Test func aBodyOverTheLimitIsTooLargeAndKeepsItsReq() throws {
         let codec = WireCodec(maxBodyBytes: 64)
         let body = #"{"req": 5, "padding": "\#(String(repeating: "x", count: 64))"}"#
