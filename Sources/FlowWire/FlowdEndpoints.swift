@@ -13,9 +13,9 @@ import Foundation
 
 /// Where `flowd` listens when nothing says otherwise (`docs/PROTOCOL.md` §1): `ipc://` sockets in a runtime folder.
 ///
-/// The folder is `$XDG_RUNTIME_DIR/flowd` when `XDG_RUNTIME_DIR` is set, else `/run/flowd` for root, else
-/// `/tmp/flowd-<uid>`; `FLOWD_RUNTIME_DIR` overrides all three. Daemon and clients use this same rule, so they meet
-/// without configuration.
+/// The folder is `$XDG_RUNTIME_DIR/flowd` when `XDG_RUNTIME_DIR` is set and not empty, else `/run/flowd` for root,
+/// else `/tmp/flowd-<uid>`; `FLOWD_RUNTIME_DIR` (set and not empty) overrides all three. Daemon and clients use this
+/// same rule, so they meet without configuration.
 public struct FlowdEndpoints: Sendable, Hashable {
     /// The control ROUTER's endpoint.
     public var control: String
