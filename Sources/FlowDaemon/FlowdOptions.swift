@@ -24,13 +24,19 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("runtime-dir"), help: "The folder of the default ipc:// endpoints.")
     package var runtimeDirectory: String?
 
-    @Option(name: .customLong("heartbeat-ms"), help: "Heartbeat interval towards clients, in milliseconds.")
+    @Option(
+        name: .customLong("heartbeat-ms"),
+        help: "Heartbeat interval towards clients, in milliseconds (100...60000; 1000 by default)."
+    )
     package var heartbeatMs: Int?
 
-    @Option(name: .customLong("max-sessions"), help: "The most sessions held at once.")
+    @Option(name: .customLong("max-sessions"), help: "The most sessions held at once (at least 1; 10000 by default).")
     package var maxSessions: Int?
 
-    @Option(name: .customLong("max-body-bytes"), help: "The largest message body accepted.")
+    @Option(
+        name: .customLong("max-body-bytes"),
+        help: "The largest message body accepted (at least 1024; 262144 by default)."
+    )
     package var maxBodyBytes: Int?
 
     @Option(name: .customLong("outbox-limit"), help: "Commands kept per session for a presenter's replay.")
