@@ -7,31 +7,44 @@ internal import FlowWire
 struct CommandStream {
     /// The sequence number of the last command.
     private(set) var seq: UInt64 = 0
-    /// The last commands, for replay to a presenter that reconnects (oldest first): the last one's sequence number
-    /// is ``seq`` and they follow each other, so only the commands are kept, not a message each
-    /// (docs/PERFORMANCE.md, issue 11: an idle session).
-    private var outbox: Deque<NavigationCommand> = []
+    /// The last commands, for replay to a presenter that reconnects (oldest first), each with what it counts against
+    /// ``outboxBytesLimit``: the last one's sequence number is ``seq`` and they follow each other, so only the commands
+    /// are kept, not a message each (docs/PERFORMANCE.md, issue 11: an idle session).
+    private var outbox: Deque<Kept> = []
+    /// What the outbox's commands count together (``NavigationCommand/outboxBytes``).
+    private(set) var outboxBytes = 0
     private let outboxLimit: Int
+    private let outboxBytesLimit: Int
     /// How many of the last commands are sequenced and not yet carried out: they end at ``seq``.
     private var untaken: UInt64 = 0
     /// Why the UI model refused commands not yet carried out, by sequence number (a refusal is rare).
     private var rejections: [UInt64: PresentationError] = [:]
 
-    init(outboxLimit: Int) {
+    /// A command in the outbox and its size, measured once, as it came.
+    private struct Kept {
+        let command: NavigationCommand
+        let bytes: Int
+    }
+
+    /// An empty stream whose outbox keeps at most `outboxLimit` commands and `outboxBytesLimit` bytes of them, and
+    /// always the last one.
+    init(outboxLimit: Int, outboxBytesLimit: Int) {
         self.outboxLimit = max(1, outboxLimit)
+        self.outboxBytesLimit = max(0, outboxBytesLimit)
     }
 
     /// A saved stream: its sequence number and the saved outbox's commands that follow each other up to it (a
-    /// session saves no others).
-    init(outboxLimit: Int, seq: UInt64, saved: [CommandMessage]) {
-        self.init(outboxLimit: outboxLimit)
+    /// session saves no others), within the bounds as ``append(_:rejection:)`` would have kept them, so a restart
+    /// with the same settings comes back to the same outbox.
+    init(outboxLimit: Int, outboxBytesLimit: Int, seq: UInt64, saved: [CommandMessage]) {
+        self.init(outboxLimit: outboxLimit, outboxBytesLimit: outboxBytesLimit)
         self.seq = seq
         var kept = 0
         for message in saved.reversed() {
             guard UInt64(kept) < seq, message.seq == seq - UInt64(kept) else { break }
             kept += 1
         }
-        outbox = Deque(saved.suffix(kept).map(\.command))
+        for message in saved.suffix(kept) { keep(message.command) }
     }
 
     /// Sequences a command, with why the UI model refused it if it did; ``take()`` hands it over.
@@ -39,8 +52,17 @@ struct CommandStream {
         seq += 1
         untaken += 1
         if let rejection { rejections[seq] = rejection }
-        outbox.append(command)
-        while outbox.count > outboxLimit { outbox.removeFirst() }
+        keep(command)
+    }
+
+    /// Keeps `command` for replay; the oldest go while the outbox is over a bound, the newest stays whatever its size.
+    private mutating func keep(_ command: NavigationCommand) {
+        let bytes = command.outboxBytes
+        outbox.append(Kept(command: command, bytes: bytes))
+        outboxBytes += bytes
+        while outbox.count > outboxLimit || (outboxBytes > outboxBytesLimit && outbox.count > 1) {
+            outboxBytes -= outbox.removeFirst().bytes
+        }
     }
 
     /// The oldest command sequenced and not yet carried out: its sequence number, and why the UI model refused it if
@@ -54,7 +76,7 @@ struct CommandStream {
 
     /// Gives back the room a burst of commands left unused in the outbox.
     mutating func trim() {
-        var trimmed = Deque<NavigationCommand>(minimumCapacity: outbox.count)
+        var trimmed = Deque<Kept>(minimumCapacity: outbox.count)
         trimmed.append(contentsOf: outbox)
         outbox = trimmed
     }
@@ -75,8 +97,8 @@ struct CommandStream {
     /// The outbox's commands after `lastSeq` (which it holds) as messages.
     private func messages(after lastSeq: UInt64, session: String) -> [CommandMessage] {
         let skipped = outbox.count - Int(seq - lastSeq)
-        return outbox.dropFirst(skipped).enumerated().map { index, command in
-            CommandMessage(session: session, seq: lastSeq + 1 + UInt64(index), command: command)
+        return outbox.dropFirst(skipped).enumerated().map { index, kept in
+            CommandMessage(session: session, seq: lastSeq + 1 + UInt64(index), command: kept.command)
         }
     }
 }

@@ -10,6 +10,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     public var maxBodyBytes: Int = 256 * 1024
     /// How many sent commands a session keeps for a presenter's replay; older ones are served by a snapshot.
     public var outboxLimit: Int = 1024
+    /// How many bytes of commands a session keeps for a presenter's replay (as estimated: docs/LIMITS.md); the oldest
+    /// go beyond, the newest stays whatever its size. 1 MiB holds 1024 ordinary commands (~230 bytes) four times over.
+    public var outboxBytesLimit: Int = 1 << 20
     /// The most commands a `SYNC` replays; a presenter further behind gets a snapshot (one message) instead, so a
     /// replay fits in its queue (keep it below `sockets.send_high_water_mark`: docs/LIMITS.md).
     public var maxReplayCommands: Int = 512
@@ -40,6 +43,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         case maxSessions = "max_sessions"
         case maxBodyBytes = "max_body_bytes"
         case outboxLimit = "outbox_limit"
+        case outboxBytesLimit = "outbox_bytes_limit"
         case maxReplayCommands = "max_replay_commands"
         case defaultSession = "default_session"
         case idleSessionTimeoutS = "idle_session_timeout_s"
@@ -60,6 +64,8 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         maxSessions = try container.decodeIfPresent(Int.self, forKey: .maxSessions) ?? defaults.maxSessions
         maxBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? defaults.maxBodyBytes
         outboxLimit = try container.decodeIfPresent(Int.self, forKey: .outboxLimit) ?? defaults.outboxLimit
+        outboxBytesLimit =
+            try container.decodeIfPresent(Int.self, forKey: .outboxBytesLimit) ?? defaults.outboxBytesLimit
         maxReplayCommands =
             try container.decodeIfPresent(Int.self, forKey: .maxReplayCommands) ?? defaults.maxReplayCommands
         defaultSession = try container.decodeIfPresent(String.self, forKey: .defaultSession) ?? defaults.defaultSession

@@ -263,7 +263,8 @@ extension DaemonCore {
         }
         let session = try Session(
             id: id, application: application, appVersion: version?.id, outboxLimit: configuration.outboxLimit,
-            holdings: holdings, now: now, restoring: state, with: restoration)
+            outboxBytesLimit: configuration.outboxBytesLimit, holdings: holdings, now: now, restoring: state,
+            with: restoration)
         session.appVersionUnrecorded = app == nil && version != nil
         session.numbering = numbering
         return session

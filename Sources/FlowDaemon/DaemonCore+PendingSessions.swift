@@ -93,7 +93,8 @@ extension DaemonCore {
         } else {
             session = Session(
                 id: pending.id, application: pending.application, appVersion: pending.appVersion,
-                outboxLimit: configuration.outboxLimit, holdings: holdings, now: pending.lastActive)
+                outboxLimit: configuration.outboxLimit, outboxBytesLimit: configuration.outboxBytesLimit,
+                holdings: holdings, now: pending.lastActive)
             session.appVersionUnrecorded = pending.appVersionUnrecorded
             session.unchangedSinceCreation = true
         }

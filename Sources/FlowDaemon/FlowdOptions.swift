@@ -43,6 +43,12 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     package var outboxLimit: Int?
 
     @Option(
+        name: .customLong("outbox-bytes-limit"),
+        help: "Bytes of commands kept per session for a presenter's replay (1048576 by default; the last one always)."
+    )
+    package var outboxBytesLimit: Int?
+
+    @Option(
         name: .customLong("idle-session-timeout-s"),
         help: "End a session after this many seconds without a presenter and without a change (0: never; the default)."
     )
@@ -246,6 +252,7 @@ extension FlowdOptions {
         if let maxSessions { daemon.maxSessions = maxSessions }
         if let maxBodyBytes { daemon.maxBodyBytes = maxBodyBytes }
         if let outboxLimit { daemon.outboxLimit = outboxLimit }
+        if let outboxBytesLimit { daemon.outboxBytesLimit = outboxBytesLimit }
         if let idleSessionTimeoutS { daemon.idleSessionTimeoutS = idleSessionTimeoutS }
         if let hibernateAfterS { daemon.hibernateAfterS = hibernateAfterS }
     }
@@ -294,7 +301,7 @@ package struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 /// ```json
 /// {"app": "/usr/local/share/flowd/movies.flows.yaml", "control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
 ///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 10000, "max_body_bytes": 262144, "outbox_limit": 1024,
-///             "idle_session_timeout_s": 0, "hibernate_after_s": 60},
+///             "outbox_bytes_limit": 1048576, "idle_session_timeout_s": 0, "hibernate_after_s": 60},
 ///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608,
 ///              "damage": "refuse"},
 ///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}

@@ -43,6 +43,7 @@ extension DaemonConfiguration {
             ("daemon.max_sessions", maxSessions, 1...Int.max),
             ("daemon.max_body_bytes", maxBodyBytes, 1024...Int.max),
             ("daemon.outbox_limit", outboxLimit, 1...Int.max),
+            ("daemon.outbox_bytes_limit", outboxBytesLimit, 1024...Int.max),
             ("daemon.max_replay_commands", maxReplayCommands, 0...Int.max),
             ("daemon.max_session_screens", maxSessionScreens, 1...Int.max),
             ("daemon.max_session_attachments", maxSessionAttachments, 1...Int.max),
