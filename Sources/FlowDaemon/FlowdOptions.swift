@@ -39,12 +39,17 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     )
     package var maxBodyBytes: Int?
 
-    @Option(name: .customLong("outbox-limit"), help: "Commands kept per session for a presenter's replay.")
+    @Option(
+        name: .customLong("outbox-limit"),
+        help: "Commands kept per session for a presenter's replay (at least 1; 1024 by default)."
+    )
     package var outboxLimit: Int?
 
     @Option(
         name: .customLong("outbox-bytes-limit"),
-        help: "Bytes of commands kept per session for a presenter's replay (1048576 by default; the last one always)."
+        help: ArgumentHelp(
+            "Bytes of commands kept per session for a presenter's replay, as docs/LIMITS.md counts them; the last one "
+                + "is kept whatever its size (at least 1024; 1048576 by default).")
     )
     package var outboxBytesLimit: Int?
 
