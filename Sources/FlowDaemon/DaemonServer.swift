@@ -467,8 +467,16 @@ public final class DaemonServer: Service, Sendable {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
+    /// 32 hex digits: each of the four random words padded to 8, so the ID's length does not vary with its value.
+    static func makeDaemonID(using generator: inout some RandomNumberGenerator) -> String {
+        (0..<4).map { _ in
+            let word = String(generator.next() as UInt32, radix: 16)
+            return String(repeating: "0", count: 8 - word.count) + word
+        }.joined()
+    }
+
     private static func makeDaemonID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in String(generator.next() as UInt32, radix: 16) }.joined()
+        return makeDaemonID(using: &generator)
     }
 }
