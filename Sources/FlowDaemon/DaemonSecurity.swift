@@ -322,9 +322,12 @@ package enum FlowdSecuritySettings: Sendable {
                         + "--allow-plaintext-tcp (security.allow_plaintext_tcp)"
                 )
             }
-            if section.clients?.isEmpty == false || section.clientsFile != nil || clientsFile != nil {
+            // An allow-list, even an empty one (which lets nobody in), means keys were meant: without the daemon's
+            // key it would be ignored and every connection let in.
+            if section.clients != nil || section.clientsFile != nil || clientsFile != nil {
                 throw FlowdSecurityError(
-                    "allowed client keys are listed but no secret key is named (--key-file or security.secret_key_file)"
+                    "an allow-list is given (security.clients, a clients file) but no secret key is named "
+                        + "(--key-file or security.secret_key_file)"
                 )
             }
             return nil

@@ -100,11 +100,19 @@ struct AccessPolicyTests {
                 nil, configPath: nil, keyFile: keyPath, clientsFile: nil, allowPlaintextTCP: false, endpoints: []
             )
         }
-        // Clients without a daemon key are a mistake, not plaintext.
+        // Clients without a daemon key are a mistake, not plaintext; so is an empty allow-list, which lets nobody in
+        // with a key and would let everyone in without one.
         #expect(throws: FlowdSecurityError.self) {
             try FlowdSecuritySettings.resolve(
                 section.clearingKey, configPath: nil, keyFile: nil, clientsFile: nil, allowPlaintextTCP: true,
                 endpoints: []
+            )
+        }
+        var empty = section.clearingKey
+        empty.clients = []
+        #expect(throws: FlowdSecurityError.self) {
+            try FlowdSecuritySettings.resolve(
+                empty, configPath: nil, keyFile: nil, clientsFile: nil, allowPlaintextTCP: false, endpoints: []
             )
         }
     }
