@@ -62,12 +62,15 @@ let package = Package(
             name: "FlowCore", dependencies: [swiftLog, .product(name: "OrderedCollections", package: "swift-collections")],
             swiftSettings: swiftSettings),
 
+        // The platform's C library (Glibc, Musl or Darwin), chosen once for every file that calls POSIX.
+        .target(name: "LibC", swiftSettings: swiftSettings),
+
         // MARK: - Wire protocol (pure: messages and their codec)
-        .target(name: "FlowWire", dependencies: ["FlowCore"], swiftSettings: swiftSettings),
+        .target(name: "FlowWire", dependencies: ["FlowCore", "LibC"], swiftSettings: swiftSettings),
 
         // MARK: - ZeroMQ (the only targets that touch libzmq)
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", swiftLog, deque], swiftSettings: swiftSettings),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", "LibC", swiftLog, deque], swiftSettings: swiftSettings),
 
         // MARK: - Daemon
         // CRC-32C with the CPU's instruction, for the journal's frames and snapshot (FlowDaemon's CRC32C).
@@ -78,7 +81,7 @@ let package = Package(
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowCore", "FlowWire", "ZeroMQ", "CCRC32C", "CAcceptGuard", swiftLog,
+                "FlowCore", "FlowWire", "ZeroMQ", "LibC", "CCRC32C", "CAcceptGuard", swiftLog,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -95,7 +98,7 @@ let package = Package(
         // MARK: - Clients
         .target(
             name: "FlowClient",
-            dependencies: ["FlowCore", "FlowWire", "ZeroMQ", swiftLog, deque, heap, argumentParser] + serviceLifecycle,
+            dependencies: ["FlowCore", "FlowWire", "ZeroMQ", "LibC", swiftLog, deque, heap, argumentParser] + serviceLifecycle,
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,13 +1,6 @@
 public import FlowWire
 public import ZeroMQ
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+internal import LibC
 
 /// CURVE towards a daemon that runs with keys (`docs/SECURITY.md`): the client's key pair and the daemon's public key.
 ///

@@ -1,14 +1,7 @@
 public import FlowCore
 public import FlowWire
 import Logging
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+internal import LibC
 
 /// An operator's side of the protocol (what `flowctl` uses): requests about sessions and trees, deep links, and the
 /// navigation event stream.

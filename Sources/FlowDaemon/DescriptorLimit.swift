@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+internal import LibC
 internal import Logging
 
 /// The process's limit on open file descriptors (`RLIMIT_NOFILE`), which bounds the daemon's connections: each one

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+internal import LibC
 import SystemPackage
 
 /// Reads a snapshot file that ``JournalFormat/checkSnapshotHeader(_:fileBytes:path:)`` accepts: its payload as one

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import LibC
 
 /// `sd_notify(3)` without libsystemd: a datagram to `$NOTIFY_SOCKET` (`READY=1`, `STOPPING=1`, `STATUS=…`).
 ///

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import LibC
 
 /// What the folder of `ipc://` socket files says about who else may reach or replace them (docs/SECURITY.md §3):
 /// one `stat` of the folder, judged against this process's user.

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+public import LibC
 
 /// CURVE key files: the Z85 key on a line of its own; empty lines and comment lines (`#` alone, or `# ` and text;
 /// `#` is a Z85 character but space is not) are skipped. A secret key file should have mode 0600 (0640 for a group of

@@ -1,12 +1,5 @@
 internal import CZeroMQ
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import LibC
 
 /// Dedicated OS threads for code that owns libzmq sockets.
 ///
