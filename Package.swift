@@ -204,7 +204,12 @@ let package = Package(
         // The application the daemon's tests and fuzzers run.
         .target(name: "TestFlows", dependencies: ["FlowCore"], path: "Tests/TestFlows", swiftSettings: swiftSettings),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", "TestFlows", swiftLog], swiftSettings: swiftSettings),
-        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore"], swiftSettings: swiftSettings),
+        // Sample messages of every type, the round trips of FlowWireTests and the seeds of FlowFuzzTests.
+        .target(
+            name: "WireSamples", dependencies: ["FlowWire", "FlowCore"], path: "Tests/WireSamples",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire", "FlowCore", "WireSamples"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FlowDaemonTests",
             dependencies: [
@@ -228,7 +233,8 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", swiftLog], swiftSettings: swiftSettings),
         .testTarget(
-            name: "FlowFuzzTests", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", "ZeroMQ", "TestFlows", swiftLog],
+            name: "FlowFuzzTests",
+            dependencies: ["FlowDaemon", "FlowWire", "FlowCore", "ZeroMQ", "TestFlows", "WireSamples", swiftLog],
             // Optimized even in debug builds: its generators and checks would otherwise take most of the run.
             swiftSettings: swiftSettings + [.unsafeFlags(["-O"])]
         ),

@@ -1,5 +1,6 @@
 import FlowWire
 import Testing
+import WireSamples
 
 /// `ClientMessage` and `DaemonMessage`: each type goes one way (`HEARTBEAT` both), and a typed message's type and
 /// req are its `WireMessage`'s.
@@ -17,8 +18,8 @@ struct MessageDirectionTests {
     @Test func everyTypeGoesTheWayTheProtocolSaysAndOnlyHeartbeatGoesBoth() {
         #expect(Self.clientTypes.union(Self.daemonTypes) == Set(MessageType.allCases))
         #expect(Self.clientTypes.intersection(Self.daemonTypes) == [.heartbeat])
-        #expect(Set(roundTripMessages.map(\.type)) == Set(MessageType.allCases))
-        for message in roundTripMessages {
+        #expect(Set(WireSamples.messages.map(\.type)) == Set(MessageType.allCases))
+        for message in WireSamples.messages {
             switch message {
             case .client(let client):
                 #expect(Self.clientTypes.contains(message.type), "\(message)")
