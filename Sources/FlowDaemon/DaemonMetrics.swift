@@ -13,13 +13,8 @@ package import FlowWire
 /// A value type the I/O thread owns; its metric objects are `Sendable` and thread-safe.
 package struct DaemonMetrics: Sendable {
     private let factory: any MetricsFactory
-    private let stepsAccepted: Counter
-    private let stepsDuplicate: Counter
-    private let commandsSent: Counter
-    private let commandsAcked: Counter
-    private let navigations: Counter
-    private let messagesIn: Counter
-    private let messagesOut: Counter
+    /// The unlabelled totals, one counter each.
+    private var totals: TotalCounters<DaemonCounters>
     private var stepsDropped: [String: Counter] = [:]
     private var errors: [String: Counter] = [:]
     private var sendsDropped: [String: Counter] = [:]
@@ -48,13 +43,16 @@ package struct DaemonMetrics: Sendable {
     /// Makes the metric objects from `factory` (not the global `MetricsSystem`): the process decides where they go.
     package init(factory: any MetricsFactory) {
         self.factory = factory
-        stepsAccepted = Counter(label: MetricName.stepsAccepted, factory: factory)
-        stepsDuplicate = Counter(label: MetricName.stepsDuplicate, factory: factory)
-        commandsSent = Counter(label: MetricName.commandsSent, factory: factory)
-        commandsAcked = Counter(label: MetricName.commandsAcked, factory: factory)
-        navigations = Counter(label: MetricName.navigations, factory: factory)
-        messagesIn = Counter(label: MetricName.messagesIn, factory: factory)
-        messagesOut = Counter(label: MetricName.messagesOut, factory: factory)
+        totals = TotalCounters(
+            [
+                MetricName.stepsAccepted: \.stepsAccepted,
+                MetricName.stepsDuplicate: \.stepsDuplicate,
+                MetricName.commandsSent: \.commandsSent,
+                MetricName.commandsAcked: \.commandsAcked,
+                MetricName.navigations: \.navigations,
+                MetricName.messagesIn: \.messagesIn,
+                MetricName.messagesOut: \.messagesOut,
+            ], factory: factory)
         peers = Dictionary(
             uniqueKeysWithValues: PeerRole.allCases.map {
                 ($0, Gauge(label: MetricName.peers, dimensions: [("role", $0.rawValue)], factory: factory))
@@ -71,13 +69,7 @@ package struct DaemonMetrics: Sendable {
     /// Cheap when little changed: a few integer comparisons, and the three small dictionaries are walked only when
     /// they differ.
     package mutating func record(_ counters: DaemonCounters) {
-        stepsAccepted.increment(total: counters.stepsAccepted, before: last.stepsAccepted)
-        stepsDuplicate.increment(total: counters.stepsDuplicate, before: last.stepsDuplicate)
-        commandsSent.increment(total: counters.commandsSent, before: last.commandsSent)
-        commandsAcked.increment(total: counters.commandsAcked, before: last.commandsAcked)
-        navigations.increment(total: counters.navigations, before: last.navigations)
-        messagesIn.increment(total: counters.messagesIn, before: last.messagesIn)
-        messagesOut.increment(total: counters.messagesOut, before: last.messagesOut)
+        totals.record(counters)
         addLabelled(counters.stepsDropped, last.stepsDropped, to: &stepsDropped, MetricName.stepsDropped, "reason")
         addLabelled(counters.errors, last.errors, to: &errors, MetricName.errors, "code")
         addLabelled(counters.sendsDropped, last.sendsDropped, to: &sendsDropped, MetricName.sendsDropped, "type")

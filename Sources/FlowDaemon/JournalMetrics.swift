@@ -9,23 +9,21 @@ package import CoreMetrics
 package struct JournalMetrics: Sendable {
     private let journalBytes: Gauge
     private let snapshotBytes: Gauge
-    private let syncs: Counter
-    private let writeFailures: Counter
+    /// Its syncs and write failures.
+    private var totals: TotalCounters<JournalStore>
     private let available: Gauge
     private let compactions: Counter
     private let compactionStallMax: Gauge
     private let recoverySeconds: Gauge
     private let recoveredRecords: Gauge
-    /// The store's sync count when last recorded (the counter takes increases).
-    private var lastSyncs = 0
-    private var lastWriteFailures = 0
+    /// The store's compaction count when last recorded (the stall is recorded when it grew).
     private var lastCompactions = 0
 
     package init(factory: any MetricsFactory) {
         journalBytes = Gauge(label: MetricName.journalBytes, factory: factory)
         snapshotBytes = Gauge(label: MetricName.snapshotBytes, factory: factory)
-        syncs = Counter(label: MetricName.journalSyncs, factory: factory)
-        writeFailures = Counter(label: MetricName.journalWriteFailures, factory: factory)
+        totals = TotalCounters(
+            [MetricName.journalSyncs: \.syncCount, MetricName.journalWriteFailures: \.writeFailures], factory: factory)
         available = Gauge(label: MetricName.journalAvailable, factory: factory)
         compactions = Counter(label: MetricName.compactions, factory: factory)
         compactionStallMax = Gauge(label: MetricName.compactionStallMax, factory: factory)
@@ -42,12 +40,9 @@ package struct JournalMetrics: Sendable {
     /// Records the journal's sizes, syncs and write failures, and whether its writes are `failing`.
     package mutating func record(_ journal: JournalStore, failing: Bool = false) {
         available.record(failing ? 0 : 1)
-        writeFailures.increment(total: journal.writeFailures, before: lastWriteFailures)
-        lastWriteFailures = journal.writeFailures
+        totals.record(journal)
         journalBytes.record(journal.journalBytes)
         snapshotBytes.record(journal.snapshotBytes)
-        syncs.increment(total: journal.syncCount, before: lastSyncs)
-        lastSyncs = journal.syncCount
         if journal.compactions > lastCompactions {
             compactions.increment(total: journal.compactions, before: lastCompactions)
             lastCompactions = journal.compactions
