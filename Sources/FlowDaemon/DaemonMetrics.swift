@@ -105,12 +105,18 @@ package struct DaemonMetrics: Sendable {
         sessionsHibernated.record(hibernated)
     }
 
-    /// Records everything about `core`: its counters and its peers and sessions.
-    package mutating func record(_ core: DaemonCore) {
-        record(core.counters)
+    /// Sets the gauges from `core`'s peers and sessions: the one list of them, so that no caller leaves one at its
+    /// default (the I/O loop's refresh set `flowd_sessions_hibernated` to 0 every 100 ms).
+    package func recordGauges(of core: DaemonCore) {
         record(
             peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount,
             unrestorable: core.unrestorableSessionCount, hibernated: core.hibernatedSessionCount)
+    }
+
+    /// Records everything about `core`: its counters and its peers and sessions.
+    package mutating func record(_ core: DaemonCore) {
+        record(core.counters)
+        recordGauges(of: core)
     }
 
     /// Adds the increase of a total the core counts only in some setups (`nil` otherwise) to `counter`, made the

@@ -421,9 +421,7 @@ public final class DaemonServer: Service, Sendable {
                 metrics!.record(core.counters)
                 if time >= nextGauges {
                     if let journal { journalMetrics?.record(journal, failing: driver.journal?.isFailing ?? false) }
-                    metrics!.record(
-                        peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount,
-                        unrestorable: core.unrestorableSessionCount)
+                    metrics!.recordGauges(of: core)
                     nextGauges = time + 100
                 }
             }
