@@ -163,6 +163,22 @@ let badInputs: [BadInput] = [
         frames: frames("HELLO", #"{"req": 1, "role": "stepper", "name": "m", "instance": "", "heartbeat_ms": 1000}"#),
         code: .malformedBody, req: 1, type: .hello
     ),
+    BadInput(
+        name: "HELLO instance over 128 bytes",
+        frames: frames(
+            "HELLO", #"{"req": 1, "role": "stepper", "name": "m", "instance": "\#(long129)", "heartbeat_ms": 1000}"#),
+        code: .malformedBody, req: 1, type: .hello
+    ),
+    // A DEEPLINK's uri is 1 to 2048 bytes (§7, docs/LIMITS.md)
+    BadInput(
+        name: "DEEPLINK uri over 2048 bytes",
+        frames: frames("DEEPLINK", #"{"req": 3, "session": "s", "uri": "\#(String(repeating: "u", count: 2049))"}"#),
+        code: .malformedBody, req: 3, type: .deepLink
+    ),
+    BadInput(
+        name: "DEEPLINK empty uri", frames: frames("DEEPLINK", #"{"req": 3, "session": "s", "uri": ""}"#),
+        code: .malformedBody, req: 3, type: .deepLink
+    ),
     // Integers are within ±2^53 (§2): a req beyond is not readable
     BadInput(
         name: "req of 2^60", frames: frames("HEALTH", #"{"req": 1152921504606846976}"#), code: .malformedBody, req: nil,
@@ -485,6 +501,10 @@ struct BadInputTests {
         let instance128 = String(repeating: "i", count: 128)
         let stepName128 = String(repeating: "b", count: 128)
         let presentable256 = String(repeating: "é", count: 128)  // 256 bytes
+        let uri2048 = String(repeating: "u", count: 2048)
+        #expect(
+            try codec.decode(frames("DEEPLINK", #"{"req": 4, "session": "s", "uri": "\#(uri2048)"}"#), from: .client)
+                == .client(.deepLink(DeepLinkRequest(req: 4, session: "s", uri: uri2048))))
         #expect(
             try codec.decode(
                 frames(
