@@ -55,6 +55,28 @@ private struct Fixture {
 
 /// docs/PROTOCOL.md §5.6: a flow's `adapt` asked of a stepper kind (`ADAPT`, `ADAPTED`), on the daemon's clock.
 struct RemoteAdaptTests {
+    /// §3, §5.6: the process asked is the one whose `STEP` raised the question; its `ADAPT` comes before that
+    /// `STEP`'s `OK`, so a client matches replies by `req` rather than taking the next message as the reply.
+    @Test func theAdaptAStepRaisesComesBeforeThatStepsOK() {
+        let daemon = EmbeddedDaemon(application: GuardedApplication(), configuration: DaemonConfiguration())
+        let both = daemon.newPeerAddress()
+        _ = daemon.receive(
+            .hello(
+                Hello(
+                    req: 1, role: .stepper, name: "both", instance: "run-both", heartbeatMs: 1000,
+                    serves: ["home", "guard"], adapts: true)),
+            from: both)
+        let outcome = daemon.receive(
+            .step(StepMessage(req: 7, session: "default", attachment: 1, step: Step("about"))), from: both)
+        let toIt = outcome.sent.filter { $0.peer == both }.map(\.message)
+        #expect(toIt.count == 2, "\(toIt)")
+        guard toIt.count == 2 else { return }
+        if case .adapt(let question) = toIt[0] { #expect(question.step == Step("about")) } else {
+            Issue.record("first: \(toIt[0])")
+        }
+        if case .ok(let reply) = toIt[1] { #expect(reply.req == 7) } else { Issue.record("second: \(toIt[1])") }
+    }
+
     @Test func allowNavigatesToTheStepAsked() throws {
         let f = Fixture()
         let guardian = f.daemon.connectStepper(name: "guard", kinds: ["guard"]) { _ in [] } answerAdapt: { _ in .allow }
