@@ -4,11 +4,11 @@ internal import CoreMetrics
 /// metric names and key paths, made once, and given at each reading what its total gained since the last one. A
 /// table, so that a counted total is one line where it is named rather than three (property, make, record).
 struct TotalCounters<Source>: Sendable {
-    private let rows: [(total: KeyPath<Source, Int> & Sendable, counter: Counter)]
+    private let rows: [(total: any KeyPath<Source, Int> & Sendable, counter: Counter)]
     /// The totals as last recorded, one per row.
     private var last: [Int]
 
-    init(_ table: KeyValuePairs<String, KeyPath<Source, Int> & Sendable>, factory: any MetricsFactory) {
+    init(_ table: KeyValuePairs<String, any KeyPath<Source, Int> & Sendable>, factory: any MetricsFactory) {
         rows = table.map { (total: $0.value, counter: Counter(label: $0.key, factory: factory)) }
         last = Array(repeating: 0, count: rows.count)
     }
