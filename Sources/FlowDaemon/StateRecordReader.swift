@@ -50,7 +50,8 @@ enum StateRecordReader {
         var outbox: [CommandMessage]?
         try reader.object { reader, key throws(FastPathUnsupported) in
             if reader.key(key, is: "outbox") {
-                // Up to `outbox_limit` commands: read as the wire's COMMAND bodies are, without JSON values between.
+                // Up to `outbox_limit` commands, `outbox_bytes_limit` of them: read as the wire's COMMAND bodies are,
+                // without JSON values between.
                 guard outbox == nil else { throw FastPathUnsupported() }
                 var commands: [CommandMessage] = []
                 try reader.array { reader throws(FastPathUnsupported) in
