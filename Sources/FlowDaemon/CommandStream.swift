@@ -8,13 +8,12 @@ struct CommandStream {
     /// The sequence number of the last command.
     private(set) var seq: UInt64 = 0
     /// The last commands, for replay to a presenter that reconnects (oldest first), each with what it counts against
-    /// ``outboxBytesLimit``: the last one's sequence number is ``seq`` and they follow each other, so only the commands
+    /// ``bounds``: the last one's sequence number is ``seq`` and they follow each other, so only the commands
     /// are kept, not a message each (docs/PERFORMANCE.md, issue 11: an idle session).
     private var outbox: Deque<Kept> = []
     /// What the outbox's commands count together (``NavigationCommand/outboxBytes``).
     private(set) var outboxBytes = 0
-    private let outboxLimit: Int
-    private let outboxBytesLimit: Int
+    private let bounds: OutboxBounds
     /// How many of the last commands are sequenced and not yet carried out: they end at ``seq``.
     private var untaken: UInt64 = 0
     /// Why the UI model refused commands not yet carried out, by sequence number (a refusal is rare).
@@ -26,18 +25,16 @@ struct CommandStream {
         let bytes: Int
     }
 
-    /// An empty stream whose outbox keeps at most `outboxLimit` commands and `outboxBytesLimit` bytes of them, and
-    /// always the last one.
-    init(outboxLimit: Int, outboxBytesLimit: Int) {
-        self.outboxLimit = max(1, outboxLimit)
-        self.outboxBytesLimit = max(0, outboxBytesLimit)
+    /// An empty stream whose outbox keeps what `bounds` allow.
+    init(bounds: OutboxBounds) {
+        self.bounds = bounds
     }
 
     /// A saved stream: its sequence number and the saved outbox's commands that follow each other up to it (a
     /// session saves no others), within the bounds as ``append(_:rejection:)`` would have kept them, so a restart
     /// with the same settings comes back to the same outbox.
-    init(outboxLimit: Int, outboxBytesLimit: Int, seq: UInt64, saved: [CommandMessage]) {
-        self.init(outboxLimit: outboxLimit, outboxBytesLimit: outboxBytesLimit)
+    init(bounds: OutboxBounds, seq: UInt64, saved: [CommandMessage]) {
+        self.init(bounds: bounds)
         self.seq = seq
         var kept = 0
         for message in saved.reversed() {
@@ -60,7 +57,7 @@ struct CommandStream {
         let bytes = command.outboxBytes
         outbox.append(Kept(command: command, bytes: bytes))
         outboxBytes += bytes
-        while outbox.count > outboxLimit || (outboxBytes > outboxBytesLimit && outbox.count > 1) {
+        while outbox.count > bounds.commands || (outboxBytes > bounds.bytes && outbox.count > 1) {
             outboxBytes -= outbox.removeFirst().bytes
         }
     }

@@ -262,9 +262,8 @@ extension DaemonCore {
             throw RestorationError(.notRestorable, "the application restores no flows")
         }
         let session = try Session(
-            id: id, application: application, appVersion: version?.id, outboxLimit: configuration.outboxLimit,
-            outboxBytesLimit: configuration.outboxBytesLimit, holdings: holdings, now: now, restoring: state,
-            with: restoration)
+            id: id, application: application, appVersion: version?.id, outbox: configuration.outboxBounds,
+            holdings: holdings, now: now, restoring: state, with: restoration)
         session.appVersionUnrecorded = app == nil && version != nil
         session.numbering = numbering
         return session

@@ -93,8 +93,7 @@ extension DaemonCore {
         } else {
             session = Session(
                 id: pending.id, application: pending.application, appVersion: pending.appVersion,
-                outboxLimit: configuration.outboxLimit, outboxBytesLimit: configuration.outboxBytesLimit,
-                holdings: holdings, now: pending.lastActive)
+                outbox: configuration.outboxBounds, holdings: holdings, now: pending.lastActive)
             session.appVersionUnrecorded = pending.appVersionUnrecorded
             session.unchangedSinceCreation = true
         }

@@ -27,8 +27,7 @@ extension DaemonCore {
         let version = app.flatMap { apps[$0] } ?? apps.current
         let session = Session(
             id: id, application: version?.application ?? application, appVersion: version?.id,
-            outboxLimit: configuration.outboxLimit, outboxBytesLimit: configuration.outboxBytesLimit,
-            holdings: holdings, now: currentTime)
+            outbox: configuration.outboxBounds, holdings: holdings, now: currentTime)
         session.appVersionUnrecorded = app == nil && version != nil
         session.unchangedSinceCreation = true
         insertLive(session)

@@ -88,13 +88,13 @@ final class Session {
     var full = false
 
     init(
-        id: String, application: any FlowApplication, appVersion: String?, outboxLimit: Int, outboxBytesLimit: Int,
+        id: String, application: any FlowApplication, appVersion: String?, outbox: OutboxBounds,
         holdings: PeerHoldings, now: UInt64, machine: FlowCoordinatorStateMachine = FlowCoordinatorStateMachine()
     ) {
         self.id = id
         self.application = application
         self.appVersion = appVersion
-        self.commands = CommandStream(outboxLimit: outboxLimit, outboxBytesLimit: outboxBytesLimit)
+        self.commands = CommandStream(bounds: outbox)
         self.holdings = holdings
         self.lastActive = now
         self.machine = machine
@@ -141,19 +141,17 @@ final class Session {
     /// The session `state` saved, its flows and steppers made again through `restoration`; no host, and the remote
     /// attachments not assigned to any stepper process yet.
     convenience init(
-        id: String, application: any FlowApplication, appVersion: String?, outboxLimit: Int, outboxBytesLimit: Int,
+        id: String, application: any FlowApplication, appVersion: String?, outbox: OutboxBounds,
         holdings: PeerHoldings, now: UInt64, restoring state: SessionState, with restoration: FlowRestoration
     ) throws(RestorationError) {
         self.init(
-            id: id, application: application, appVersion: appVersion, outboxLimit: outboxLimit,
-            outboxBytesLimit: outboxBytesLimit, holdings: holdings, now: now,
+            id: id, application: application, appVersion: appVersion, outbox: outbox, holdings: holdings, now: now,
             machine: try FlowCoordinatorStateMachine(restoring: state.tree, with: restoration))
         switch state.savedUI {
         case .model(let model): uiModel = model
         case .unread(let saved): unreadUI = saved
         }
-        commands = CommandStream(
-            outboxLimit: outboxLimit, outboxBytesLimit: outboxBytesLimit, seq: state.seq, saved: state.outbox)
+        commands = CommandStream(bounds: outbox, seq: state.seq, saved: state.outbox)
         for awaited in state.awaitedReports { awaitedDismissalReports[awaited.presentable] = awaited.count }
         let remote = Dictionary(uniqueKeysWithValues: state.remoteAttachments.map { (AttachmentID($0.attachment), $0) })
         for attachment in machine.liveAttachments {

@@ -127,19 +127,22 @@ public final class EmbeddedDaemon {
     }
 
     /// A second daemon started from this one's journal (or `journal`, a list of records), as a new process after a
-    /// SIGKILL: the same application and configuration, `daemonID` its run ID, a clock of its own at this one's time,
-    /// journaling. This one is left as it is, so a test can drive both and compare them.
+    /// SIGKILL: the same application, `configuration` (this one's by default: a restart with other settings passes
+    /// them), `daemonID` its run ID, a clock of its own at this one's time, journaling. This one is left as it is, so
+    /// a test can drive both and compare them.
     ///
     /// `lazily`: the sessions recovery kept pending stay pending (made on first use, or by
     /// ``makePendingSessions(limit:now:)``), as flowd leaves them when it starts serving; by default they are made at
     /// start, as flowd's I/O loop makes them in the background right after.
     public func recovered(
-        journal: [[UInt8]]? = nil, daemonID: String = "restarted", lazily: Bool = false
+        journal: [[UInt8]]? = nil, daemonID: String = "restarted", lazily: Bool = false,
+        configuration: DaemonConfiguration? = nil
     ) throws -> EmbeddedDaemon {
-        EmbeddedDaemon(
-            core: try recoveredCore(journal: journal, daemonID: daemonID), application: application,
-            configuration: configuration, clock: ManualClock(milliseconds: clock.milliseconds), journaling: true,
-            logger: logger, lazily: lazily
+        let configuration = configuration ?? self.configuration
+        return EmbeddedDaemon(
+            core: try recoveredCore(journal: journal, daemonID: daemonID, configuration: configuration),
+            application: application, configuration: configuration,
+            clock: ManualClock(milliseconds: clock.milliseconds), journaling: true, logger: logger, lazily: lazily
         )
     }
 
@@ -266,13 +269,14 @@ public final class EmbeddedDaemon {
     /// A new core, journaling, with this one's allow-list, that recovered the state from `journal` (this daemon's by
     /// default).
     private func recoveredCore(
-        journal: [[UInt8]]?, daemonID: String, appVersion: AppVersion? = nil
+        journal: [[UInt8]]?, daemonID: String, appVersion: AppVersion? = nil, configuration: DaemonConfiguration? = nil
     ) throws -> DaemonCore {
         let version = appVersion ?? core.currentAppVersion
         if let version { keptAppVersions[version.id] = version }
         var recovered = DaemonCore(
-            application: application, version: version, configuration: configuration, daemonID: daemonID,
-            logger: logger, now: clock.milliseconds, accessPolicy: core.accessPolicy, journaling: true
+            application: application, version: version, configuration: configuration ?? self.configuration,
+            daemonID: daemonID, logger: logger, now: clock.milliseconds, accessPolicy: core.accessPolicy,
+            journaling: true
         )
         recovered.storedAppVersion = { [keptAppVersions] id in keptAppVersions[id] }
         _ = try recovered.recover(from: journal ?? core.journalHistory)

@@ -110,6 +110,28 @@ struct OutboxBytesTests {
         #expect(expected.filter { $0.contains("replay") }.count == 4, "seq 5, 6, 7 and 8 (\(expected))")
     }
 
+    @Test func aRestartWithLowerBoundsTrimsTheSavedOutboxToThem() throws {
+        let h = Self.harness(bytes: 4 * Self.detailBytes(1), journaling: true)
+        h.hello(Peers.flowctl, .operator, name: "flowctl")
+        for movie in 1...4 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
+        h.core.compactJournal()
+        let same = try h.restarted()
+        same.hello(Peers.kiosk, .presenter, name: "kiosk")
+        #expect(Self.sync(same, lastSeq: 2, req: 2) == ("replay", [3, 4, 5, 6]))
+        var lower = DaemonConfiguration()
+        lower.outboxBytesLimit = 2 * Self.detailBytes(1)
+        let byBytes = try h.restarted(configuration: lower)
+        byBytes.hello(Peers.kiosk, .presenter, name: "kiosk")
+        #expect(Self.sync(byBytes, lastSeq: 4, req: 2) == ("replay", [5, 6]))
+        #expect(Self.sync(byBytes, lastSeq: 3, req: 3) == ("snapshot", []))
+        lower = DaemonConfiguration()
+        lower.outboxLimit = 1
+        let byCount = try h.restarted(lazily: true, configuration: lower)
+        byCount.hello(Peers.kiosk, .presenter, name: "kiosk")
+        #expect(Self.sync(byCount, lastSeq: 5, req: 2) == ("replay", [6]))
+        #expect(Self.sync(byCount, lastSeq: 4, req: 3) == ("snapshot", []))
+    }
+
     @Test func aWokenSessionComesBackToTheSameOutbox() {
         var configuration = DaemonConfiguration()
         configuration.outboxBytesLimit = 3 * Self.detailBytes(1)

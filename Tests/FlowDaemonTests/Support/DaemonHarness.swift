@@ -51,8 +51,13 @@ struct DaemonHarness {
     /// A daemon restarted from this one's journal, as after a SIGKILL: a fresh core with a new run ID that recovers
     /// the state; no peer is connected. This one keeps running.
     /// `lazily`: the sessions recovery keeps pending stay so until first used (``EmbeddedDaemon/recovered(journal:daemonID:lazily:)``).
-    func restarted(journal: [[UInt8]]? = nil, lazily: Bool = false) throws -> DaemonHarness {
-        DaemonHarness(daemon: try daemon.recovered(journal: journal, daemonID: "restarted-daemon", lazily: lazily))
+    /// `configuration`: the restarted daemon's settings (this one's by default).
+    func restarted(
+        journal: [[UInt8]]? = nil, lazily: Bool = false, configuration: DaemonConfiguration? = nil
+    ) throws -> DaemonHarness {
+        DaemonHarness(
+            daemon: try daemon.recovered(
+                journal: journal, daemonID: "restarted-daemon", lazily: lazily, configuration: configuration))
     }
 
     /// The daemon's state machine (settable: a test may call what a transport calls on it).
