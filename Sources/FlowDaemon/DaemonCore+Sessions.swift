@@ -122,7 +122,7 @@ extension DaemonCore {
                 publish(event, kind: "did", in: session)
             case .command(let command, _):
                 let (message, rejection) = session.takeSequenced(command)
-                if let rejection {
+                if let rejection, !replaying {  // the run that sequenced it warned already
                     logger.warning(
                         "command does not fit the session's UI",
                         metadata: ["session": "\(session.id)", "command": "\(command)", "error": "\(rejection)"]
