@@ -13,7 +13,10 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
         routingID.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
-    public var description: String { routingID.map { String($0, radix: 16) }.joined() }
+    /// The routing ID in hex, two digits a byte (libzmq's own IDs start with a zero byte).
+    public var description: String {
+        routingID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
 }
 
 /// What happens to the daemon: the inputs of ``DaemonCore``.

@@ -50,4 +50,12 @@ struct PeerTableTests {
             }
         }
     }
+
+    /// A routing ID reads as two hex digits a byte: libzmq's `00 xx xx xx xx` keeps its zero, and two IDs that differ
+    /// read differently.
+    @Test func aPeerAddressReadsAsTwoHexDigitsAByte() {
+        #expect(PeerAddress([0x00, 0x6b, 0x8b, 0x45, 0x67]).description == "006b8b4567")
+        #expect(PeerAddress([0x01, 0x02]).description != PeerAddress([0x12]).description)
+        #expect(PeerAddress([0xff, 0x0a]).description == "ff0a")
+    }
 }
