@@ -34,7 +34,8 @@ public struct DeepLinkError: Error, Sendable, Hashable, CustomStringConvertible 
 /// A flow that can say, for a deep link's chain, whether it handles a step and which screens the step shows there.
 ///
 /// The daemon waits for such flows to be ready before it applies a step of a chain, and skips a step whose screens
-/// are all shown already. A flow file's flows (`FileFlow`) are such flows; a Swift flow may be one too.
+/// are all shown already; a chain's step that no such flow handles is never applied. A flow file's flows
+/// (`FileFlow`) are such flows; a Swift flow that navigates a deep link's steps conforms.
 public protocol DeepLinkTargetFlow: Flow {
     /// The screens `step` shows when this flow navigates to it (the handler's screens with the step's payload), empty
     /// when it shows none; `nil` when the flow does not handle `step`.

@@ -32,6 +32,10 @@ public protocol FlowApplication: Sendable {
 
     /// The chain of steps the deep link `uri` stands for (`DEEPLINK` with a URI, `flowctl open`).
     ///
+    /// The daemon applies a step of the chain once a live flow that handles it is there and ready, and only a
+    /// ``DeepLinkTargetFlow`` says it does: the flows that navigate these steps must conform, or every link waits
+    /// `daemon.deep_link_wait_ms` and is refused (`deepLinkIncomplete`). A flow file's flows conform.
+    ///
     /// - Throws: ``DeepLinkError`` when no deep link of the application matches `uri` (the default: it declares none).
     func deepLinkChain(uri: String) throws(DeepLinkError) -> DeepLinkChain
 }
