@@ -105,7 +105,8 @@ extension DaemonCore {
             return true
         }
         guard let session = sessions[made: link.session], ObjectIdentifier(session) == link.sessionIdentity else {
-            return stop(.unknownSession, "the session '\(link.session)' ended while the deep link '\(link.chain.uri)' waited")
+            return stop(
+                .unknownSession, "the session '\(link.session)' ended while the deep link '\(link.chain.uri)' waited")
         }
         let steps = link.chain.steps
         while link.next < steps.count {

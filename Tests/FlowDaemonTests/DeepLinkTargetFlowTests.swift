@@ -51,7 +51,8 @@ struct DeepLinkTargetFlowTests {
             guard uri.hasPrefix(prefix), let id = Int(uri.dropFirst(prefix.count)) else {
                 throw DeepLinkError("no deep link matches '\(uri)'; the pattern: '\(prefix){id:int}'")
             }
-            return DeepLinkChain(uri: uri, pattern: "\(prefix){id:int}", steps: [Step("openProduct", payload: .int(id))])
+            let steps = [Step("openProduct", payload: .int(id))]
+            return DeepLinkChain(uri: uri, pattern: "\(prefix){id:int}", steps: steps)
         }
     }
 
