@@ -31,7 +31,8 @@ public struct RemoteAttachment: Sendable, Hashable, Identifiable, CustomStringCo
     public var presentable: PresentableID
     /// `contributor` for a screen's stepper, `flow` for a flow's own stepper.
     public var role: String
-    /// The contributed screen's `data`: what the view model is about.
+    /// What the attachment is about: the remote stepper's own `context` when the flow gives it one, else the
+    /// contributed screen's `data` (`null` when it has none); docs/PROTOCOL.md §5.1.
     public var context: JSONValue
     /// Whether a stepper process (this one before a restart, or another) already emitted a step for it that the
     /// daemon carried out: its start-up steps are taken, the tree shows their effect (`ATTACH.resumed`).

@@ -156,7 +156,8 @@ extension FlowFileValidator {
                         .duplicateScreenID, at: screen.id.location,
                         "the screen id '\(screen.id)' of \(name) is already the id of \(describe(other)) (\(other.screen.id.location.lineAndColumn))",
                         fix:
-                            "give each screen its own id (a screen written in two flows has the same kind, type and data in both)"
+                            "give each screen its own id (a screen written in two flows has the same kind, type and data in both); "
+                                + "a screen whose data changes is declared once, with a template: data: \"{payload}\""
                     )
                 } else if let other = seen.first(where: { IDPattern($0.screen.id).collides(with: IDPattern(screen.id)) }
                 ) {

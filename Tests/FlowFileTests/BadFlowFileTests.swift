@@ -273,7 +273,7 @@ struct BadFlowFileTests {
         let found = diagnostics(base(replacing: "{id: main.hello, kind: alert", with: "{id: main.home, kind: alert"))
         #expect(
             found == [
-                "25:19: the screen id 'main.home' of the screen 'hello' of the flow 'main' is already the id of the screen 'home' of the flow 'main' (23:18); give each screen its own id (a screen written in two flows has the same kind, type and data in both)"
+                "25:19: the screen id 'main.home' of the screen 'hello' of the flow 'main' is already the id of the screen 'home' of the flow 'main' (23:18); give each screen its own id (a screen written in two flows has the same kind, type and data in both); a screen whose data changes is declared once, with a template: data: \"{payload}\""
             ])
     }
 
