@@ -23,6 +23,15 @@ let helpOnly = """
 
 func main() async {
     var arguments = Array(CommandLine.arguments.dropFirst())
+    // Help comes first, whatever else is given: `--app` is this executable's own flag, which the options do not list.
+    if arguments.contains("--help") || arguments.contains("-h") {
+        print("flowd --app FILE [options]: runs the application the flow file FILE declares (docs/FLOWFILE.md);")
+        print("'app' in the config file or FLOWD_APP=FILE does the same; SIGHUP reads FILE again (new sessions get")
+        print("the new version). The options are every Flowd daemon's:\n")
+        guard let app = try? FlowFile.parse(helpOnly, file: "help") else { fail("no help", status: 70) }
+        await Flowd.main(FileApplication(app), arguments: ["--help"])
+        return
+    }
     let path: String?
     do {
         path = try FlowdAppLocation.resolve(arguments: &arguments, environment: ProcessInfo.processInfo.environment)
@@ -31,14 +40,6 @@ func main() async {
         fail("\(error)", status: 1)
     }
     guard let path else {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print("flowd --app FILE [options]: runs the application the flow file FILE declares (docs/FLOWFILE.md);")
-            print("FLOWD_APP=FILE does the same; SIGHUP reads FILE again (new sessions get the new version).")
-            print("The options are every Flowd daemon's:\n")
-            guard let app = try? FlowFile.parse(helpOnly, file: "help") else { fail("no help", status: 70) }
-            await Flowd.main(FileApplication(app), arguments: ["--help"])
-            return
-        }
         fail("no application: give --app FILE, a flow file (docs/FLOWFILE.md), 'app' in the config file, or set FLOWD_APP", status: 64)
     }
     let source = AppVersionSource(path: path) { text, file, version throws(AppVersionError) in

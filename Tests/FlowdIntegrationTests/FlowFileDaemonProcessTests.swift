@@ -104,4 +104,20 @@ struct FlowFileDaemonProcessTests {
             #expect(!FileManager.default.fileExists(atPath: cluster.runtimeDirectory + "/control.sock"))
         }
     }
+
+    /// `--help` says how the stock flowd finds its flow file (`--app` is not among the daemon's options) whether or
+    /// not a file is named, and exits 0 without starting.
+    @Test func theStockFlowdsHelpNamesAppWithOrWithoutAFile() async throws {
+        try await withCluster { cluster in
+            for arguments in [["--help"], ["--app", "/nonexistent.flows.yaml", "--help"], ["-h", "--app=x.yaml"]] {
+                let process = try cluster.launch("flowd", arguments)
+                #expect(await process.waitForExit() == .exited(0), "\(arguments)")
+                let lines = process.stdout.lines
+                #expect(lines.first?.hasPrefix("flowd --app FILE [options]") == true, "\(arguments): \(lines.prefix(3))")
+                #expect(lines.contains { $0.hasPrefix("USAGE: flowd") }, "\(arguments)")
+                #expect(lines.contains { $0.contains("--outbox-bytes-limit") }, "\(arguments)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: cluster.runtimeDirectory + "/control.sock"))
+        }
+    }
 }
