@@ -368,6 +368,7 @@ extension FlowCoordinatorStateMachine {
                 pendingReadiness[index].endedReady.append(flow)
             }
         }
+        endedFlowNames[coordinator] = node.flow.flowName
         actions.append(.flowEnded(coordinator, reason: reason))
     }
 
@@ -460,13 +461,19 @@ extension FlowCoordinatorStateMachine {
         coordinator: FlowCoordinatorID?,
         attachment: AttachmentID?
     ) {
+        let flowName = coordinator.flatMap { nodes[$0]?.flow.flowName ?? endedFlowNames[$0] }
         actions.append(
-            .stepDropped(StepDrop(step: step, reason: reason, coordinator: coordinator, attachment: attachment))
+            .stepDropped(
+                StepDrop(
+                    step: step, reason: reason, coordinator: coordinator, attachment: attachment, flowName: flowName))
         )
     }
 
     mutating func takeActions() -> [CoordinatorAction] {
-        defer { actions = [] }
+        defer {
+            actions = []
+            if !endedFlowNames.isEmpty { endedFlowNames = [:] }
+        }
         return actions
     }
 }

@@ -110,6 +110,9 @@ public struct FlowCoordinatorStateMachine {
     /// RxFlow's next main-queue turns: `forwardToCurrentFlow` steps.
     var laterQueue: [WorkItem] = []
     var actions: [CoordinatorAction] = []
+    /// The flow names of the coordinators ended since the last ``takeActions()``: a step dropped for one of them
+    /// later in the same call still names its flow.
+    var endedFlowNames: [FlowCoordinatorID: String] = [:]
     /// The steps attached steppers emit synchronously during a call.
     let emissions = SynchronousEmissions()
 
