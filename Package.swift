@@ -122,7 +122,7 @@ let package = Package(
         // An embedded daemon (no sockets), fake stepper and presenter peers and a manual clock, for apps' and
         // services' tests; also locates built executables for tests that start processes.
         .target(
-            name: "FlowdTesting", dependencies: ["FlowDaemon", "FlowWire", "FlowCore", swiftLog, deque],
+            name: "FlowdTesting", dependencies: ["FlowDaemon", "FlowClient", "FlowWire", "FlowCore", swiftLog, deque],
             swiftSettings: swiftSettings
         ),
         // A scripted daemon over real sockets, for a service's or a presenter's tests of its FlowClient code; apart

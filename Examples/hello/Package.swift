@@ -52,10 +52,7 @@ let package = Package(
             dependencies: [
                 "HelloFlows", "HelloGreeter",
                 .product(name: "FlowdTesting", package: "flowd"),
-                .product(name: "FlowWire", package: "flowd"),
-                .product(name: "FlowClient", package: "flowd"),
                 .product(name: "FlowCore", package: "flowd"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]

@@ -37,9 +37,8 @@ public final class FakeStepper: EmbeddedPeer {
     public private(set) var stepOutcomes: [String] = []
     /// The outcomes of `STEP`s sent again that the daemon recognised (`duplicate`).
     public private(set) var duplicateStepOutcomes: [String] = []
-    /// The service's logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` it received. To run a
-    /// FlowClient `StepperLogic` here, turn each message into its `StepperInput` and call the logic's (synchronous)
-    /// `handle` at ``ManualClock/instant`` (docs/GUIDE.md §3 shows it).
+    /// The service's logic: the steps to emit for an `ATTACH`, `DETACH` or `ACTION` it received. A FlowClient
+    /// `SynchronousStepperLogic` runs here as it does in a process with ``EmbeddedDaemon/connectStepper(name:running:logger:)``.
     public var respond: (DaemonMessage) -> [Emission]
     /// Its answer to an `ADAPT` (`nil`: it does not answer that one, now); `nil`: it does not answer `ADAPT` at all
     /// (its `HELLO` says so, and the daemon sends it none).

@@ -5,7 +5,7 @@ public import Logging
 /// The greeter's decisions, without I/O (hello-service runs it): an attachment in, a greeting out.
 ///
 /// `Sendable`: a value.
-public struct Greeter: StepperLogic {
+public struct Greeter: SynchronousStepperLogic {
     /// What it greets with: `Hello` gives `Hello, default!` in the session `default`.
     public var greeting: String
 

@@ -1,0 +1,107 @@
+import FlowClient
+import FlowCore
+import FlowWire
+import FlowdTesting
+import Logging
+import Testing
+
+/// A root stack whose stepper is the kind `shop`: every step pushes a view named after it, `item`'s with a `shop`
+/// stepper of its own, and `secret` is adapted by the kind `shop`.
+private final class ShopFlow: Flow {
+    let root = Screen.stack("app")
+
+    func adapt(step: Step) -> Adaptation {
+        step.name == "secret" ? .asked(of: "shop") : .step(step)
+    }
+
+    func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
+        let screen = Screen.view(PresentableID(step.name), type: step.name)
+        navigator.push(screen, onto: root.id)
+        guard step.name == "item" else { return .none }
+        return .one(flowContributor: .contribute(withNextPresentable: screen, withNextStepper: RemoteStepper(kind: "shop")))
+    }
+}
+
+private struct ShopApplication: FlowApplication {
+    func makeRoot(session: String) -> FlowRoot { FlowRoot(flow: ShopFlow(), stepper: RemoteStepper(kind: "shop")) }
+}
+
+/// A synchronous logic that writes down every input it gets and answers each with a step.
+private struct RecordingLogic: SynchronousStepperLogic {
+    var inputs: [String] = []
+    var kinds: [String] { ["shop"] }
+
+    mutating func handle(_ input: StepperInput, now: ContinuousClock.Instant, logger: Logger) throws -> [StepEmission] {
+        switch input {
+        case .event(.attached(let attachment)):
+            inputs.append("attached \(attachment.presentable)\(attachment.resumed ? " resumed" : "")")
+            guard attachment.presentable == "app", !attachment.resumed else { return [] }
+            return [StepEmission(Step("home"), for: attachment.id), StepEmission(Step("item"), for: attachment.id)]
+        case .event(.action(let action, let attachment)):
+            inputs.append("action \(action.name) on \(attachment.presentable)")
+            if action.name == "fail" { throw LogicFailure() }
+            return [StepEmission(Step("bought"), for: attachment.id)]
+        case .event(.detached(let attachment, let reason)):
+            inputs.append("detached \(attachment.presentable) \(reason)")
+            return []
+        case .tick:
+            inputs.append("tick")
+            return []
+        }
+    }
+
+    mutating func adapt(_ question: AdaptMessage, now: ContinuousClock.Instant, logger: Logger) throws -> AdaptAnswer {
+        inputs.append("adapt \(question.step.name)")
+        return .replace(Step("later"))
+    }
+}
+
+private struct LogicFailure: Error {}
+
+/// FlowdTesting's `connectStepper(name:running:)`: a `SynchronousStepperLogic` run as `StepperService` runs it.
+struct LogicStepperTests {
+    @Test func theLogicGetsEachAttachActionDetachAndAdaptAndItsStepsAreEmitted() {
+        let daemon = EmbeddedDaemon(application: ShopApplication())
+        let shop = daemon.connectStepper(name: "shop", running: RecordingLogic())
+        let presenter = daemon.connectPresenter()
+        #expect(shop.logic.inputs == ["attached app", "attached item"])
+        #expect(presenter.presentation.children(of: "app") == ["home", "item"])
+
+        presenter.act("buy", on: "item")
+        #expect(presenter.presentation.children(of: "app") == ["home", "item", "bought"])
+        #expect(shop.peer.stepOutcomes == ["accepted", "accepted", "accepted"])
+
+        #expect(shop.peer.emit(Step("secret"), attachment: 1)?.accepted == true)
+        #expect(presenter.presentation.children(of: "app") == ["home", "item", "bought", "later"])
+
+        for _ in 0..<3 { try? presenter.tapBack(in: "app") }
+        #expect(
+            shop.logic.inputs == [
+                "attached app", "attached item", "action buy on item", "adapt secret", "detached item presentableDismissed",
+            ])
+        #expect(shop.errors.isEmpty)
+    }
+
+    @Test func ticksComeWhenTheTestGivesThemAndAThrownErrorEmitsNothing() {
+        let daemon = EmbeddedDaemon(application: ShopApplication())
+        let shop = daemon.connectStepper(name: "shop", running: RecordingLogic())
+        let presenter = daemon.connectPresenter()
+        daemon.advance(by: .seconds(1))
+        #expect(shop.tick().isEmpty)
+        #expect(shop.logic.inputs.last == "tick")
+
+        presenter.act("fail", on: "item")
+        #expect(shop.errors.count == 1)
+        #expect(presenter.presentation.children(of: "app") == ["home", "item"])
+    }
+
+    @Test func aRestartedServiceIsAttachedAgainAsANewProcessIs() {
+        let daemon = EmbeddedDaemon(application: ShopApplication())
+        let shop = daemon.connectStepper(name: "shop", running: RecordingLogic())
+        shop.restart(instance: "shop-2")
+        // The daemon attaches both again; the service, which held none after its restart, hears of both.
+        #expect(shop.logic.inputs.count == 4)
+        #expect(shop.logic.inputs.prefix(3) == ["attached app", "attached item", "attached app resumed"])
+        #expect(shop.peer.stepOutcomes == ["accepted", "accepted"])
+    }
+}
