@@ -29,7 +29,7 @@ struct HelloPresenter: AsyncParsableCommand {
     @Option(help: "Seconds the steps may take in all before the presenter gives up (exit status 1).")
     var timeout = 60
 
-    @Argument(help: "Steps: wait:ID, gone:ID, action:ID:NAME, back:STACK, dismiss:MODAL.")
+    @Argument(help: "Steps: wait:ID, gone:ID, action:ID:NAME[:JSON], back:STACK, tab:TABS:INDEX, dismiss:MODAL.")
     var steps: [String] = []
 
     func validate() throws {

@@ -1,23 +1,35 @@
 import FlowClient
 import FlowCore
+import Foundation
 
 /// What the presenter does after connecting, one step at a time, from its arguments: `wait:ID` (until ID is
-/// visible), `gone:ID` (until ID is no longer shown), `action:ID:NAME` (a person's action on ID), `back:STACK` and
-/// `dismiss:MODAL` (a person's back button and closing of a modal).
+/// visible), `gone:ID` (until ID is no longer shown), `action:ID:NAME` or `action:ID:NAME:JSON` (a person's action on
+/// ID, with JSON as its payload: `action:catalog.list:pick:7`), `back:STACK`, `tab:TABS:INDEX` and `dismiss:MODAL`
+/// (a person's back button, choice of a tab and closing of a modal).
 enum ScriptStep: Equatable, CustomStringConvertible {
     case wait(PresentableID)
     case gone(PresentableID)
-    case action(PresentableID, String)
+    case action(PresentableID, String, JSONValue)
     case back(PresentableID)
+    case tab(PresentableID, Int)
     case dismiss(PresentableID)
 
     init?(_ argument: String) {
-        let parts = argument.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        // An action's payload is the rest of the argument: JSON may hold colons.
+        let maxSplits = argument.hasPrefix("action:") ? 3 : Int.max
+        let parts = argument.split(separator: ":", maxSplits: maxSplits, omittingEmptySubsequences: false)
+            .map(String.init)
         switch (parts.first, parts.count) {
         case ("wait", 2): self = .wait(PresentableID(parts[1]))
         case ("gone", 2): self = .gone(PresentableID(parts[1]))
-        case ("action", 3): self = .action(PresentableID(parts[1]), parts[2])
+        case ("action", 3): self = .action(PresentableID(parts[1]), parts[2], .null)
+        case ("action", 4):
+            guard let payload = try? JSONDecoder().decode(JSONValue.self, from: Data(parts[3].utf8)) else { return nil }
+            self = .action(PresentableID(parts[1]), parts[2], payload)
         case ("back", 2): self = .back(PresentableID(parts[1]))
+        case ("tab", 3):
+            guard let index = Int(parts[2]) else { return nil }
+            self = .tab(PresentableID(parts[1]), index)
         case ("dismiss", 2): self = .dismiss(PresentableID(parts[1]))
         default: return nil
         }
@@ -27,8 +39,10 @@ enum ScriptStep: Equatable, CustomStringConvertible {
         switch self {
         case .wait(let id): "wait:\(id)"
         case .gone(let id): "gone:\(id)"
-        case .action(let id, let name): "action:\(id):\(name)"
+        case .action(let id, let name, .null): "action:\(id):\(name)"
+        case .action(let id, let name, let payload): "action:\(id):\(name):\(payload)"
         case .back(let id): "back:\(id)"
+        case .tab(let id, let index): "tab:\(id):\(index)"
         case .dismiss(let id): "dismiss:\(id)"
         }
     }
@@ -38,7 +52,7 @@ enum ScriptStep: Equatable, CustomStringConvertible {
         switch self {
         case .wait(let id): model.isVisible(id)
         case .gone(let id): !model.contains(id)
-        case .action, .back, .dismiss: true
+        case .action, .back, .tab, .dismiss: true
         }
     }
 
@@ -46,8 +60,9 @@ enum ScriptStep: Equatable, CustomStringConvertible {
     func perform(on presenter: PresenterClient) async throws {
         switch self {
         case .wait, .gone: break
-        case .action(let id, let name): try await presenter.userAction(Step(name), on: id)
+        case .action(let id, let name, let payload): try await presenter.userAction(Step(name, payload: payload), on: id)
         case .back(let stack): try await presenter.tapBack(in: stack)
+        case .tab(let tabs, let index): try await presenter.selectTab(index, in: tabs)
         case .dismiss(let modal): try await presenter.dismiss(modal)
         }
     }

@@ -54,6 +54,16 @@ import Testing
         #expect(system.presenter.presentation.children(of: "hello") == ["hello.home", "hello.greeting"])
     }
 
+    @Test func aboutIsADeepLinkAsFlowctlStepSendsIt() {
+        let system = System()
+        let flowctl = system.daemon.connectOperator()
+        guard case .applied = flowctl.deepLink(HelloStep.aboutIsRequired) else {
+            Issue.record("not applied: \(flowctl.record.messages)")
+            return
+        }
+        #expect(system.visible == ["about", "about.text"])
+    }
+
     @Test func anActionNobodyMapsChangesNothing() {
         let system = System()
         let before = system.presenter.presentation
