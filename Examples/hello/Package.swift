@@ -53,6 +53,7 @@ let package = Package(
                 "HelloFlows", "HelloGreeter",
                 .product(name: "FlowdTesting", package: "flowd"),
                 .product(name: "FlowCore", package: "flowd"),
+                .product(name: "FlowFile", package: "flowd"),
             ]
         ),
     ]

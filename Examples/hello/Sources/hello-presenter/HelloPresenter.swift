@@ -97,8 +97,8 @@ struct HelloPresenter: AsyncParsableCommand {
                 lastLine = line
             }
             while next < script.count, script[next].holds(in: change.model) {
-                try await script[next].perform(on: presenter)
-                say("done: \(script[next])")
+                let note = try await script[next].perform(on: presenter)
+                say("done: \(script[next])\(note)")
                 next += 1
             }
             if !script.isEmpty && next == script.count { return true }

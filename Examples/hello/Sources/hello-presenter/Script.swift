@@ -56,15 +56,19 @@ enum ScriptStep: Equatable, CustomStringConvertible {
         }
     }
 
-    /// Does what a person would (nothing for a wait).
-    func perform(on presenter: PresenterClient) async throws {
+    /// Does what a person would (nothing for a wait); for an action, says how many steppers got it (`delivered 0`:
+    /// none, as when the screen's stepper process has not attached yet, docs/PROTOCOL.md §6.6).
+    func perform(on presenter: PresenterClient) async throws -> String {
         switch self {
         case .wait, .gone: break
-        case .action(let id, let name, let payload): try await presenter.userAction(Step(name, payload: payload), on: id)
+        case .action(let id, let name, let payload):
+            let delivered = try await presenter.userAction(Step(name, payload: payload), on: id)
+            return " (delivered \(delivered))"
         case .back(let stack): try await presenter.tapBack(in: stack)
         case .tab(let tabs, let index): try await presenter.selectTab(index, in: tabs)
         case .dismiss(let modal): try await presenter.dismiss(modal)
         }
+        return ""
     }
 }
 

@@ -1,5 +1,7 @@
 import FlowCore
+import FlowFile
 import FlowdTesting
+import Foundation
 import HelloFlows
 import HelloGreeter
 import Testing
@@ -7,13 +9,15 @@ import Testing
 /// The hello application under an embedded daemon (FlowdTesting: the real daemon core, no sockets), with the real
 /// greeter's logic behind a fake stepper peer and a fake presenter showing the session.
 @Suite struct HelloTests {
-    /// A daemon running ``HelloApplication``, the greeter connected, and a presenter hosting the default session.
+    /// A daemon running ``HelloApplication`` (or another application: the same flows as a flow file), the greeter
+    /// connected, and a presenter hosting the default session.
     struct System {
-        let daemon = EmbeddedDaemon(application: HelloApplication())
+        let daemon: EmbeddedDaemon
         let greeter: LogicStepper<Greeter>
         let presenter: FakePresenter
 
-        init(greeting: String = "Hello") {
+        init(greeting: String = "Hello", application: any FlowApplication = HelloApplication()) {
+            daemon = EmbeddedDaemon(application: application)
             // The greeter's logic as hello-service runs it, each input at the daemon's (manual) time.
             greeter = daemon.connectStepper(name: "hello-service", running: Greeter(greeting: greeting))
             presenter = daemon.connectPresenter()
@@ -62,6 +66,17 @@ import Testing
             return
         }
         #expect(system.visible == ["about", "about.text"])
+    }
+
+    /// Hello's flows as a flow file (docs/FLOWFILE.md) take the same journey as the Swift ones.
+    @Test func theFlowFileIsTheSameFlows() throws {
+        let path = URL(filePath: #filePath).appending(path: "../../../../flowfiles/hello.flows.json").standardized.path
+        let system = System(application: FileApplication(try FlowFile.load(path: path)))
+        #expect(system.visible == ["hello", "hello.greeting"])
+        system.presenter.act("about", on: "hello.greeting")
+        #expect(system.visible == ["about", "about.text"])
+        system.presenter.act("close", on: "about.text")
+        #expect(system.visible == ["hello", "hello.greeting"])
     }
 
     @Test func anActionNobodyMapsChangesNothing() {
