@@ -17,10 +17,9 @@ struct Check: ParsableCommand {
     func run() throws {
         do {
             let app = try FlowFile.load(path: file)
-            printLine(
-                "\(file): ok: app '\(app.app)', \(app.flows.count) flows, \(app.steps.count) steps,"
-                    + " \(app.deepLinks.count) deep links"
-            )
+            let counts = [(app.flows.count, "flow"), (app.steps.count, "step"), (app.deepLinks.count, "deep link")]
+                .map { count, noun in "\(count) \(noun)\(count == 1 ? "" : "s")" }
+            printLine("\(file): ok: app '\(app.app)', \(counts.joined(separator: ", "))")
         } catch {
             for diagnostic in error.diagnostics { printDiagnostic(diagnostic) }
             printError("\(file): \(error.diagnostics.count) error\(error.diagnostics.count == 1 ? "" : "s")")

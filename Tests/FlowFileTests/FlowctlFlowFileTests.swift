@@ -67,7 +67,7 @@ struct FlowctlFlowFileTests {
         let hello = repositoryPath("Examples/flowfiles/hello.flows.json")
         let run = try flowctl(["check", hello])
         #expect(run.status == 0)
-        #expect(run.output == "\(hello): ok: app 'hello', 2 flows, 5 steps, 1 deep links\n")
+        #expect(run.output == "\(hello): ok: app 'hello', 2 flows, 5 steps, 1 deep link\n")
     }
 
     @Test func checkReportsEveryMistakeWithItsPlace() throws {
