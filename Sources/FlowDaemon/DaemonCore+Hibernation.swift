@@ -13,12 +13,18 @@ extension DaemonCore {
     }
 
     /// Hibernates the sessions due: no presenter and no journaled change for `daemon.hibernate_after_s`. A tick
-    /// looks at the due entries only (``IdleDeadlines``), and hibernates ``hibernatedPerTick`` at most: sessions made
-    /// together (a restart's, a burst of creations) come due together, and saving 2 000 stepped ones in one tick held
-    /// a debug flowd's loop for 17 s. The rest stay due, so the next tick comes at once.
+    /// looks at the due entries only (``IdleDeadlines``), and hibernates ``hibernatedPerTick`` at most, stopping
+    /// sooner once the `state` records it encoded reach ``hibernatedBytesPerTick`` (at least one session a tick; as
+    /// many bytes as a turn makes pending sessions from, ``PendingSession/bytesMadePerTurn``):
+    /// sessions made together (a restart's, a burst of creations) come due together, saving 2 000 stepped ones in one
+    /// tick held a debug flowd's loop for 17 s, and 32 of ~46 KB each for ~0.7 s. The rest stay due, so the next
+    /// tick comes at once.
     mutating func hibernateIdleSessions(now: UInt64) {
         var hibernated = 0
-        while hibernated < Self.hibernatedPerTick, let entry = hibernationDeadlines.popDue(now: now) {
+        var written = 0
+        while hibernated < Self.hibernatedPerTick, written < hibernatedBytesPerTick,
+            let entry = hibernationDeadlines.popDue(now: now)
+        {
             guard let session = sessions[made: entry.session], session.hibernationEntry == entry.serial else { continue }
             session.hibernationEntry = nil
             guard session.host == nil else { continue }  // watched again when it loses its presenter
@@ -27,7 +33,7 @@ extension DaemonCore {
                 continue
             }
             hibernated += 1
-            if let reason = hibernate(session) {
+            if let reason = hibernate(session, written: &written) {
                 counters.sessionsNotHibernated[reason, default: 0] += 1
                 logger.debug(
                     "session cannot hibernate: kept made", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
@@ -41,8 +47,9 @@ extension DaemonCore {
     static let hibernatedPerTick = PendingSession.madePerTurn
 
     /// Turns a made session into a pending one holding its `state` record (shared with the journal log), its remote
-    /// attachments left in the peer index as they are; returns why it cannot, leaving it made.
-    private mutating func hibernate(_ session: Session) -> String? {
+    /// attachments left in the peer index as they are; returns why it cannot, leaving it made. Adds the bytes of the
+    /// `state` record it encoded to `written` (none for one kept as the log's record or as created).
+    private mutating func hibernate(_ session: Session, written: inout Int) -> String? {
         if let reason = hibernationRefusal(session) { return reason }
         let saved: [UInt8]?
         if !session.appVersionUnrecorded, let record = log.soleRecord(of: session.id), let kept = Self.kept(record) {
@@ -60,6 +67,7 @@ extension DaemonCore {
                 return error.code.rawValue
             }
             let bytes = JournalRecord(session: session.id, kind: .state(state, app: session.appVersion)).encoded
+            written += bytes.count
             guard !bytes.isEmpty else { return "notEncodable" }
             if log.enabled {
                 log.replace(session.id, with: bytes)  // what compaction would save: the next snapshot holds it

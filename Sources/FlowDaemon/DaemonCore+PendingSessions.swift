@@ -45,14 +45,20 @@ extension DaemonCore {
     /// How many pending sessions flowd's I/O loop makes per turn (``PendingSession/madePerTurn``).
     package static var pendingSessionsMadePerTurn: Int { PendingSession.madePerTurn }
 
-    /// Makes up to `limit` pending sessions, in the order recovery found them: the I/O loop's background work after a
-    /// start, a bounded slice per turn so steps and operators keep being served. Returns what making them asks
-    /// (in-daemon steppers to listen to, adaptations); their waiting attachments are offered to stepper processes
-    /// (``AttachOffers``).
-    package mutating func makePendingSessions(limit: Int, now: UInt64) -> [DaemonOutput] {
+    /// The bytes of saved states flowd's I/O loop makes pending sessions from per turn at most
+    /// (``PendingSession/bytesMadePerTurn``).
+    package static var pendingSessionBytesPerTurn: Int { PendingSession.bytesMadePerTurn }
+
+    /// Makes up to `limit` pending sessions, in the order recovery found them, stopping sooner once their saved
+    /// states reach `bytes` (at least one is made): the I/O loop's background work after a start, a bounded slice per
+    /// turn so steps and operators keep being served. Returns what making them asks (in-daemon steppers to listen to,
+    /// adaptations); their waiting attachments are offered to stepper processes (``AttachOffers``).
+    package mutating func makePendingSessions(limit: Int, bytes: Int = .max, now: UInt64) -> [DaemonOutput] {
         currentTime = now
         var made = 0
-        while made < limit, let pending = sessions.nextPendingSession() {
+        var read = 0
+        while made < limit, read < bytes, let pending = sessions.nextPendingSession() {
+            read += pending.savedState?.count ?? 0
             _ = session(pending.id)
             made += 1
         }

@@ -39,6 +39,9 @@ package struct DaemonCore {
     var idleDeadlines: IdleDeadlines
     /// When made sessions without a presenter may hibernate (`daemon.hibernate_after_s`).
     var hibernationDeadlines: IdleDeadlines
+    /// The bytes of `state` records a tick encodes to hibernate sessions before it stops
+    /// (``hibernateIdleSessions(now:)``); settable so tests can stand for big sessions with small ones.
+    package var hibernatedBytesPerTick = PendingSession.bytesMadePerTurn
     /// The daemon's clock at the input being handled, in milliseconds.
     var currentTime: UInt64
     /// When the transport last found its inbox empty, if it has one: a peer is silent only up to then, so a daemon

@@ -361,8 +361,9 @@ public final class DaemonServer: Service, Sendable {
             if core.pendingSessionCount > 0 {
                 // Recovered sessions not made yet: a bounded slice per turn, and no sleep until none is left.
                 let time = now()
-                try driver.perform(
-                    core.makePendingSessions(limit: PendingSession.madePerTurn, now: time), on: &core, now: time)
+                let made = core.makePendingSessions(
+                    limit: PendingSession.madePerTurn, bytes: PendingSession.bytesMadePerTurn, now: time)
+                try driver.perform(made, on: &core, now: time)
             }
 
             var current = now()

@@ -14,6 +14,11 @@ struct PendingSession {
     /// turn stays within a few milliseconds and steps and `HEALTH` keep being served (docs/RELIABILITY.md).
     static let madePerTurn = 32
 
+    /// The bytes of `state` records one turn makes pending sessions from at most (the session that passes it is
+    /// made): a stepped session's record grows with its outbox up to `daemon.outbox_bytes_limit` (1 MiB by
+    /// default), and 32 such in one turn would hold the loop for seconds (docs/RELIABILITY.md, "Pending sessions").
+    static let bytesMadePerTurn = 256 * 1024
+
     let id: String
     let application: any FlowApplication
     /// The application's version (``AppVersion/id``); `nil` for an application given as code.

@@ -211,13 +211,9 @@ struct HibernationTests {
         pair.expectSameState("made by TREE")
     }
 
-    @Test("Sessions due together hibernate a slice per tick, the next tick due at once: no tick saves them all")
-    func aSlicePerTick() {
-        let pair = Pair()
-        pair.both("hello ops") { $0.hello(ops, .operator, name: "ops") }
-        let count = DaemonCore.hibernatedPerTick + 8
-        for index in 0..<count {
-            let session = "s\(index)"
+    /// Sessions created by `ops` (already connected) and each stepped once by a deep link.
+    func createdAndStepped(_ pair: Pair, _ sessions: [String]) {
+        for (index, session) in sessions.enumerated() {
             pair.both("create \(session)") {
                 $0.receive(.createSession(SessionRequest(req: UInt64(10 + index), session: session)), from: ops)
             }
@@ -225,11 +221,47 @@ struct HibernationTests {
                 $0.deepLink(ops, Step("openDetail", payload: .int(index)), session: session, req: UInt64(1_000 + index))
             }
         }
+    }
+
+    @Test("Sessions due together hibernate a slice per tick, the next tick due at once: no tick saves them all")
+    func aSlicePerTick() {
+        let pair = Pair()
+        pair.both("hello ops") { $0.hello(ops, .operator, name: "ops") }
+        let count = DaemonCore.hibernatedPerTick + 8
+        createdAndStepped(pair, (0..<count).map { "s\($0)" })
         pair.both("tick") { $0.tick(at: 31_000) }
         #expect(pair.sleeping.core.counters.sessionsHibernated == DaemonCore.hibernatedPerTick)
         #expect(pair.sleeping.core.nextDeadline(now: 31_000) == 31_000)
         pair.both("next tick") { $0.tick(at: 31_001) }
         #expect(pair.sleeping.core.counters.sessionsHibernated == count + 1)  // and the default session
+        pair.expectSameState("after the slices")
+    }
+
+    @Test("A tick stops once the state records it encoded reach its byte budget; sessions kept as created cost none")
+    func aSliceBoundedByBytes() {
+        let pair = Pair()
+        pair.sleeping.core.hibernatedBytesPerTick = 1  // stands for sessions bigger than the budget: one a tick
+        pair.both("hello ops") { $0.hello(ops, .operator, name: "ops") }
+        let stepped = 3
+        createdAndStepped(pair, (0..<stepped).map { "b\($0)" })
+        let created = DaemonCore.hibernatedPerTick + 4
+        for index in 0..<created {
+            pair.both("create c\(index)") {
+                $0.receive(.createSession(SessionRequest(req: UInt64(100 + index), session: "c\(index)")), from: ops)
+            }
+        }
+        // Due together, in ID order: each `b*` passes the budget; `c*` and the default session encode nothing.
+        for (tick, total) in [1, 2, 3].enumerated() {
+            pair.both("tick \(tick)") { $0.tick(at: 31_000 + UInt64(tick)) }
+            #expect(pair.sleeping.core.counters.sessionsHibernated == total, "b\(tick) alone")
+            #expect(pair.sleeping.core.nextDeadline(now: 31_000) == 31_000, "the rest stay due")
+        }
+        pair.both("tick 3") { $0.tick(at: 31_003) }
+        #expect(
+            pair.sleeping.core.counters.sessionsHibernated == stepped + DaemonCore.hibernatedPerTick,
+            "created ones encode nothing: the count bounds them")
+        pair.both("tick 4") { $0.tick(at: 31_004) }
+        #expect(pair.sleeping.core.counters.sessionsHibernated == stepped + created + 1)
         pair.expectSameState("after the slices")
     }
 

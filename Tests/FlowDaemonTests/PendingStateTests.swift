@@ -47,6 +47,29 @@ struct PendingStateTests {
         }
     }
 
+    @Test("A turn stops making pending sessions once their saved states reach its bytes; created ones cost none")
+    func aTurnBoundedByBytes() throws {
+        let original = savedSession()
+        original.receive(.createSession(SessionRequest(req: 5, session: "a")), from: ops)
+        original.deepLink(ops, Step("openDetail", payload: 7), session: "a", req: 6)
+        original.receive(.createSession(SessionRequest(req: 7, session: "c")), from: ops)
+        #expect(original.core.compactJournal().saved == 1, "a; default's record is kept")
+        let (eager, lazy) = try restarts(original)
+        let ids = eager.core.sessionIDs
+        let saved = { ids.filter { lazy.core.sessions[pending: $0]?.savedState != nil } }
+        #expect(saved() == ["a", "default"])
+        #expect(lazy.core.pendingSessionCount == 4)
+        var turns = 0
+        while lazy.core.pendingSessionCount > 0, turns < 4 {
+            let before = saved().count
+            _ = lazy.core.makePendingSessions(limit: .max, bytes: 1, now: 0)
+            turns += 1
+            #expect(saved().count == before - 1 || (before == 0 && lazy.core.pendingSessionCount == 0), "turn \(turns)")
+        }
+        #expect(turns == 2 || turns == 3, "one saved state a turn, the created ones between them")
+        for id in ids { #expect(lazy.state(of: id) == eager.state(of: id), "session \(id)") }
+    }
+
     @Test("A state record's header: its session and version read, any other spelling left to the full reader")
     func headers() {
         let header = { (text: String) in StateRecordHeader(Array(text.utf8)) }
