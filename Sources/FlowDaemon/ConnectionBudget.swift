@@ -15,7 +15,8 @@ import ZeroMQ
 /// queue a quarter of the reserve at most (``listenerBacklog(limit:)``), not libzmq's 100, which a burst of
 /// connections filled past a small reserve. Clients faster than the loop can still take the whole reserve: then
 /// ``AcceptGuard`` closes each connection that comes at the limit, instead of libzmq aborting flowd, and the
-/// monitors' `accept failed` event wakes the loop to count and log them.
+/// monitors' `accept failed` event wakes the loop to count and log them. With only `tcp://` endpoints there is no
+/// file to move aside: the guard alone closes what comes at the limit.
 struct ConnectionBudget {
     /// The soft `RLIMIT_NOFILE` in force.
     let limit: Int
@@ -87,6 +88,7 @@ struct ConnectionBudget {
                 "at the file descriptor limit: new connections are closed as they come",
                 metadata: ["closed": "\(now - before)", "connections": "\(connections)", "limit": "\(limit)"])
         }
+        guard !files.isEmpty else { return }  // only `tcp://` endpoints: the guard alone holds the limit
         let used = own + connections
         if !withdrawn, used >= limit - reserve {
             withdrawn = true

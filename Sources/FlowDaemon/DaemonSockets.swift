@@ -55,10 +55,9 @@ struct DaemonSockets {
             let publisher = try ZMQSocket(.xpub, context: context, options: publisherOptions)
             opened.append(publisher)
             let endpoints = [configuration.controlEndpoint, configuration.eventsEndpoint]
-            if endpoints.contains(where: { $0.hasPrefix("ipc://") }) {
-                budget = ConnectionBudget(
-                    sockets: [("control", router), ("events", publisher)], context: context, logger: logger)
-            }
+            // Over `tcp://` too: at the limit, libzmq's TCP listener retries `accept` without end (a busy core).
+            budget = ConnectionBudget(
+                sockets: [("control", router), ("events", publisher)], context: context, logger: logger)
             // An ipc:// listener's queue is bounded by the descriptor reserve: libzmq accepts what is queued when
             // the files are moved aside near the limit (ConnectionBudget).
             if let limit = DescriptorLimit.current() {
@@ -85,10 +84,6 @@ struct DaemonSockets {
                 SocketFileWatch(name: "control", endpoint: control).map { ($0, router) },
                 SocketFileWatch(name: "events", endpoint: events).map { ($0, publisher) },
             ].compactMap { $0 }
-            if socketFiles.isEmpty {
-                budget?.close()
-                budget = nil
-            }
             budget?.countOwnDescriptors()
             self.budget = budget
             self.router = router

@@ -133,6 +133,9 @@ struct SocketFileWatches {
         nextCheck = now + intervalMs
     }
 
+    /// Whether there is no file to watch (every endpoint is `tcp://`).
+    var isEmpty: Bool { watches.isEmpty }
+
     /// Moves every file aside (``SocketFileWatch/withdraw()``).
     mutating func withdraw() {
         for index in watches.indices { watches[index].watch.withdraw() }

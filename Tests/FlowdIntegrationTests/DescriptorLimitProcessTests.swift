@@ -123,6 +123,44 @@ struct DescriptorLimitProcessTests {
         }
     }
 
+    /// With only `tcp://` endpoints (no socket file to move aside) under a limit of 96, connections past the limit are
+    /// closed by the accept guard as they come, counted and logged, where libzmq's TCP listener retried `accept`
+    /// without end on a busy core and left them waiting; once they are gone, a new client is served.
+    @Test func overTCPOnlyTheAcceptGuardClosesConnectionsPastTheLimit() async throws {
+        try await withCluster { cluster in
+            let daemon = try await cluster.startFlowd(
+                ["--control", "tcp://127.0.0.1:*", "--events", "tcp://127.0.0.1:*", "--allow-plaintext-tcp"],
+                descriptorLimit: 96)
+            let port = try #require(daemon.control.split(separator: ":").last.flatMap { UInt16($0) })
+            // 120 connections, the kernel's backlog (libzmq's 100) refilled as the listener takes them.
+            let connections = try await onDedicatedThread("connections") {
+                (0..<120).compactMap { _ in Self.tcpConnect(port: port) }
+            }
+            defer { for connection in connections { close(connection) } }
+            #expect(connections.count == 120)
+            _ = try await daemon.process.waitForError("flowd to close connections at the limit") {
+                $0.contains("new connections are closed as they come")
+            }
+            for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+            let operators = try OpenSockets()
+            defer { operators.close() }
+            let closedAtLimit = try await onDedicatedThread("operator") { () throws -> Int? in
+                let codec = WireCodec()
+                let socket = try Self.operatorSocket(operators, control: daemon.control)
+                let hello = Hello(req: 1, role: .operator, name: "op", instance: "op", heartbeatMs: 60_000)
+                try socket.send(ZMQMessage(codec.encode(.hello(hello))))
+                guard case .welcome = try Self.answer(socket, codec) else { return nil }
+                try socket.send(ZMQMessage(codec.encode(.health(PlainRequest(req: 2)))))
+                guard case .ok(let reply) = try Self.answer(socket, codec),
+                    case .object(let health) = reply.result, case .object(let counters)? = health["counters"]
+                else { return nil }
+                return counters["connections_closed_at_limit"]?.intValue
+            }
+            #expect((closedAtLimit ?? 0) > 0)
+            #expect(daemon.process.exit == nil)
+        }
+    }
+
     /// A libzmq listener with no descriptor left is aborted by the first `ipc://` connection (`EMFILE` in its
     /// `accept`); with the accept guard flowd installs, each such connection is closed instead, counted, and the
     /// listener lives. `accept-guard-probe` is that listener, its descriptors taken up to a limit of 64.
@@ -166,6 +204,26 @@ struct DescriptorLimitProcessTests {
 
     /// A Unix-domain stream socket connected (queued at the listener) to `path` without waiting; nil when it cannot
     /// connect now (no file, the listener's queue full).
+    /// A blocking TCP connection to 127.0.0.1:`port`, or nil.
+    private static func tcpConnect(port: UInt16) -> Int32? {
+        let connection = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard connection >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(connection, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(connection)
+            return nil
+        }
+        return connection
+    }
+
     private static func unixConnect(_ path: String) -> Int32? {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { return nil }
