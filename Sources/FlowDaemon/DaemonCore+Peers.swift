@@ -4,6 +4,9 @@ internal import Logging
 
 // Peers: HELLO and the routing of their messages, liveness, the allow-list, a peer lost.
 extension DaemonCore {
+    /// The heartbeat interval a connected peer said in its `HELLO`; `nil` when no peer is connected at `address`.
+    package func heartbeatMs(ofConnected address: PeerAddress) -> Int? { peers[address]?.hello.heartbeatMs }
+
     // MARK: - Messages
 
     mutating func receive(_ frames: [[UInt8]], from address: PeerAddress, userID: String?, now: UInt64) {

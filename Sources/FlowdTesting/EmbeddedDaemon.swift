@@ -198,11 +198,34 @@ public final class EmbeddedDaemon {
     @discardableResult
     public func tick() -> DaemonOutcome { handle(.tick) }
 
-    /// The clock moves on by `duration`, then the daemon's timer fires.
+    /// The clock moves on by `duration` in one go, then the daemon's timer fires, then the peers whose logic keeps
+    /// time (a ``LogicStepper`` with a `tickInterval`) catch up with it. A peer silent for 3 of its heartbeat intervals
+    /// is then counted dead, as a process that stopped would be: ``passTime(_:)`` keeps the peers alive.
     @discardableResult
     public func advance(by duration: Duration) -> DaemonOutcome {
         clock.advance(by: duration)
-        return tick()
+        let outcome = tick()
+        for address in peerOrder { peers[address]?.timePassed() }
+        return outcome
+    }
+
+    /// Time passes for the whole system, as for running processes: the clock moves on by `duration` in steps no
+    /// longer than the shortest heartbeat interval of the connected peers, and at each step every connected fake
+    /// peer sends `HEARTBEAT`, the daemon's timer fires and each ``LogicStepper`` gets the ticks due. What the daemon
+    /// sends meanwhile goes to the peers; a test reads it there.
+    public func passTime(_ duration: Duration) {
+        var left = duration
+        while left > .zero {
+            let connected = peerOrder.filter { core.heartbeatMs(ofConnected: $0) != nil }
+            let interval = connected.compactMap { core.heartbeatMs(ofConnected: $0) }.min() ?? 1000
+            let step = min(left, .milliseconds(interval))
+            clock.advance(by: step)
+            for address in connected { enqueue(.heartbeat(Heartbeat()), from: address) }
+            settle()
+            tick()
+            for address in peerOrder { peers[address]?.timePassed() }
+            left -= step
+        }
     }
 
     // MARK: - As a system
@@ -419,4 +442,10 @@ protocol EmbeddedPeer: AnyObject {
     var address: PeerAddress { get }
     func receive(_ message: DaemonMessage)
     func endOfBatch()
+    /// The test moved the daemon's clock (``EmbeddedDaemon/advance(by:)``).
+    func timePassed()
+}
+
+extension EmbeddedPeer {
+    func timePassed() {}
 }

@@ -43,6 +43,8 @@ public final class FakeStepper: EmbeddedPeer {
     /// Its answer to an `ADAPT` (`nil`: it does not answer that one, now); `nil`: it does not answer `ADAPT` at all
     /// (its `HELLO` says so, and the daemon sends it none).
     public var answerAdapt: ((AdaptMessage) -> AdaptAnswer?)?
+    /// What keeps time for the service's logic (``LogicStepper``), called when the test moves the clock.
+    var onTimePassed: (() -> Void)?
     /// The `ADAPT`s it received, in order.
     public private(set) var adaptsReceived: [AdaptMessage] = []
 
@@ -130,6 +132,8 @@ public final class FakeStepper: EmbeddedPeer {
     }
 
     func endOfBatch() {}
+
+    func timePassed() { onTimePassed?() }
 
     func receive(_ message: DaemonMessage) {
         record.note(message)

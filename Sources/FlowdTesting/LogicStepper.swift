@@ -7,7 +7,8 @@ public import Logging
 /// `StepperService` runs it in a process: each `ATTACH` (of an attachment it does not hold), `DETACH` and `ACTION`
 /// becomes the logic's ``StepperInput`` at the daemon's manual time (``ManualClock/instant``), each `ADAPT` goes to its
 /// `adapt`, and the steps it returns are emitted, in order, before the daemon goes on. Time passes only when the test
-/// says: ``tick()`` hands the logic ``StepperInput/tick``.
+/// says: ``EmbeddedDaemon/passTime(_:)`` (or ``EmbeddedDaemon/advance(by:)``) hands the logic a ``StepperInput/tick``
+/// for each of its `tickInterval`s the clock passed (as `StepperService` ticks it), and ``tick()`` hands it one at once.
 ///
 /// Not `Sendable`: it belongs to its daemon's test.
 public final class LogicStepper<Logic: SynchronousStepperLogic> {
@@ -21,12 +22,24 @@ public final class LogicStepper<Logic: SynchronousStepperLogic> {
     private let logger: Logger
     /// The attachments the service holds, as `StepperClient` keeps them: an `ATTACH` of one it holds is no event.
     private var held: [RemoteAttachment.ID: RemoteAttachment] = [:]
+    /// When the logic's next tick is due (`nil`: it has no `tickInterval`).
+    private var nextTick: ContinuousClock.Instant?
 
     init(peer: FakeStepper, logic: Logic, clock: ManualClock, logger: Logger) {
         self.peer = peer
         self.logic = logic
         self.clock = clock
         self.logger = logger
+        nextTick = logic.tickInterval.map { clock.instant + $0 }
+    }
+
+    /// A tick for each `tickInterval` the clock passed since the last one.
+    func catchUp() {
+        guard let interval = logic.tickInterval, interval > .zero else { return }
+        while let due = nextTick, due <= clock.instant {
+            nextTick = due + interval
+            tick()
+        }
     }
 
     /// Hands the logic a ``StepperInput/tick`` at the daemon's time and emits what it returns (move the clock first
@@ -101,6 +114,7 @@ extension EmbeddedDaemon {
         // Weak: the daemon holds the peer; a test that lets the runner go leaves a peer that answers nothing.
         peer.respond = { [weak runner] in runner?.respond(to: $0) ?? [] }
         peer.answerAdapt = { [weak runner] in runner?.answer($0) }
+        peer.onTimePassed = { [weak runner] in runner?.catchUp() }
         register(peer)
         peer.hello()
         return runner

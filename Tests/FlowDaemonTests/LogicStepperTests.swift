@@ -58,6 +58,27 @@ private struct RecordingLogic: SynchronousStepperLogic {
 
 private struct LogicFailure: Error {}
 
+/// A logic that keeps time: every 10 s it emits `tickN` on the root flow's attachment.
+private struct TickingLogic: SynchronousStepperLogic {
+    var ticks = 0
+    var root: RemoteAttachment.ID?
+    var kinds: [String] { ["shop"] }
+    var tickInterval: Duration? { .seconds(10) }
+
+    mutating func handle(_ input: StepperInput, now: ContinuousClock.Instant, logger: Logger) -> [StepEmission] {
+        switch input {
+        case .event(.attached(let attachment)) where attachment.presentable == "app":
+            root = attachment.id
+            return []
+        case .tick:
+            ticks += 1
+            return root.map { [StepEmission(Step("tick\(ticks)"), for: $0)] } ?? []
+        default:
+            return []
+        }
+    }
+}
+
 /// FlowdTesting's `connectStepper(name:running:)`: a `SynchronousStepperLogic` run as `StepperService` runs it.
 struct LogicStepperTests {
     @Test func theLogicGetsEachAttachActionDetachAndAdaptAndItsStepsAreEmitted() {
@@ -103,5 +124,31 @@ struct LogicStepperTests {
         #expect(shop.logic.inputs.count == 4)
         #expect(shop.logic.inputs.prefix(3) == ["attached app", "attached item", "attached app resumed"])
         #expect(shop.peer.stepOutcomes == ["accepted", "accepted"])
+    }
+
+    /// `passTime` is time for the whole system: the peers heartbeat, so a minute leaves them connected, and the
+    /// logic gets the ticks its `tickInterval` makes due, its steps going through as a live service's.
+    @Test func passingTimeTicksTheLogicAtItsIntervalAndKeepsThePeersAlive() {
+        let daemon = EmbeddedDaemon(application: ShopApplication())
+        let shop = daemon.connectStepper(name: "shop", running: TickingLogic())
+        let presenter = daemon.connectPresenter()
+        daemon.passTime(.seconds(25))
+        #expect(shop.logic.ticks == 2)
+        #expect(presenter.presentation.children(of: "app") == ["tick1", "tick2"])
+        daemon.passTime(.seconds(35))
+        #expect(shop.logic.ticks == 6)
+        #expect(shop.peer.stepOutcomes == Array(repeating: "accepted", count: 6))
+        #expect(presenter.presentation.children(of: "app").count == 6)
+    }
+
+    /// `advance(by:)` moves the clock in one go: the logic still gets its ticks, but peers silent that long are dead.
+    @Test func advancingTheClockTicksTheLogicButThePeersFallSilent() {
+        let daemon = EmbeddedDaemon(application: ShopApplication())
+        let shop = daemon.connectStepper(name: "shop", running: TickingLogic())
+        daemon.advance(by: .seconds(10))
+        #expect(shop.logic.ticks == 1)
+        // Forgotten at the daemon's timer, the service's tick step is refused: it must say HELLO again.
+        #expect(shop.peer.stepOutcomes.isEmpty)
+        #expect(shop.peer.record.errors.map(\.code.rawValue) == ["notWelcome"])
     }
 }
