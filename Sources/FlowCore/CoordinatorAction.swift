@@ -61,18 +61,12 @@ public struct StepDrop: Hashable, Sendable, Codable, CustomStringConvertible {
     public var coordinator: FlowCoordinatorID?
     /// The attachment it came from, when it came from a stepper.
     public var attachment: AttachmentID?
-    /// The name of ``coordinator``'s flow, also when that flow ended in the call that dropped the step.
-    public var flowName: String?
 
-    public init(
-        step: Step, reason: StepDropReason, coordinator: FlowCoordinatorID?, attachment: AttachmentID?,
-        flowName: String? = nil
-    ) {
+    public init(step: Step, reason: StepDropReason, coordinator: FlowCoordinatorID?, attachment: AttachmentID?) {
         self.step = step
         self.reason = reason
         self.coordinator = coordinator
         self.attachment = attachment
-        self.flowName = flowName
     }
 
     public var description: String {

@@ -461,19 +461,13 @@ extension FlowCoordinatorStateMachine {
         coordinator: FlowCoordinatorID?,
         attachment: AttachmentID?
     ) {
-        let flowName = coordinator.flatMap { nodes[$0]?.flow.flowName ?? endedFlowNames[$0] }
         actions.append(
-            .stepDropped(
-                StepDrop(
-                    step: step, reason: reason, coordinator: coordinator, attachment: attachment, flowName: flowName))
+            .stepDropped(StepDrop(step: step, reason: reason, coordinator: coordinator, attachment: attachment))
         )
     }
 
     mutating func takeActions() -> [CoordinatorAction] {
-        defer {
-            actions = []
-            if !endedFlowNames.isEmpty { endedFlowNames = [:] }
-        }
+        defer { actions = [] }
         return actions
     }
 }

@@ -110,8 +110,7 @@ public struct FlowCoordinatorStateMachine {
     /// RxFlow's next main-queue turns: `forwardToCurrentFlow` steps.
     var laterQueue: [WorkItem] = []
     var actions: [CoordinatorAction] = []
-    /// The flow names of the coordinators ended since the last ``takeActions()``: a step dropped for one of them
-    /// later in the same call still names its flow.
+    /// The flow names of the coordinators the last call ended (``flowName(of:)``).
     var endedFlowNames: [FlowCoordinatorID: String] = [:]
     /// The steps attached steppers emit synchronously during a call.
     let emissions = SynchronousEmissions()
@@ -180,6 +179,7 @@ public struct FlowCoordinatorStateMachine {
     private mutating func handleNow(_ input: CoordinatorInput) -> [CoordinatorAction] {
         // A step's will/did-navigate and command in one allocation, not three growing ones.
         actions.reserveCapacity(4)
+        if !endedFlowNames.isEmpty { endedFlowNames = [:] }
         switch input {
         case .stepperEmitted(let attachmentID, let step):
             stepperEmitted(attachmentID, step)
@@ -208,6 +208,12 @@ public struct FlowCoordinatorStateMachine {
 
     /// The flow a coordinator runs, while it is alive.
     public func flow(of coordinator: FlowCoordinatorID) -> (any Flow)? { nodes[coordinator]?.flow }
+
+    /// The name of the coordinator's flow while it lives, or when the last call ended it: a step dropped for it in
+    /// that call still names its flow.
+    public func flowName(of coordinator: FlowCoordinatorID) -> String? {
+        nodes[coordinator]?.flow.flowName ?? endedFlowNames[coordinator]
+    }
 
     /// The coordinator running `flow`, while it is alive.
     public func coordinator(of flow: any Flow) -> FlowCoordinatorID? {

@@ -168,10 +168,11 @@ extension DaemonCore {
                     metadata: ["session": "\(session.id)", "step": "\(drop.step)", "reason": "\(drop.reason)"]
                 )
                 guard publishesEvents else { break }
+                let flow = drop.coordinator.flatMap { session.machine.flowName(of: $0) }
                 outputs.append(
                     .publish(
                         EventMessage(
-                            event: "drop", session: session.id, flow: drop.flowName, coordinator: drop.coordinator?.rawValue,
+                            event: "drop", session: session.id, flow: flow, coordinator: drop.coordinator?.rawValue,
                             step: drop.step, reason: drop.reason.rawValue,
                             text: "dropped step=\(drop.step) reason=\(drop.reason)"
                         )

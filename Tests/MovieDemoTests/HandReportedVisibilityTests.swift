@@ -33,7 +33,7 @@ struct HandReportedVisibilityTests {
         try journey.pickMovie(43424, on: "watched.list")
         let drop = StepDrop(
             step: DemoStep.movieIsPicked(withId: 43424).step, reason: .notVisible,
-            coordinator: FlowCoordinatorID(4), attachment: AttachmentID(8), flowName: "WatchedFlow"
+            coordinator: FlowCoordinatorID(4), attachment: AttachmentID(8)
         )
         #expect(journey.drops == [drop])
         #expect(journey.didNavigateLog.count == 8)
