@@ -9,6 +9,10 @@ public import Logging
 /// `adapt`, and the steps it returns are emitted, in order, before the daemon goes on. Time passes only when the test
 /// says: ``EmbeddedDaemon/passTime(_:)`` (or ``EmbeddedDaemon/advance(by:)``) hands the logic a ``StepperInput/tick``
 /// for each of its `tickInterval`s the clock passed (as `StepperService` ticks it), and ``tick()`` hands it one at once.
+/// After a new daemon run (``EmbeddedDaemon/restart(journal:daemonID:lazily:)`` without the state, which names
+/// another run in its `WELCOME`, then the peer's `hello()`), the logic hears each attachment it held detached
+/// (`daemonRestarted`) before the new run's `ATTACH`es, as a `StepperClient` reports it; a daemon recovered from its
+/// journal is the same run, and what the service holds stays held.
 ///
 /// Not `Sendable`: it belongs to its daemon's test.
 public final class LogicStepper<Logic: SynchronousStepperLogic> {
@@ -24,6 +28,8 @@ public final class LogicStepper<Logic: SynchronousStepperLogic> {
     private var held: [RemoteAttachment.ID: RemoteAttachment] = [:]
     /// When the logic's next tick is due (`nil`: it has no `tickInterval`).
     private var nextTick: ContinuousClock.Instant?
+    /// The daemon run that welcomed the service last (`WELCOME.daemon`).
+    private var daemonRun: String?
 
     init(peer: FakeStepper, logic: Logic, clock: ManualClock, logger: Logger) {
         self.peer = peer
@@ -57,6 +63,21 @@ public final class LogicStepper<Logic: SynchronousStepperLogic> {
     }
 
     func respond(to message: DaemonMessage) -> [FakeStepper.Emission] {
+        forgetIfTheDaemonRestarted() + emissions(answering: message)
+    }
+
+    /// As `StepperClient` on a `WELCOME` from another daemon run: each attachment held is detached
+    /// (`daemonRestarted`) before the new run's `ATTACH`es come.
+    private func forgetIfTheDaemonRestarted() -> [FakeStepper.Emission] {
+        guard let run = peer.record.welcomedBy.last, run != daemonRun else { return [] }
+        defer { daemonRun = run }
+        guard daemonRun != nil else { return [] }
+        let gone = held.values.sorted { $0.attachment < $1.attachment }
+        held = [:]
+        return gone.flatMap { emissions(for: .event(.detached($0, reason: "daemonRestarted"))) }
+    }
+
+    private func emissions(answering message: DaemonMessage) -> [FakeStepper.Emission] {
         switch message {
         case .attach(let attach):
             let attachment = RemoteAttachment(attach)

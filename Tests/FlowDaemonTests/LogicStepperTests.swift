@@ -151,4 +151,22 @@ struct LogicStepperTests {
         #expect(shop.peer.stepOutcomes.isEmpty)
         #expect(shop.peer.record.errors.map(\.code.rawValue) == ["notWelcome"])
     }
+
+    /// A service that stays up while the daemon restarts without its state (another run) hears its attachments
+    /// detached (`daemonRestarted`), then the new run's attached, as StepperClient reports it. (A daemon recovered
+    /// from its journal is the same run: what the service holds stays held, with no event.)
+    @Test func aNewDaemonRunDetachesWhatTheServiceHeldBeforeItAttachesItsOwn() throws {
+        let daemon = EmbeddedDaemon(application: ShopApplication(), journaling: true)
+        let shop = daemon.connectStepper(name: "shop", running: RecordingLogic())
+        try daemon.restart()
+        shop.peer.hello()
+        #expect(shop.logic.inputs == ["attached app", "attached item"])
+        try daemon.restart(journal: [], daemonID: "another")
+        shop.peer.hello()
+        #expect(
+            shop.logic.inputs.prefix(4) == [
+                "attached app", "attached item", "detached app daemonRestarted", "detached item daemonRestarted",
+            ])
+        #expect(shop.logic.inputs.dropFirst(4).first == "attached app")
+    }
 }
