@@ -73,7 +73,8 @@ public final class FakeStepper: EmbeddedPeer {
         daemon.settle()
     }
 
-    /// The service restarted: it forgets its attachments and says `HELLO` with a new instance.
+    /// The service restarted: it forgets its attachments and says `HELLO` with a new instance. (A ``LogicStepper``'s
+    /// service restarts with ``LogicStepper/restart(instance:)``, which makes its logic forget them too.)
     public func restart(instance: String) {
         attachments = []
         hello(instance: instance)
