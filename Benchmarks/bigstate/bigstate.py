@@ -8,7 +8,7 @@ long flowd's loop is held (the longest wait is about the longest tick). Then SIG
 to the first `WELCOME`, to every pending session made (`sessions_pending` 0), and the longest `HEALTH` wait meanwhile.
 Prints flowd's RSS and the state directory's files at each stage.
 
-argv: flowd [sessions=200] [steps=260] [payload=4000]
+argv: flowd [sessions=200] [steps=260] [payload=4000]; BIGSTATE_KEEP=<folder> keeps a copy of the state killed.
 """
 import os, signal, sys, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "foreign-client"))
@@ -102,6 +102,8 @@ try:
     stage(run, op, "compacted", t0)
     op.close()
     run.process.send_signal(signal.SIGKILL); run.process.wait()
+    if os.environ.get("BIGSTATE_KEEP"):  # a copy of the state killed, to profile its recovery apart
+        import shutil; shutil.copytree(run.state_dir, os.environ["BIGSTATE_KEEP"])
     t1 = time.time(); run.start(); bound = time.time() - t1
     op = connect(run.ctx, run.control, "operator", "bigstate-operator-2"); welcomed = time.time() - t1
     op.timeout_s = 600
