@@ -206,35 +206,30 @@ struct DescriptorLimitProcessTests {
     /// connect now (no file, the listener's queue full).
     /// A blocking TCP connection to 127.0.0.1:`port`, or nil.
     private static func tcpConnect(port: UInt16) -> Int32? {
-        let connection = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard connection >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(connection, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(connection)
-            return nil
-        }
-        return connection
+        return connect(socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0), to: address)
     }
 
+    /// A non-blocking connection to the unix socket at `path`, or nil.
     private static func unixConnect(_ path: String) -> Int32? {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return connect(socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0), to: address)
+    }
+
+    /// `descriptor` connected to `address` (a `sockaddr_in` or `sockaddr_un`), or nil (closed).
+    private static func connect<Address>(_ descriptor: Int32, to address: Address) -> Int32? {
+        guard descriptor >= 0 else { return nil }
+        var address = address
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<Address>.size))
             }
         }
         guard connected == 0 else {
