@@ -202,8 +202,6 @@ struct DescriptorLimitProcessTests {
         return read == 0 || (read < 0 && errno == ECONNRESET)
     }
 
-    /// A Unix-domain stream socket connected (queued at the listener) to `path` without waiting; nil when it cannot
-    /// connect now (no file, the listener's queue full).
     /// A blocking TCP connection to 127.0.0.1:`port`, or nil.
     private static func tcpConnect(port: UInt16) -> Int32? {
         var address = sockaddr_in()
@@ -213,7 +211,8 @@ struct DescriptorLimitProcessTests {
         return connect(socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0), to: address)
     }
 
-    /// A non-blocking connection to the unix socket at `path`, or nil.
+    /// A Unix-domain stream socket connected (queued at the listener) to `path` without waiting; nil when it cannot
+    /// connect now (no file, the listener's queue full).
     private static func unixConnect(_ path: String) -> Int32? {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
