@@ -16,9 +16,8 @@ extension DaemonCore {
     /// looks at the due entries only (``IdleDeadlines``), and hibernates ``hibernatedPerTick`` at most, stopping
     /// sooner once the `state` records it encoded reach ``hibernatedBytesPerTick`` (at least one session a tick; as
     /// many bytes as a turn makes pending sessions from, ``PendingSession/bytesMadePerTurn``):
-    /// sessions made together (a restart's, a burst of creations) come due together, saving 2 000 stepped ones in one
-    /// tick held a debug flowd's loop for 17 s, and 32 of ~46 KB each for ~0.7 s. The rest stay due, so the next
-    /// tick comes at once.
+    /// sessions made together (a restart's, a burst of creations) come due together, and saving them all at once
+    /// would hold the I/O loop (docs/RELIABILITY.md, "Hibernation"). The rest stay due, so the next tick comes at once.
     mutating func hibernateIdleSessions(now: UInt64) {
         var hibernated = 0
         var written = 0
