@@ -41,8 +41,9 @@ static int guarded_accept(int listener, struct sockaddr *address, socklen_t *len
         // again; its client sees it closed and dials again.
         int taken = (int)syscall(SYS_accept4, listener, NULL, NULL, SOCK_CLOEXEC);
         if (taken >= 0) {
-            close(taken);
+            // Counted before the close: a client that saw its connection closed must find it counted.
             atomic_fetch_add(&dropped, 1);
+            close(taken);
         }
         int reopened = open_spare();
         if (reopened >= 0) {
