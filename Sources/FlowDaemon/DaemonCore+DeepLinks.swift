@@ -156,24 +156,24 @@ extension DaemonCore {
     /// chains"). The flows that handle it are the live ones that say so (``DeepLinkTargetFlow``).
     private static func status(of step: Step, in session: Session) -> ChainStepStatus {
         let machine = session.machine
-        var targets = 0
-        var handling = 0
+        var anyTarget = false
+        var anyHandling = false
         var notReady: [String] = []
         var shown = false
         for coordinator in machine.coordinatorIDs {
             guard let flow = machine.flow(of: coordinator) as? any DeepLinkTargetFlow else { continue }
-            targets += 1
+            anyTarget = true
             guard let screens = flow.screens(showing: step) else { continue }
-            handling += 1
+            anyHandling = true
             if !machine.isReady(coordinator) { notReady.append("'\(flow.flowName)'") }
             if !screens.isEmpty, screens.allSatisfy(session.ui.contains) { shown = true }
         }
         if shown { return .shown }
-        if targets == 0 {
+        if !anyTarget {
             return .waiting("no flow of the session is a DeepLinkTargetFlow, which says it handles it (a flow file's "
                 + "flows are; a Swift flow conforms)")
         }
-        if handling == 0 { return .waiting("no flow of the session handles it yet") }
+        if !anyHandling { return .waiting("no flow of the session handles it yet") }
         if !notReady.isEmpty {
             return .waiting("the flow\(notReady.count == 1 ? "" : "s") \(notReady.joined(separator: ", ")) that "
                 + "handle\(notReady.count == 1 ? "s" : "") it \(notReady.count == 1 ? "is" : "are") not ready yet")
