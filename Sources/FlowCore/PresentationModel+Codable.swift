@@ -73,6 +73,7 @@ extension PresentationModel: Codable {
         for saved in try container.decode([SavedNode].self, forKey: .nodes) {
             nodes[saved.id] = saved.node
         }
+        for node in nodes.values { estimatedBytes &+= node.screen.estimatedBytes }
         if let contradiction = placeNodes() {
             throw DecodingError.dataCorruptedError(forKey: .nodes, in: container, debugDescription: contradiction)
         }
@@ -190,6 +191,7 @@ extension PresentationModel: Codable {
             made.detail = node.detail
             made.presented = node.presented
             guard nodes.updateValue(made, forKey: node.id) == nil else { return nil }  // left to init(from:)
+            estimatedBytes &+= made.screen.estimatedBytes
         }
         var placed = 0
         func place(_ id: PresentableID, _ placement: Placement) -> Bool {

@@ -67,6 +67,10 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     /// The window's root, `nil` before the first ``NavigationCommand/setRoot(_:)``.
     public internal(set) var rootID: PresentableID?
 
+    /// What the screens in the UI count against a byte bound, summed (``Screen/estimatedBytes``): kept as nodes come
+    /// and go, so reading it costs nothing; a model read back from its saved form counts its screens again, alike.
+    package internal(set) var estimatedBytes = 0
+
     /// How many presentables the model's commands visited since it was made (what walks and lookups touched): the
     /// cost of a command follows what is on screen and what it changes, not the size of the UI. Not part of the
     /// model's value (``==`` ignores it).
@@ -102,9 +106,16 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         nodes = trimmed
     }
 
+    /// Adds a node for `screen`, which is not in the UI.
+    private mutating func addNode(_ screen: Screen, _ placement: Placement) {
+        nodes[screen.id] = Node(screen: screen, placement: placement)
+        estimatedBytes &+= screen.estimatedBytes
+    }
+
     /// Removes a node in O(1): the last node takes its place.
     private mutating func removeNode(_ id: PresentableID) {
         guard let index = nodes.index(forKey: id) else { return }
+        estimatedBytes &-= nodes.values[index].screen.estimatedBytes
         nodes.swapAt(index, nodes.count - 1)
         nodes.removeLast()
     }
@@ -292,14 +303,14 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
             if rootID == screen.id { return [] }
             guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
             let removed = rootID.map { removeSubtree($0) } ?? []
-            nodes[screen.id] = Node(screen: screen, placement: .window)
+            addNode(screen, .window)
             rootID = screen.id
             return removed
 
         case .push(let screen, let stack):
             try requireContainer(stack, .stack)
             guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
-            nodes[screen.id] = Node(screen: screen, placement: .child(of: stack))
+            addNode(screen, .child(of: stack))
             nodes[stack]?.children.append(screen.id)
             return []
 
@@ -320,7 +331,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
             guard let node = nodes[presenter] else { throw .unknownTarget(presenter) }
             if let presented = node.presented { throw .alreadyPresenting(presenter, presented: presented) }
             guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
-            nodes[screen.id] = Node(screen: screen, placement: .presented(over: presenter))
+            addNode(screen, .presented(over: presenter))
             nodes[presenter]?.presented = screen.id
             return []
 
@@ -396,7 +407,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         let removed = old.filter { id in short ? !screens.contains { $0.id == id } : !seen.contains(id) }
             .flatMap { removeSubtree($0) }
         for screen in screens where nodes.index(forKey: screen.id) == nil {
-            nodes[screen.id] = Node(screen: screen, placement: .child(of: container))
+            addNode(screen, .child(of: container))
         }
         nodes[container]?.children = screens.map(\.id)
         return removed
@@ -412,7 +423,7 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         if current == screen.id { return [] }
         guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
         let removed = current.map { removeSubtree($0) } ?? []
-        nodes[screen.id] = Node(screen: screen, placement: .child(of: split))
+        addNode(screen, .child(of: split))
         if asMaster { nodes[split]?.master = screen.id } else { nodes[split]?.detail = screen.id }
         return removed
     }
