@@ -26,6 +26,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     public var hibernateAfterS: Int = 60
     /// The screens (UI model nodes) a session may hold before its steps are refused (`sessionFull`).
     public var maxSessionScreens: Int = 20_000
+    /// The bytes of screens a session's UI may hold, as docs/LIMITS.md counts them, before its steps are refused
+    /// (`sessionFull`). 64 MiB: a UI of 20 000 plain screens counts ~2 MB; 256 screens whose data is a whole body do.
+    public var maxSessionUIBytes: Int = 64 << 20
     /// The live attachments (remote and in-daemon) a session may hold before its steps are refused (`sessionFull`).
     public var maxSessionAttachments: Int = 20_000
     /// How long an adaptation asked of a stepper kind waits for its answer (`ADAPT`), in milliseconds, before its step
@@ -49,6 +52,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         case idleSessionTimeoutS = "idle_session_timeout_s"
         case hibernateAfterS = "hibernate_after_s"
         case maxSessionScreens = "max_session_screens"
+        case maxSessionUIBytes = "max_session_ui_bytes"
         case maxSessionAttachments = "max_session_attachments"
         case adaptTimeoutMs = "adapt_timeout_ms"
         case deepLinkWaitMs = "deep_link_wait_ms"
@@ -74,6 +78,8 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         hibernateAfterS = try container.decodeIfPresent(Int.self, forKey: .hibernateAfterS) ?? defaults.hibernateAfterS
         maxSessionScreens =
             try container.decodeIfPresent(Int.self, forKey: .maxSessionScreens) ?? defaults.maxSessionScreens
+        maxSessionUIBytes =
+            try container.decodeIfPresent(Int.self, forKey: .maxSessionUIBytes) ?? defaults.maxSessionUIBytes
         maxSessionAttachments =
             try container.decodeIfPresent(Int.self, forKey: .maxSessionAttachments) ?? defaults.maxSessionAttachments
         adaptTimeoutMs = try container.decodeIfPresent(Int.self, forKey: .adaptTimeoutMs) ?? defaults.adaptTimeoutMs

@@ -57,8 +57,7 @@ extension DaemonCore {
         }
         guard admitsSteps(session) else {
             return reject(
-                .sessionFull, "session '\(session.id)' holds as many screens or attachments as it may", req: body.req,
-                type: .deepLink, to: peer
+                .sessionFull, sessionFullMessage(session), req: body.req, type: .deepLink, to: peer
             )
         }
         let actions = change(JournalRecord(session: session.id, kind: .input(.deepLink(step), origin: nil)))
@@ -131,7 +130,7 @@ extension DaemonCore {
                 return stop(.journalUnavailable, "the journal cannot be written (disk full?); try again later")
             }
             guard admitsSteps(session) else {
-                return stop(.sessionFull, "session '\(session.id)' holds as many screens or attachments as it may")
+                return stop(.sessionFull, sessionFullMessage(session))
             }
             let actions = change(JournalRecord(session: session.id, kind: .input(.deepLink(step), origin: nil)))
             link.navigations += Self.navigations(in: actions)

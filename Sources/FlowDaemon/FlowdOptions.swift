@@ -54,6 +54,14 @@ public struct FlowdOptions: ParsableArguments, Sendable {
     package var outboxBytesLimit: Int?
 
     @Option(
+        name: .customLong("max-session-ui-bytes"),
+        help: ArgumentHelp(
+            "Bytes of screens a session's UI may hold, as docs/LIMITS.md counts them, before its steps are refused "
+                + "(sessionFull) until it shrinks (at least 1024; 67108864 by default).")
+    )
+    package var maxSessionUIBytes: Int?
+
+    @Option(
         name: .customLong("idle-session-timeout-s"),
         help: "End a session after this many seconds without a presenter and without a change (0: never; the default)."
     )
@@ -258,6 +266,7 @@ extension FlowdOptions {
         if let maxBodyBytes { daemon.maxBodyBytes = maxBodyBytes }
         if let outboxLimit { daemon.outboxLimit = outboxLimit }
         if let outboxBytesLimit { daemon.outboxBytesLimit = outboxBytesLimit }
+        if let maxSessionUIBytes { daemon.maxSessionUIBytes = maxSessionUIBytes }
         if let idleSessionTimeoutS { daemon.idleSessionTimeoutS = idleSessionTimeoutS }
         if let hibernateAfterS { daemon.hibernateAfterS = hibernateAfterS }
     }
@@ -306,7 +315,8 @@ package struct FlowdConfigError: Error, CustomStringConvertible, Sendable {
 /// ```json
 /// {"app": "/usr/local/share/flowd/movies.flows.yaml", "control": "tcp://0.0.0.0:5560", "events": "tcp://0.0.0.0:5561", "log_level": "info", "metrics": "127.0.0.1:9464",
 ///  "daemon": {"heartbeat_ms": 1000, "max_sessions": 10000, "max_body_bytes": 262144, "outbox_limit": 1024,
-///             "outbox_bytes_limit": 1048576, "idle_session_timeout_s": 0, "hibernate_after_s": 60},
+///             "outbox_bytes_limit": 1048576, "max_session_ui_bytes": 67108864, "idle_session_timeout_s": 0,
+///             "hibernate_after_s": 60},
 ///  "journal": {"directory": "/var/lib/flowd", "fsync": "interval", "fsync_interval_ms": 100, "compact_bytes": 8388608,
 ///              "damage": "refuse"},
 ///  "sockets": {"linger_ms": 100, "max_message_bytes": 1048576, "zmtp_heartbeat_ms": 1000}}

@@ -181,6 +181,13 @@ final class Session {
         return uiModel.count
     }
 
+    /// What the UI's screens count against `daemon.max_session_ui_bytes` (``PresentationModel/estimatedBytes``): kept
+    /// by the model as its screens come and go, read in place.
+    var uiBytes: Int {
+        readUnreadUI()
+        return uiModel.estimatedBytes
+    }
+
     /// Whether the UI is still its saved bytes (restored, not used since).
     var uiIsUnread: Bool { unreadUI != nil }
 

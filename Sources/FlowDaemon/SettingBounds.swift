@@ -46,6 +46,7 @@ extension DaemonConfiguration {
             ("daemon.outbox_bytes_limit", outboxBytesLimit, 1024...Int.max),
             ("daemon.max_replay_commands", maxReplayCommands, 0...Int.max),
             ("daemon.max_session_screens", maxSessionScreens, 1...Int.max),
+            ("daemon.max_session_ui_bytes", maxSessionUIBytes, 1024...Int.max),
             ("daemon.max_session_attachments", maxSessionAttachments, 1...Int.max),
             ("daemon.adapt_timeout_ms", adaptTimeoutMs, 0...longestWaitMs),
             ("daemon.deep_link_wait_ms", deepLinkWaitMs, 0...longestWaitMs),

@@ -3,31 +3,40 @@ import FlowDaemon
 import FlowWire
 import FlowdTesting
 import Foundation
+import TestFlows
 import Testing
 
-/// `daemon.max_session_screens` and `daemon.max_session_attachments`: a session at a bound takes no steps
-/// (`sessionFull`), counted, until it shrinks (docs/LIMITS.md).
+/// `daemon.max_session_screens`, `daemon.max_session_ui_bytes` and `daemon.max_session_attachments`: a session at a
+/// bound takes no steps (`sessionFull`), counted, until it shrinks (docs/LIMITS.md).
 struct SessionBoundsTests {
-    private func harness(screens: Int = 100, attachments: Int = 100) -> DaemonHarness {
+    private func harness(
+        screens: Int = 100, uiBytes: Int = 1 << 20, attachments: Int = 100, journaling: Bool = false
+    ) -> DaemonHarness {
         var configuration = DaemonConfiguration()
         configuration.maxSessionScreens = screens
+        configuration.maxSessionUIBytes = uiBytes
         configuration.maxSessionAttachments = attachments
-        let h = DaemonHarness(configuration: configuration)
+        let h = DaemonHarness(configuration: configuration, journaling: journaling)
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         return h
     }
 
-    @Test func atTheScreenBoundDeepLinksAndStepsAreRefusedUntilAPersonsDismissalShrinksIt() {
-        // `app` and `home`, then three details: 5 screens.
-        let h = harness(screens: 5)
-        for movie in 1...3 {
-            #expect(h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)).sent.count == 1)
+    /// Opens `details` details in `h`'s default session, which brings it to a bound, and shows what the bound does: a
+    /// deep link and home's stepper's step are refused (`sessionFull`, counted) and change nothing; a person's
+    /// dismissal of the top detail brings it under, and the step is taken. `measure` reads what the bound counts: `full`
+    /// at the bound, `under` after the dismissal.
+    private func expectTheBound(
+        _ h: DaemonHarness, details: Int, measure: (DaemonHarness) -> Int?, full: Int, under: Int
+    ) {
+        for movie in 1...details {
+            #expect(h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)).to(Peers.flowctl).first?.type == .ok)
         }
-        #expect(h.core.ui(of: "default")?.count == 5)
+        #expect(measure(h) == full)
         let seq = h.core.seq(of: "default")
+        let next = JSONValue.int(details + 1)
         #expect(
-            h.deepLink(Peers.flowctl, Step("openDetail", payload: 4), req: 10).sent
-                == [Delivery(Peers.flowctl, refused(10, .sessionFull, .deepLink))]
+            h.deepLink(Peers.flowctl, Step("openDetail", payload: next), req: 100).sent
+                == [Delivery(Peers.flowctl, refused(100, .sessionFull, .deepLink))]
         )
         #expect(h.core.counters.errors == ["sessionFull": 1])
 
@@ -35,18 +44,73 @@ struct SessionBoundsTests {
         h.report(Peers.tui, [("app", .visible), ("home", .visible)])
         h.hello(Peers.movies, .stepper, name: "movies", serves: ["home"])
         #expect(
-            h.step(Peers.movies, Step("openDetail", payload: 5), attachment: 2, req: 11).to(Peers.movies)
-                == [ok(11, dropped("sessionFull"))]
+            h.step(Peers.movies, Step("openDetail", payload: next), attachment: 2, req: 101).to(Peers.movies)
+                == [ok(101, dropped("sessionFull"))]
         )
         #expect(h.core.counters.stepsDropped["sessionFull"] == 1)
         #expect(h.core.seq(of: "default") == seq)
-        #expect(h.core.ui(of: "default")?.count == 5)
+        #expect(measure(h) == full)
 
         // A person goes back: the presenter's report is taken, and the session takes steps again.
-        h.report(Peers.tui, [("detail.3", .dismissed), ("detail.2", .visible)], req: 12)
-        #expect(h.core.ui(of: "default")?.count == 4)
-        #expect(h.step(Peers.movies, Step("openDetail", payload: 5), attachment: 2, req: 13).to(Peers.movies) == [ok(13, accepted)])
-        #expect(h.core.ui(of: "default")?.count == 5)
+        h.report(Peers.tui, [(Screens.detail(details).id, .dismissed), (Screens.detail(details - 1).id, .visible)], req: 102)
+        #expect(measure(h) == under)
+        #expect(h.step(Peers.movies, Step("openDetail", payload: next), attachment: 2, req: 103).to(Peers.movies) == [ok(103, accepted)])
+        #expect(measure(h) == full)
+    }
+
+    @Test func atTheScreenBoundDeepLinksAndStepsAreRefusedUntilAPersonsDismissalShrinksIt() {
+        // `app` and `home`, then three details: 5 screens.
+        expectTheBound(harness(screens: 5), details: 3, measure: { $0.core.ui(of: "default")?.count }, full: 5, under: 4)
+    }
+
+    /// What the default session's UI counts (`estimatedBytes`), and the same summed by walking its screens.
+    private func uiBytes(_ h: DaemonHarness) -> (kept: Int, walked: Int) {
+        guard let ui = h.core.ui(of: "default") else { return (-1, -1) }
+        return (ui.estimatedBytes, ui.presentables.reduce(0) { $0 + ui.screen($1)!.estimatedBytes })
+    }
+
+    @Test func atTheUIByteBoundDeepLinksAndStepsAreRefusedUntilAPersonsDismissalShrinksIt() {
+        // `app` counts 48 and `home` 66; `detail.1` to `detail.9` 67 each, `detail.10` on 68: the step that reaches
+        // 1024 is taken, whatever it brings the UI to, and the dismissal of `detail.14` takes 68 off.
+        let h = harness(uiBytes: 1024)
+        expectTheBound(h, details: 14, measure: { self.uiBytes($0).kept }, full: 1057, under: 989)
+        #expect(uiBytes(h).walked == 1057)
+    }
+
+    @Test func theUIsByteCountComesBackTheSameFromASnapshotTheJournalAndAWakening() throws {
+        let h = harness(uiBytes: 1024, journaling: true)
+        for movie in 1...8 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
+        h.core.compactJournal()
+        // After the snapshot, the journal's records: more details, and a pop of one.
+        for movie in 9...14 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
+        h.deepLink(Peers.flowctl, Step("back"), req: 20)
+        h.deepLink(Peers.flowctl, Step("openDetail", payload: 15), req: 21)
+        let expected = uiBytes(h)
+        #expect(expected == (1057, 1057))
+        for restarted in [try h.restarted(), try h.restarted(lazily: true)] {
+            #expect(uiBytes(restarted) == expected)
+            restarted.hello(Peers.flowctl, .operator, name: "flowctl")
+            #expect(
+                restarted.deepLink(Peers.flowctl, Step("openDetail", payload: 16), req: 30).sent
+                    == [Delivery(Peers.flowctl, refused(30, .sessionFull, .deepLink))], "still at the bound")
+        }
+        // Hibernated and made again by its next use.
+        var configuration = DaemonConfiguration()
+        configuration.maxSessionUIBytes = 1024
+        configuration.hibernateAfterS = 30
+        let sleeping = DaemonHarness(configuration: configuration, journaling: true)
+        sleeping.hello(Peers.flowctl, .operator, name: "flowctl", at: 0)
+        for movie in 1...14 {
+            sleeping.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie))
+        }
+        sleeping.receive(.heartbeat(Heartbeat()), from: Peers.flowctl, at: 31_499)
+        sleeping.tick(at: 31_500)
+        #expect(sleeping.core.hibernatedSessionCount == 1)
+        #expect(
+            sleeping.deepLink(Peers.flowctl, Step("openDetail", payload: 15), req: 20).sent
+                == [Delivery(Peers.flowctl, refused(20, .sessionFull, .deepLink))], "woken, still at the bound")
+        #expect(sleeping.core.hibernatedSessionCount == 0)
+        #expect(uiBytes(sleeping) == (1057, 1057))
     }
 
     @Test func atTheAttachmentBoundStepsAreRefused() {
@@ -68,10 +132,24 @@ struct SessionBoundsTests {
         let defaults = DaemonConfiguration()
         #expect(defaults.maxSessionScreens == 20_000)
         #expect(defaults.maxSessionAttachments == 20_000)
+        #expect(defaults.maxSessionUIBytes == 64 << 20)
         let decoded = try JSONDecoder().decode(
-            DaemonConfiguration.self, from: Data(#"{"max_session_screens": 64, "max_session_attachments": 32}"#.utf8)
+            DaemonConfiguration.self,
+            from: Data(#"{"max_session_screens": 64, "max_session_attachments": 32, "max_session_ui_bytes": 4096}"#.utf8)
         )
         #expect(decoded.maxSessionScreens == 64)
         #expect(decoded.maxSessionAttachments == 32)
+        #expect(decoded.maxSessionUIBytes == 4096)
+    }
+
+    @Test func theUIByteBoundIsReadFromTheFlagWithinItsBounds() throws {
+        let settings = try FlowdOptions.parse(["--no-journal", "--max-session-ui-bytes", "65536"]).settings(environment: [:])
+        #expect(settings.server.daemon.maxSessionUIBytes == 65536)
+        #expect(
+            #expect(throws: (any Error).self) { try FlowdOptions.parse(["--max-session-ui-bytes", "1023"]) }
+                .map(FlowdOptions.message(for:)) == "--max-session-ui-bytes must be at least 1024")
+        var configuration = DaemonConfiguration()
+        configuration.maxSessionUIBytes = 0
+        #expect(configuration.outOfBounds()?.field == "daemon.max_session_ui_bytes")
     }
 }
