@@ -175,17 +175,12 @@ final class Session {
         commands.trim()
     }
 
-    /// How many screens the UI holds: read in place, where `ui`'s getter would copy the model.
-    var screenCount: Int {
+    /// How many screens the UI holds and what they count against `daemon.max_session_ui_bytes`
+    /// (``PresentationModel/estimatedBytes``, kept by the model as its screens come and go): read in place, at once,
+    /// where `ui`'s getter would copy the model (a step's bounds check reads both).
+    var uiSize: (screens: Int, bytes: Int) {
         readUnreadUI()
-        return uiModel.count
-    }
-
-    /// What the UI's screens count against `daemon.max_session_ui_bytes` (``PresentationModel/estimatedBytes``): kept
-    /// by the model as its screens come and go, read in place.
-    var uiBytes: Int {
-        readUnreadUI()
-        return uiModel.estimatedBytes
+        return (uiModel.count, uiModel.estimatedBytes)
     }
 
     /// Whether the UI is still its saved bytes (restored, not used since).
