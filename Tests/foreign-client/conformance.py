@@ -8,9 +8,10 @@ temporary folder it removes, plays its roles against it and asserts what PROTOCO
 (SECURITY.md, LIMITS.md, RELIABILITY.md, FLOWFILE.md) promise. Ends flowd by its pid. Exit status 0 when every check
 holds. Waits are bounded waits for observable messages (generous deadlines); nothing here judges timing.
 
-Scenarios: protocol (every role against one daemon), security (CURVE, the allow-list), limits (a full session,
-SESSIONS over 2000), gaps (a presenter whose queue overflowed), time (deep link waits, idle expiry, liveness),
-restart (SIGKILL and SIGTERM on the same state), journal (its writes failing, then going through again).
+Scenarios: protocol (every role against one daemon), security (CURVE, the allow-list), limits (a full session by
+screens and by bytes, SESSIONS over 2000), gaps (a presenter whose queue overflowed), time (deep link waits, idle
+expiry, liveness), restart (SIGKILL and SIGTERM on the same state), journal (its writes failing, then going through
+again).
 """
 
 import os
@@ -22,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from flowd_client import connect  # noqa: E402
 from harness import MAX_SESSIONS, check, running, section, wait_until  # noqa: E402
 from journal import journal_unavailable  # noqa: E402
-from limits import full_session, many_sessions, overflowing_presenter  # noqa: E402
+from limits import full_session, many_sessions, overflowing_presenter, ui_bytes_bound  # noqa: E402
 from operators import (bad_input, deep_links, end_sessions, operator_basics, operator_sessions,  # noqa: E402
                        session_limit)
 from restart import restarts  # noqa: E402
@@ -65,7 +66,8 @@ def protocol(flowd, flow_file):
 SCENARIOS = [
     ("protocol", protocol),
     ("security", curve),
-    ("limits", lambda flowd, flow_file: (full_session(flowd, flow_file), many_sessions(flowd, flow_file))),
+    ("limits", lambda flowd, flow_file: (full_session(flowd, flow_file), ui_bytes_bound(flowd, flow_file),
+                                        many_sessions(flowd, flow_file))),
     ("gaps", overflowing_presenter),
     ("time", lambda flowd, flow_file: (waiting_deep_links(flowd, os.path.join(HERE, "waits.flows.yaml")),
                                        idle_expiry_and_liveness(flowd, flow_file))),

@@ -1,5 +1,5 @@
-"""Limits (LIMITS.md, PROTOCOL.md §6.4, §7.3, §8): a full session, SESSIONS over 2000, a presenter whose queue in
-the daemon overflowed."""
+"""Limits (LIMITS.md, PROTOCOL.md §6.4, §7.3, §8): a full session (by screens, by bytes as LIMITS.md counts them),
+SESSIONS over 2000, a presenter whose queue in the daemon overflowed."""
 
 import time
 
@@ -58,6 +58,69 @@ def full_session(flowd, flow_file):
         check(command["op"] == "push" and command["screen"]["id"] == "wishlist.movie.3", "the movie's push", command)
         field_bounds(run, op, st, pr)
         assignment(run, op, st)
+
+
+def json_bytes(value):
+    """What a screen's data counts (LIMITS.md, "One session's size"): 8 bytes a JSON value, plus the UTF-8 bytes of
+    its strings and of its objects' keys."""
+    if isinstance(value, str):
+        return 8 + len(value.encode())
+    if isinstance(value, list):
+        return 8 + sum(json_bytes(v) for v in value)
+    if isinstance(value, dict):
+        return 8 + sum(len(k.encode()) + json_bytes(v) for k, v in value.items())
+    return 8
+
+
+def ui_bytes(ui):
+    """What a UI counts against max_session_ui_bytes (LIMITS.md): 32 bytes a screen, its ID's and type's UTF-8 bytes
+    (a type left out is the kind's name), and its data."""
+    total = 0
+    for entry in ui.screens.values():
+        screen = entry["screen"]
+        total += 32 + len(screen["id"].encode()) + len(screen.get("type", screen["kind"]).encode())
+        total += json_bytes(screen.get("data"))
+    return total
+
+
+def ui_bytes_bound(flowd, flow_file):
+    section("limits: a session whose UI counts max_session_ui_bytes takes no step, counted as LIMITS.md counts")
+
+    def pick(run, op, pr, movie, refused=False):
+        body = {"session": "default", "step": {"name": "movieIsPicked", "payload": movie}}
+        if refused:
+            return op.request_error("DEEPLINK", body, "sessionFull")
+        op.request("DEEPLINK", body)
+        while pr.ui.seq < op.request("SESSIONS")["sessions"][0]["seq"]:
+            pr.next_command()
+        return None
+
+    # What the UI counts after each movie, until it counts 1024 (the least bound) or more.
+    counts = []
+    with running(flowd, flow_file) as run:
+        op = connect(run.ctx, run.control, "operator", "foreign-operator")
+        pr = presenter(run)
+        counts.append(ui_bytes(pr.ui))
+        while counts[-1] < 1024:
+            pick(run, op, pr, len(counts))
+            counts.append(ui_bytes(pr.ui))
+    movies = len(counts) - 1
+    # At a bound of exactly that count the next movie is refused; one byte more and it is taken.
+    for bound, taken in ((counts[-1], False), (counts[-1] + 1, True)):
+        with running(flowd, flow_file, config={"daemon": {"max_session_ui_bytes": bound}}) as run:
+            op = connect(run.ctx, run.control, "operator", "foreign-operator")
+            pr = presenter(run)
+            for movie in range(1, movies + 1):
+                pick(run, op, pr, movie)
+            check(ui_bytes(pr.ui) == counts[-1], "the same UI", ui_bytes(pr.ui), counts)
+            if taken:
+                pick(run, op, pr, movies + 1)
+                check(ui_bytes(pr.ui) > counts[-1], "under the bound by a byte, a movie is taken", ui_bytes(pr.ui))
+            else:
+                error = pick(run, op, pr, movies + 1, refused=True)
+                check("daemon.max_session_ui_bytes" in error["message"], "the ERROR names the bound", error)
+                counters = op.request("HEALTH")["counters"]
+                check(counters["errors"].get("sessionFull") == 1, "HEALTH counts the refusal", counters["errors"])
 
 
 def many_sessions(flowd, flow_file):
