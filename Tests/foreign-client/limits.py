@@ -1,6 +1,7 @@
 """Limits (LIMITS.md, PROTOCOL.md §6.4, §7.3, §8): a full session (by screens, by bytes as LIMITS.md counts them),
 SESSIONS over 2000, a presenter whose queue in the daemon overflowed."""
 
+import os
 import time
 
 import zmq
@@ -121,6 +122,22 @@ def ui_bytes_bound(flowd, flow_file):
                 check("daemon.max_session_ui_bytes" in error["message"], "the ERROR names the bound", error)
                 counters = op.request("HEALTH")["counters"]
                 check(counters["errors"].get("sessionFull") == 1, "HEALTH counts the refusal", counters["errors"])
+
+    # One command larger than the bound (a setStack of two pages of 3000 bytes' text) is carried out: the check is made
+    # before a step, and the session is under the bound then. The steps after it are refused.
+    large = os.path.join(os.path.dirname(os.path.abspath(__file__)), "large.flows.yaml")
+    with running(flowd, large, config={"daemon": {"max_session_ui_bytes": 1024}}) as run:
+        op = connect(run.ctx, run.control, "operator", "foreign-operator")
+        pr = presenter(run)
+        before = ui_bytes(pr.ui)
+        body = {"session": "default", "step": {"name": "pagesAreOpened", "payload": {"n": 1, "text": "x" * 3000}}}
+        op.request("DEEPLINK", body)
+        while pr.ui.seq < op.request("SESSIONS")["sessions"][0]["seq"]:
+            pr.next_command()
+        check(before < 1024 and ui_bytes(pr.ui) - before > 2 * 3000 > 1024, "the large command was carried out",
+              before, ui_bytes(pr.ui))
+        body["step"]["payload"] = {"n": 2, "text": "y"}
+        op.request_error("DEEPLINK", body, "sessionFull")
 
 
 def many_sessions(flowd, flow_file):
