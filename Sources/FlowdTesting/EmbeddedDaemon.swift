@@ -345,10 +345,11 @@ public final class EmbeddedDaemon {
     /// A session's last command `seq`.
     public func seq(of session: String = "default") -> UInt64? { core.seq(of: session) }
 
-    /// Everything of a session that clients can observe (tree, UI, seq), as text to compare.
+    /// Everything of a session that clients can observe (tree, UI, seq), and what its UI counts against
+    /// `max_session_ui_bytes`, as text to compare.
     public func state(of session: String = "default") -> String {
         let tree = core.tree(of: session).map { "\($0)" } ?? "-"
-        let ui = core.ui(of: session).map { "\(UISnapshot($0))" } ?? "-"
+        let ui = core.ui(of: session).map { "\(UISnapshot($0))\nui bytes \($0.estimatedBytes)" } ?? "-"
         return "seq \(core.seq(of: session) ?? 0)\n\(tree)\n\(ui)"
     }
 

@@ -227,11 +227,18 @@ struct RecoveryFuzz {
     // MARK: - Comparing
 
     /// What of a session a client can observe: its tree, the UI its commands built, and its `seq` (a pending session
-    /// of a restarted core is made to be read).
+    /// of a restarted core is made to be read); and what the UI counts against `max_session_ui_bytes`.
     static func state(of core: inout DaemonCore, session: String) -> String {
         let tree = core.tree(of: session).map { "\($0)" } ?? "-"
-        let ui = core.ui(of: session).map { "\(UISnapshot($0))" } ?? "-"
+        let ui = core.ui(of: session).map { "\(UISnapshot($0))\nui bytes \($0.estimatedBytes)" } ?? "-"
         return "seq \(core.seq(of: session) ?? 0)\n\(tree)\n\(ui)"
+    }
+
+    /// The UI's byte count as the model keeps it, and as a walk of its screens sums it, when they differ.
+    static func uiBytesMismatch(of core: inout DaemonCore, session: String) -> (kept: Int, walked: Int)? {
+        guard let ui = core.ui(of: session) else { return nil }
+        let walked = ui.presentables.reduce(0) { $0 + ui.screen($1)!.estimatedBytes }
+        return ui.estimatedBytes == walked ? nil : (ui.estimatedBytes, walked)
     }
 
     private mutating func compareStates(what: String) {
@@ -243,6 +250,9 @@ struct RecoveryFuzz {
             let expected = Self.state(of: &reference, session: session)
             let actual = Self.state(of: &subject, session: session)
             if actual != expected { fail("\(what): session \(session) is\n\(actual)\nthe reference's is\n\(expected)") }
+            if let bytes = Self.uiBytesMismatch(of: &subject, session: session) {
+                fail("\(what): session \(session)'s UI keeps \(bytes.kept) bytes, its screens sum to \(bytes.walked)")
+            }
         }
     }
 
