@@ -241,8 +241,8 @@ let package = Package(
         .testTarget(
             name: "MovieDemoTests",
             dependencies: [
-                "MovieDemo", "MovieVocabulary", "MovieServices", "FlowDaemon", "FlowWire", "FlowCore", "FlowdTesting",
-                "FlowFile", swiftLog,
+                "MovieDemo", "MovieVocabulary", "MovieServices", "ExampleSupport", "FlowDaemon", "FlowWire", "FlowCore",
+                "FlowdTesting", "FlowFile", swiftLog,
             ],
             swiftSettings: swiftSettings
         ),

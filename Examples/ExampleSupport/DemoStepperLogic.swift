@@ -5,8 +5,9 @@ public import Logging
 public import MovieServices
 
 /// The login service's logic (``MovieServices/LoginStepperLogic``, which speaks the demo's own attachment types) as
-/// FlowClient's ``FlowClient/StepperLogic``: token expiry is checked every second.
-public struct LoginServiceLogic: StepperLogic {
+/// FlowClient's ``FlowClient/StepperLogic``: token expiry is checked every second. Synchronous, so FlowdTesting runs it
+/// in-process as the process runs it.
+public struct LoginServiceLogic: SynchronousStepperLogic {
     public var logic: LoginStepperLogic
 
     public init(_ logic: LoginStepperLogic) { self.logic = logic }
@@ -33,8 +34,9 @@ public struct LoginServiceLogic: StepperLogic {
     }
 }
 
-/// The movie service's logic (``MovieServices/MovieStepperLogic``) as FlowClient's ``FlowClient/StepperLogic``.
-public struct MovieServiceLogic: StepperLogic {
+/// The movie service's logic (``MovieServices/MovieStepperLogic``) as FlowClient's ``FlowClient/StepperLogic``;
+/// synchronous, as the login service's.
+public struct MovieServiceLogic: SynchronousStepperLogic {
     public var logic: MovieStepperLogic
 
     public init(_ logic: MovieStepperLogic = MovieStepperLogic()) { self.logic = logic }
