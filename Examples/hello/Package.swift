@@ -10,7 +10,6 @@ let package = Package(
         .package(name: "flowd", path: "../.."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The flows: FlowCore only, so they build and are tested without the daemon.
@@ -40,10 +39,8 @@ let package = Package(
             name: "hello-presenter",
             dependencies: [
                 .product(name: "FlowClient", package: "flowd"),
-                .product(name: "FlowCore", package: "flowd"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The flows and the greeter under an embedded daemon, with fake peers: no sockets, no processes.
