@@ -8,14 +8,16 @@ import Logging
 /// `flowctl`: the operator's tool for a running `flowd`.
 ///
 /// Exit codes: 0 on success, 1 when the daemon refused the request (an `ERROR` reply: the code is printed; `check`,
-/// `graph`: the file has mistakes; `keygen`: the keys could not be written), 2 when the daemon did not answer within
-/// `--timeout` or could not be reached (`graph`: Graphviz is missing or failed), 64 for a usage mistake.
+/// `graph`: the file has mistakes; `keygen`: the keys could not be written; `present`: a step failed or the steps did
+/// not complete within `--timeout`), 2 when the daemon did not answer within `--timeout` or could not be reached
+/// (`graph`: Graphviz is missing or failed), 64 for a usage mistake.
 @main
 struct Flowctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowctl",
         abstract:
-            "Operate a running flowd: sessions, flow trees, the navigation stream, deep links, health, vocabulary.",
+            "Operate a running flowd: sessions, flow trees, the navigation stream, deep links, health, vocabulary, "
+            + "a scripted headless presenter.",
         discussion: """
             Endpoints default to ipc://$RUNTIME/control.sock and ipc://$RUNTIME/events.sock, where $RUNTIME is \
             --runtime-dir, else $FLOWD_RUNTIME_DIR, else $XDG_RUNTIME_DIR/flowd, else /run/flowd for root, else \
@@ -24,12 +26,12 @@ struct Flowctl: AsyncParsableCommand {
             A daemon running with CURVE keys needs --key-file (an operator key on its allow-list) and --server-key, \
             or FLOWD_KEY_FILE and FLOWD_SERVER_KEY; `flowctl keygen` makes key pairs (docs/SECURITY.md).
             Exit codes: 0 success; 1 the daemon refused the request (check, graph: the file has mistakes; keygen: \
-            the keys could not be written); 2 the daemon did not answer in time or could not be reached (graph: \
-            Graphviz is missing or failed); 64 usage.
+            the keys could not be written; present: a step failed or the steps did not complete in time); 2 the \
+            daemon did not answer in time or could not be reached (graph: Graphviz is missing or failed); 64 usage.
             """,
         subcommands: [
             Sessions.self, Tree.self, Watch.self, StepCommand.self, OpenCommand.self, Health.self, Describe.self, SessionGroup.self,
-            EndSession.self, Keygen.self, Check.self, Graph.self,
+            EndSession.self, PresentCommand.self, Keygen.self, Check.self, Graph.self,
         ]
     )
 }
@@ -77,13 +79,24 @@ struct ConnectionOptions: ParsableArguments {
             ) {
                 client in try await body(client)
             }
-        } catch let error as DaemonError {
+        } catch {
+            throw exitCode(for: error)
+        }
+    }
+
+    /// Prints what a client's error means and gives its exit code: 1 for the daemon's refusal (`DaemonError`), 2
+    /// when it did not answer or cannot be reached (`FlowClientError`); any other error as it is.
+    func exitCode(for error: any Error) -> any Error {
+        switch error {
+        case let error as DaemonError:
             let what = error.type.map { " \($0)" } ?? ""
             printError("flowd refused\(what): \(error.code): \(error.message)")
-            throw ExitCode(1)
-        } catch let error as FlowClientError {
+            return ExitCode(1)
+        case let error as FlowClientError:
             printError(describe(error))
-            throw ExitCode(2)
+            return ExitCode(2)
+        default:
+            return error
         }
     }
 
