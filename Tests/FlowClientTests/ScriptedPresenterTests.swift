@@ -1,0 +1,74 @@
+import FlowClient
+import FlowClientTesting
+import FlowCore
+import FlowWire
+import Synchronization
+import Testing
+
+/// ``ScriptedPresenter/run(_:logger:gracefulShutdownSignals:)`` against a fake daemon: the visible line and each step
+/// done are printed in order, the run ends when the steps are done and leaves (`BYE`), and a step the daemon refuses
+/// ends it with `stepFailed`. No timeout: every wait ends when the awaited message comes.
+@Suite(.timeLimit(.minutes(1)))
+struct ScriptedPresenterTests {
+    /// The lines a scripted presenter printed.
+    final class Printed: Sendable {
+        private let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+        func print(_ line: String) { lines.withLock { $0.append(line) } }
+    }
+
+    static func userAction(_ daemon: FakeDaemon, from peer: [UInt8]) async throws -> UserAction {
+        try await daemon.expect("USER_ACTION", from: peer) { message -> UserAction? in
+            if case .userAction(let body) = message { body } else { nil }
+        }.1
+    }
+
+    @Test func theStepsAreCarriedOutAsTheUIAllowsPrintedAndThePresenterLeaves() async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            let printed = Printed()
+            let scripted = ScriptedPresenter(
+                script: try PresenterScript(parsing: ["wait:home", "action:home:open:7", "gone:nowhere"]), timeout: nil,
+                output: printed.print)
+            async let outcome = scripted.run(presenter, logger: testLogger, gracefulShutdownSignals: [])
+            let (peer, _, _) = try await PresenterClientTests.syncWithSnapshot(daemon)
+            let action = try await Self.userAction(daemon, from: peer)
+            #expect(action.presentable == "home")
+            #expect(action.action == Step("open", payload: 7))
+            try await daemon.send(.ok(OKReply(req: action.req, result: ["delivered": 1])), to: peer)
+
+            #expect(try await outcome == .finished)
+            #expect(
+                printed.all == [
+                    "visible: app, home", "done: wait:home", "done: action:home:open:7 (delivered 1)",
+                    "done: gone:nowhere",
+                ])
+            _ = try await daemon.expect("BYE", from: peer) { $0.isBye ? true : nil }
+        }
+    }
+
+    @Test func aStepTheDaemonRefusesEndsTheRunWithStepFailed() async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            let printed = Printed()
+            let scripted = ScriptedPresenter(
+                script: try PresenterScript(parsing: ["action:home:fly", "wait:home"]), timeout: nil,
+                output: printed.print)
+            async let outcome = scripted.run(presenter, logger: testLogger, gracefulShutdownSignals: [])
+            let (peer, _, _) = try await PresenterClientTests.syncWithSnapshot(daemon)
+            let action = try await Self.userAction(daemon, from: peer)
+            try await daemon.send(
+                .error(ErrorReply(req: action.req, code: .unknownAction, message: "no fly", type: "USER_ACTION")),
+                to: peer)
+
+            do {
+                let ended = try await outcome
+                Issue.record("the run ended \(ended) instead of failing")
+            } catch let error as PresenterScriptError {
+                #expect(error.code == .stepFailed)
+                #expect(error.message.hasPrefix("action:home:fly failed: "), "\(error.message)")
+            }
+            #expect(printed.all == ["visible: app, home"])
+        }
+    }
+}
