@@ -6,7 +6,8 @@ import Foundation
 /// `wait:hello.greeting action:hello.greeting:about gone:about`:
 ///
 /// - `wait:ID`: until ID is visible;
-/// - `gone:ID`: until ID is no longer shown;
+/// - `gone:ID`: until ID is out of the UI (popped or dismissed: one merely covered, by a modal or a pushed screen,
+///   is still in it);
 /// - `action:ID:NAME` or `action:ID:NAME:JSON`: a person's action on ID, with JSON as its payload (the rest of the
 ///   argument, colons and all: `action:catalog.list:pick:7`, `action:login.form:submit:{"user":"ann"}`);
 /// - `back:STACK`, `tab:TABS:INDEX`, `dismiss:MODAL`: a person's back button, choice of a tab, closing of a modal.
