@@ -76,4 +76,27 @@ struct PresenterScriptWalkTests {
             try await PresenterScript.Step.action("nowhere", "open", .null).perform(on: presenter)
         }
     }
+
+    @Test func goneWaitsWhileAScreenIsCoveredAndIsDueOnceItIsOutOfTheUI() throws {
+        let clock = ManualClock()
+        let daemon = EmbeddedDaemon(application: TestApplication(), clock: clock)
+        let presenter = daemon.connectPresenter()
+        let flowctl = daemon.connectOperator()
+        var covered = PresenterScriptWalk(
+            try PresenterScript(parsing: ["gone:home"]), timeout: nil, startingAt: clock.instant)
+        var modal = PresenterScriptWalk(
+            try PresenterScript(parsing: ["gone:settings"]), timeout: nil, startingAt: clock.instant)
+
+        _ = flowctl.deepLink(Step("openSettings"))
+        #expect(presenter.presentation.contains("settings"))
+        #expect(!presenter.presentation.isVisible("home"))
+        #expect(covered.next(in: presenter.presentation, at: clock.instant) == .waiting)
+        #expect(modal.next(in: presenter.presentation, at: clock.instant) == .waiting)
+
+        try presenter.dismiss("settings")
+        #expect(presenter.presentation.isVisible("home"))
+        #expect(covered.next(in: presenter.presentation, at: clock.instant) == .waiting)
+        #expect(modal.next(in: presenter.presentation, at: clock.instant) == .perform(.gone("settings")))
+        #expect(modal.next(in: presenter.presentation, at: clock.instant) == .finished)
+    }
 }
