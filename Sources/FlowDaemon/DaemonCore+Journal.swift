@@ -26,39 +26,6 @@ extension DaemonCore {
     /// How many records ``journalHistory`` holds, but for the STEP windows' record.
     package var journalRecordCount: Int { log.count }
 
-    /// Saves each session's live state as data, in place of its history (docs/RELIABILITY.md, "State snapshots"):
-    /// called before a snapshot is written. A session whose flows the application cannot restore, or whose tree
-    /// waits for code (an asynchronous adaptation, a `.ready` block), keeps its history until a later compaction;
-    /// those are counted in the result and logged. Only the sessions with records since their last one are visited.
-    @discardableResult
-    package mutating func compactJournal() -> JournalCompaction {
-        var compaction = JournalCompaction()
-        guard log.enabled else { return compaction }
-        let changed = log.changedSessions.sorted()
-        compaction.unchanged = sessions.count - changed.count
-        for id in changed {
-            guard let session = self.session(id) else { continue }
-            do throws(RestorationError) {
-                guard let restoration = session.application.restoration(session: session.id) else {
-                    throw RestorationError(.notRestorable, "the application restores no flows")
-                }
-                let state = try session.save(with: restoration)
-                let bytes = JournalRecord(session: session.id, kind: .state(state, app: session.appVersion)).encoded
-                guard !bytes.isEmpty else { throw RestorationError(.notRestorable, "the state does not encode") }
-                log.replace(session.id, with: bytes)
-                session.appVersionUnrecorded = false
-                compaction.saved += 1
-            } catch {
-                compaction.keptAsHistory[error.code.rawValue, default: 0] += 1
-                counters.sessionsKeptAsHistory[error.code.rawValue, default: 0] += 1
-                logger.debug(
-                    "session kept as history in the snapshot",
-                    metadata: ["session": "\(session.id)", "reason": "\(error)"])
-            }
-        }
-        return compaction
-    }
-
     /// Rebuilds the state from journal records (a snapshot's, then the journal's), before ``start(now:)``.
     ///
     /// Every session comes back exactly as the records left it: the same tree, UI, sequence numbers and outbox.

@@ -1,20 +1,34 @@
 internal import Logging
 
-/// When the I/O thread compacts the journal next, and what it noted when the compaction that runs started.
+/// When the I/O thread compacts the journal next, and what it noted of the compaction under way.
 ///
 /// Not `Sendable`: a value of the I/O thread's loop.
 struct CompactionSchedule {
     /// The earliest time (in the loop's clock) the next compaction may start.
     var next: UInt64 = 0
+    /// The compaction saving the changed sessions, a bounded part a turn, before its snapshot is started.
+    var preparing: Preparing?
     /// The compaction whose snapshot the writer is writing, if one is.
     var running: Running?
+
+    /// Whether the loop's next turn has work without waiting: sessions left to save. (Once saved, a compaction that
+    /// waits for the transport to write its records waits as the transport's retries do.)
+    var isSaving: Bool { preparing.map { !$0.preparation.isDone } ?? false }
+
+    struct Preparing {
+        var preparation: CompactionPreparation
+        /// The I/O thread's part so far, and how many turns it took.
+        var ioThreadDuration: Duration = .zero
+        var turns = 0
+    }
 
     struct Running {
         let records: Int
         let journalBytesBefore: Int
         let compaction: JournalCompaction
-        /// The I/O thread's part: saving the changed sessions, taking the payload, switching journals.
+        /// The I/O thread's part: saving the changed sessions, taking the payload, switching journals; over `turns`.
         let ioThreadDuration: Duration
+        let turns: Int
         /// The application versions live when it started, and the reloads counted then.
         let liveAppVersions: Set<String>
         let appReloads: Int?
@@ -26,7 +40,8 @@ extension CompactionSchedule: Sendable {}
 
 extension DaemonServer {
     /// Collects the outcome of the compaction that runs, once it ended; then starts the next one when the journal
-    /// needs it and `schedule` allows (docs/RELIABILITY.md, "Snapshots and compaction").
+    /// needs it and `schedule` allows, or goes on with the one under way (docs/RELIABILITY.md, "Snapshots and
+    /// compaction").
     ///
     /// - Throws: ``JournalError`` `.unusable` when a compaction failed in a way the store cannot go on from.
     func compactIfDue(
@@ -34,32 +49,48 @@ extension DaemonServer {
         now: UInt64
     ) throws(JournalError) {
         if schedule.running != nil { try finishCompaction(journal, &schedule, core: core, now: now) }
-        guard schedule.running == nil, journal.needsCompaction, !journal.hasPendingRecords, now >= schedule.next
-        else { return }
-        try startCompaction(journal, &schedule, core: &core, clock: clock, now: now)
+        guard schedule.running == nil else { return }
+        if schedule.preparing == nil {
+            guard journal.needsCompaction, !journal.hasPendingRecords, now >= schedule.next else { return }
+            schedule.preparing = CompactionSchedule.Preparing(preparation: core.prepareCompaction())
+        }
+        try prepareCompaction(journal, &schedule, core: &core, clock: clock, now: now)
     }
 
-    /// Saves the sessions as data (``DaemonCore/compactJournal()``), takes the snapshot's payload and switches the
-    /// journal to the next generation (``JournalStore/startSnapshot(_:)``); the writer writes the snapshot. When the
-    /// switch fails (a full disk), the journal goes on as it was and compaction is tried again in a minute.
-    private func startCompaction(
+    /// Saves the next changed sessions as data, up to ``DaemonCore/hibernatedBytesPerTick`` of `state` records a
+    /// turn as hibernation does (``DaemonCore/continueCompaction(_:bytes:)``); once every one is saved and the
+    /// transport wrote every record taken, takes the snapshot's payload and switches the journal to the next
+    /// generation (``JournalStore/startSnapshot(_:)``), and the writer writes the snapshot. When the switch fails (a
+    /// full disk), the journal goes on as it was and compaction is tried again in a minute.
+    private func prepareCompaction(
         _ journal: JournalStore, _ schedule: inout CompactionSchedule, core: inout DaemonCore, clock: ContinuousClock,
         now: UInt64
     ) throws(JournalError) {
+        guard var preparing = schedule.preparing else { return }
         let started = clock.now
+        defer {
+            let turn = started.duration(to: clock.now)
+            journal.longestCompactionStall = max(journal.longestCompactionStall, turn)
+        }
+        let saved = core.continueCompaction(&preparing.preparation, bytes: core.hibernatedBytesPerTick)
+        preparing.turns += 1
+        preparing.ioThreadDuration += started.duration(to: clock.now)
+        schedule.preparing = preparing
+        // Records taken but not written yet would be in the payload and in neither journal: the next turn writes them.
+        guard saved, !journal.hasPendingRecords else { return }
+        let switchStarted = clock.now
         let before = journal.journalBytes
-        let compaction = core.compactJournal()
+        schedule.preparing = nil
         do throws(JournalError) {
             try journal.startSnapshot(core.journalSnapshotPayload)
         } catch {
             try putOff(&schedule, after: error, "a compaction could not start", now: now)
             return
         }
-        let stall = started.duration(to: clock.now)
-        journal.longestCompactionStall = max(journal.longestCompactionStall, stall)
         schedule.running = CompactionSchedule.Running(
-            records: core.journalRecordCount, journalBytesBefore: before, compaction: compaction,
-            ioThreadDuration: stall, liveAppVersions: core.liveAppVersions, appReloads: core.counters.appReloads)
+            records: core.journalRecordCount, journalBytesBefore: before, compaction: preparing.preparation.compaction,
+            ioThreadDuration: preparing.ioThreadDuration + switchStarted.duration(to: clock.now), turns: preparing.turns,
+            liveAppVersions: core.liveAppVersions, appReloads: core.counters.appReloads)
     }
 
     /// Once the writer ended: logs the compaction, and deletes the application versions no record needs any more.
@@ -93,7 +124,8 @@ extension DaemonServer {
                 "sessions_unchanged": "\(running.compaction.unchanged)",
                 "sessions_kept_as_history": "\(running.compaction.keptAsHistory)",
                 "journal_bytes_before": "\(running.journalBytesBefore)",
-                "io_thread_duration": "\(running.ioThreadDuration)", "writer_duration": "\(writerDuration)",
+                "io_thread_duration": "\(running.ioThreadDuration)", "io_thread_turns": "\(running.turns)",
+                "writer_duration": "\(writerDuration)",
             ]
         )
     }

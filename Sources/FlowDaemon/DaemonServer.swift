@@ -387,7 +387,7 @@ public final class DaemonServer: Service, Sendable {
             }
             let wait = nextTick > current ? nextTick - current : 0
             let waitStarted = now()
-            let idle = controlDrained && core.pendingSessionCount == 0
+            let idle = controlDrained && core.pendingSessionCount == 0 && !compaction.isSaving
             try reactor.wait(timeout: idle ? .milliseconds(Int64(min(wait, 1000))) : .zero)
             if reactor.events(of: events).contains(.pollIn) {
                 try readSubscriptions()

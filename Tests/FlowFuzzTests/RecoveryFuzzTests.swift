@@ -40,7 +40,8 @@ struct RecoveryFuzzTests {
         )
         print(
             "  compactions before restarts \(summary.compactions): sessions saved as data \(summary.sessionsSaved), "
-                + "kept as history \(summary.sessionsKeptAsHistory)")
+                + "kept as history \(summary.sessionsKeptAsHistory); sliced between inputs "
+                + "\(summary.slicedCompactions), saving \(summary.sessionsSavedInSlices)")
         print("  records by kind: \(summary.recordKinds.sorted { $0.key < $1.key })")
         print("  refused (since the last restart): \(summary.errors.sorted { $0.key < $1.key })")
         print("  steps dropped (since the last restart): \(summary.dropReasons.sorted { $0.key < $1.key })")
@@ -58,6 +59,7 @@ struct RecoveryFuzzTests {
         // Most restarts start from state snapshots; some sessions wait for an adaptation then and stay history.
         #expect(summary.compactions > Self.restartCount / 4)
         #expect(summary.sessionsSaved > Self.restartCount / 4)
+        #expect(summary.slicedCompactions > 0 && summary.sessionsSavedInSlices > 0)
         #expect(summary.visibleAtRestarts > 0)
         for kind in [
             "session", "step", "lost", "adapted", "deep_link", "report.visible", "report.hidden", "report.dismissed", "adopted",

@@ -25,6 +25,10 @@ struct RecoveryFuzz {
         var compactions = 0
         var sessionsSaved = 0
         var sessionsKeptAsHistory = 0
+        /// Compactions saved a slice at a time between inputs, as flowd's loop does turn by turn; and the sessions
+        /// they saved (a restart may come in the middle of one: the log it recovers from is part saved).
+        var slicedCompactions = 0
+        var sessionsSavedInSlices = 0
         var failures: [String] = []
         var failureCount = 0
         var seconds = 0.0
@@ -101,10 +105,15 @@ struct RecoveryFuzz {
     /// Each stepper instance's last STEPs (at most 400: well inside the daemon's de-duplication window).
     var sentSteps: [String: [StepMessage]] = [:]
     var pendingAdapts: [(session: String, request: AdaptRequestID)] = []
+    /// The subject's compaction saving a slice per input, if one runs; its own generator leaves the inputs as they
+    /// were for each seed.
+    var slicing: CompactionPreparation?
+    var slicingRng: SplitMix64
 
     init(seed: UInt64) {
         self.seed = seed
         rng = SplitMix64(seed: seed ^ 0x5EC0_7E21)
+        slicingRng = SplitMix64(seed: seed ^ 0x51_1CED)
         reference = Self.makeCore(daemonID: Self.daemonID, now: 0)
         subject = Self.makeCore(daemonID: Self.daemonID, now: 0)
     }
@@ -132,6 +141,7 @@ struct RecoveryFuzz {
                 inputIndex = index
                 if restartPoints.contains(index) { restart() }
                 fuzzOne()
+                compactASlice()
                 if index % 1000 == 999 { compareStates(what: "after input \(index)") }
             }
             inputIndex = count
@@ -154,6 +164,20 @@ struct RecoveryFuzz {
         summary.failures.append("seed \(FuzzSeed.hex(seed)) input \(inputIndex) (restart \(restartEpoch)): \(what)")
     }
 
+    /// Starts a compaction on the subject now and then, and saves a slice of the one under way (a random byte
+    /// budget, at least one session), as flowd's loop does between the messages of its turns.
+    private mutating func compactASlice() {
+        if slicing == nil {
+            guard slicingRng.perMille(20) else { return }
+            slicing = subject.prepareCompaction()
+        }
+        let budget = slicingRng.perMille(500) ? 1 : slicingRng.below(16_384)
+        guard subject.continueCompaction(&slicing!, bytes: budget) else { return }
+        summary.slicedCompactions += 1
+        summary.sessionsSavedInSlices += slicing!.compaction.saved
+        slicing = nil
+    }
+
     // MARK: - Restarting
 
     /// The subject is killed and recovered from its journal; the reference loses every peer.
@@ -173,6 +197,7 @@ struct RecoveryFuzz {
 
         subjectSteps.cancelAll()
         subjectSteps = LocalStepQueue()
+        slicing = nil  // the restart recovers from the log as the slices so far left it
         if rng.perMille(600) {
             // A snapshot written before the kill: the sessions that can be are saved as data.
             let compaction = subject.compactJournal()
