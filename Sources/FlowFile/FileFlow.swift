@@ -67,18 +67,18 @@ private struct Navigation {
 
     init(_ handler: StepHandler, flow: FileFlow, payload: JSONValue) throws(TemplateError) {
         let scope = ["payload": payload]
-        let file = flow.file
+        // `flow.file` read in place: a local copy of the file's description retained each of its fields a step.
         var children: [(name: String, flow: FileFlow)] = []
         for contributor in handler.contributors {
-            if case .flow(let name, _, _) = contributor.kind, let declaration = file.flow(name.value) {
-                children.append((name.value, FileFlow(declaration, of: file)))
+            if case .flow(let name, _, _) = contributor.kind, let declaration = flow.file.flow(name.value) {
+                children.append((name.value, FileFlow(declaration, of: flow.file)))
             }
         }
         func screen(_ ref: ScreenRef) throws(TemplateError) -> Screen {
             if ref.value == "root" { return flow.root }
             if let declared = flow.declaration.screen(ref.value) { return try declared.screen(in: scope) }
             if let child = children.first(where: { $0.name == ref.value }) { return child.flow.root }
-            if let other = file.flow(ref.value) { return FileFlow(other, of: file).root }
+            if let other = flow.file.flow(ref.value) { return FileFlow(other, of: flow.file).root }
             throw TemplateError(template: ref.value, missing: "a screen named '\(ref.value)'")
         }
         func evaluate(_ declared: [CommandDecl]) throws(TemplateError) -> [NavigationCommand] {
