@@ -80,15 +80,21 @@ public struct ScriptedPresenter: Sendable {
             }
             tasks.addTask { try await self.walk(walk, over: changes, on: presenter) }
             // The first task to end stops the others, whose errors (a step cut short) follow from that; a walk that
-            // finished meanwhile still counts as finished.
+            // finished meanwhile still counts as finished. A presenter that stopped on an error (a refused `SYNC`)
+            // ends the walk too, whose `stopped` comes first: then the error is the outcome.
             do {
                 var outcome = try await tasks.next() ?? .stopped
                 await group.triggerGracefulShutdown()
                 tasks.cancelAll()
+                var failure: (any Error)?
                 while let other = await tasks.nextResult() {
-                    guard case .success(let other) = other else { continue }
-                    if other == .finished || (other == .timedOutUnsynced && outcome == .timedOut) { outcome = other }
+                    switch other {
+                    case .success(let other):
+                        if other == .finished || (other == .timedOutUnsynced && outcome == .timedOut) { outcome = other }
+                    case .failure(let error): failure = failure ?? error
+                    }
                 }
+                if outcome == .stopped, let failure, !(failure is CancellationError) { throw failure }
                 return outcome
             } catch {
                 await group.triggerGracefulShutdown()

@@ -7,7 +7,7 @@ import Testing
 
 /// ``ScriptedPresenter/run(_:logger:gracefulShutdownSignals:)`` against a fake daemon: the visible line and each step
 /// done are printed in order, the run ends when the steps are done and leaves (`BYE`), and a step the daemon refuses
-/// ends it with `stepFailed`. No timeout: every wait ends when the awaited message comes.
+/// ends it with `stepFailed`, and a `SYNC` the daemon refuses ends it with that refusal. No timeout: every wait ends when the awaited message comes.
 @Suite(.timeLimit(.minutes(1)))
 struct ScriptedPresenterTests {
     /// The lines a scripted presenter printed.
@@ -69,6 +69,32 @@ struct ScriptedPresenterTests {
                 #expect(error.message.hasPrefix("action:home:fly failed: "), "\(error.message)")
             }
             #expect(printed.all == ["visible: app, home"])
+        }
+    }
+
+    /// A refused `SYNC` (here `unknownSession`) is thrown, with steps or without: without, it used to end the run as
+    /// `stopped`, the normal end of a script without steps, so `flowctl present --session nosuch` exited 0.
+    @Test(arguments: [[], ["wait:home"]])
+    func aSyncTheDaemonRefusesEndsTheRunWithTheRefusal(steps: [String]) async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let presenter = PresenterClient(name: "tui", session: "nosuch", configuration: daemon.configuration())
+            let printed = Printed()
+            let scripted = ScriptedPresenter(
+                script: try PresenterScript(parsing: steps), timeout: nil, output: printed.print)
+            async let outcome = scripted.run(presenter, logger: testLogger, gracefulShutdownSignals: [])
+            let (peer, _) = try await daemon.acceptHello(heartbeatMs: 60_000, keepingAlive: true)
+            let (_, sync) = try await daemon.expect("SYNC", from: peer) { $0.sync }
+            try await daemon.send(
+                .error(ErrorReply(req: sync.req, code: .unknownSession, message: "no session 'nosuch'", type: "SYNC")),
+                to: peer)
+
+            do {
+                let ended = try await outcome
+                Issue.record("the run ended \(ended) instead of failing")
+            } catch let error as DaemonError {
+                #expect(error.code == .unknownSession)
+            }
+            #expect(printed.all.isEmpty)
         }
     }
 }

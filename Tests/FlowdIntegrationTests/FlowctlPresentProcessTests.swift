@@ -55,6 +55,11 @@ struct FlowctlPresentProcessTests {
             let unknown = try await cluster.flowctl(["present", "--session", "nosuch", "wait:onboarding.login"])
             #expect(unknown.exit == .exited(1), "\(unknown)")
             #expect(unknown.stderr.contains { $0.contains("unknownSession") }, "\(unknown)")
+            // Without steps too (it once ended as a script without steps ends, exit 0), saying why.
+            let hosting = try await cluster.flowctl(["present", "--session", "nosuch"])
+            #expect(hosting.exit == .exited(1), "\(hosting)")
+            #expect(
+                hosting.stderr.contains { $0.hasPrefix("flowctl: flowd refused SYNC: unknownSession") }, "\(hosting)")
 
             // A step the UI refuses (the login form's stack holds one screen: nothing to go back to), exit 1.
             let refused = try await cluster.flowctl([
