@@ -1,3 +1,4 @@
+import FlowClientTesting
 import FlowCore
 import FlowDaemon
 import FlowWire
@@ -151,5 +152,50 @@ struct SessionBoundsTests {
         var configuration = DaemonConfiguration()
         configuration.maxSessionUIBytes = 0
         #expect(configuration.outOfBounds()?.field == "daemon.max_session_ui_bytes")
+    }
+
+    /// The bound is logged as a step finds the session at it (warning, at the first step refused, not again for the
+    /// next) and under it again (notice, at the first step taken): a session reaching the bound or shrinking under it
+    /// logs nothing until a step comes (docs/LIMITS.md, *One session's size*).
+    @Test func theBoundIsLoggedAtTheFirstStepRefusedAndAtTheFirstStepTakenAgain() throws {
+        let recorder = LogRecorder()
+        var configuration = DaemonConfiguration()
+        configuration.maxSessionScreens = 4
+        let daemon = EmbeddedDaemon(
+            application: TestApplication(), configuration: configuration, logger: recorder.logger(label: "bounds"))
+        let presenter = daemon.connectPresenter()
+        let flowctl = daemon.connectOperator()
+        let logged = {
+            recorder.lines.withLock { $0 }.filter { $0.message.hasPrefix("session ") && $0.metadata["screens"] != nil }
+                .map { "\($0.level) \($0.message)" }
+        }
+        let atTheBound = "warning session at its bounds: its steps are refused (sessionFull)"
+        let underAgain = "notice session under its bounds again: its steps are taken"
+        #expect(daemon.ui()?.count == 2, "app and home")
+        for movie in 1...2 {
+            guard case .applied = flowctl.deepLink(Step("openDetail", payload: .int(movie))) else {
+                Issue.record("detail \(movie) not applied: \(flowctl.record.messages)")
+                return
+            }
+        }
+        #expect(daemon.ui()?.count == 4)
+        #expect(logged().isEmpty)
+        for movie in 3...4 {
+            guard case .refused(let error) = flowctl.deepLink(Step("openDetail", payload: .int(movie))) else {
+                Issue.record("detail \(movie) not refused")
+                return
+            }
+            #expect(error.code == .sessionFull)
+        }
+        #expect(logged() == [atTheBound])
+
+        try presenter.tapBack(in: "app")
+        #expect(daemon.ui()?.count == 3)
+        #expect(logged() == [atTheBound])
+        guard case .applied = flowctl.deepLink(Step("openDetail", payload: 5)) else {
+            Issue.record("detail 5 not applied: \(flowctl.record.messages)")
+            return
+        }
+        #expect(logged() == [atTheBound, underAgain])
     }
 }
