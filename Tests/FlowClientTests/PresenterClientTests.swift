@@ -313,7 +313,7 @@ struct PresenterClientTests {
         )
         let snapshot = SnapshotMessage(session: "default", seq: 7, ui: UISnapshot(large))
         #expect(WireCodec().encode(.snapshot(snapshot)).reduce(0) { $0 + $1.count } > 1 << 20)
-        #expect(FlowClientConfiguration().socketOptions.maxMessageSize == 64 << 20)
+        #expect(FlowClientConfiguration().socketOptions.maxMessageSize == 128 << 20)
         try await FakeDaemon.with(logger: testLogger) { daemon in
             let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
             try await whileRunning(presenter.run) {

@@ -1,3 +1,4 @@
+import FlowClient
 import FlowClientTesting
 import FlowCore
 import FlowDaemon
@@ -197,5 +198,27 @@ struct SessionBoundsTests {
             return
         }
         #expect(logged() == [atTheBound, underAgain])
+    }
+
+    /// A session that reached its UI byte bound with text screens has a `SNAPSHOT` a `FlowClient` presenter takes
+    /// with its default socket options. Its JSON is larger than the bound's count (each screen's entry adds some 150
+    /// bytes of structure where the count adds 32): with both at 64 MiB, such a session's `SNAPSHOT` was 64.15 MiB
+    /// (probed against flowd: 337 deep links of 200 000 characters), its presenter's libzmq dropped the connection at
+    /// every `SYNC`, and `flowctl present` said flowd did not answer.
+    @Test func aSessionAtItsUIByteBoundHasASnapshotAFlowClientPresenterTakes() {
+        let bound = DaemonConfiguration().maxSessionUIBytes
+        let text = JSONValue.string(String(repeating: "x", count: 200_000))
+        var model = PresentationModel()
+        _ = model.apply([.setRoot(.stack("pages"))])
+        var pages = 0
+        while model.estimatedBytes < bound {  // each step taken while the session is under its bound
+            pages += 1
+            _ = model.apply([.push(.view(PresentableID("page.\(pages)"), type: "Page", data: text), onto: "pages")])
+        }
+        let snapshot = SnapshotMessage(session: "default", seq: UInt64(pages + 1), ui: UISnapshot(model))
+        // ZMQ_MAXMSGSIZE bounds each frame; the body is one.
+        let largest = WireCodec().encode(.snapshot(snapshot)).map(\.count).max() ?? 0
+        #expect(largest > bound)
+        #expect(Int64(largest) <= FlowClientConfiguration.defaultMaxMessageSize, "a SNAPSHOT of \(largest) bytes")
     }
 }
