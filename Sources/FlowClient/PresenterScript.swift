@@ -9,7 +9,8 @@ import Foundation
 /// - `gone:ID`: until ID is out of the UI (popped or dismissed: one merely covered, by a modal or a pushed screen,
 ///   is still in it);
 /// - `action:ID:NAME` or `action:ID:NAME:JSON`: a person's action on ID, with JSON as its payload (the rest of the
-///   argument, colons and all: `action:catalog.list:pick:7`, `action:login.form:submit:{"user":"ann"}`);
+///   argument, colons and all: `action:catalog.list:pick:7`, `action:login.form:submit:{"user":"ann"}`; so a NAME or
+///   an ID holding a colon cannot be scripted);
 /// - `back:STACK`, `tab:TABS:INDEX`, `dismiss:MODAL`: a person's back button, choice of a tab, closing of a modal.
 ///
 /// ``ScriptedPresenter`` walks it over a presenter's changes (``PresenterScriptWalk`` decides when a step is due).
@@ -46,7 +47,10 @@ public struct PresenterScript: Sendable, Hashable {
             let count = form.split(separator: ":").count
             let counts = kind == "action" ? [count - 1, count] : [count]
             guard counts.contains(parts.count), !parts.dropFirst().contains(where: \.isEmpty) else {
-                throw PresenterScriptError(.malformedStep, "'\(argument)' is not \(form) (no part may be empty)")
+                throw PresenterScriptError(
+                    .malformedStep,
+                    "'\(argument)' is not \(form) (no part may be empty; colons part it, so an ID with one cannot "
+                        + "be given)")
             }
             let id = PresentableID(parts[1])
             switch kind {
@@ -62,14 +66,16 @@ public struct PresenterScript: Sendable, Hashable {
             default:
                 guard WireProtocol.isValidStepName(parts[2]) else {
                     throw PresenterScriptError(
-                        .badArgument, "'\(argument)': the action's name is not [A-Za-z0-9._:-]{1,128}")
+                        .badArgument, "'\(argument)': the action's name is not [A-Za-z0-9._-]{1,128} (a colon ends it)")
                 }
                 guard parts.count == 4 else {
                     self = .action(id, parts[2], .null)
                     return
                 }
                 guard let payload = try? JSONDecoder().decode(JSONValue.self, from: Data(parts[3].utf8)) else {
-                    throw PresenterScriptError(.badArgument, "'\(argument)': the action's payload is not JSON")
+                    throw PresenterScriptError(
+                        .badArgument,
+                        "'\(argument)': the action's payload, after the name's colon, is not JSON: '\(parts[3])'")
                 }
                 self = .action(id, parts[2], payload)
             }

@@ -42,6 +42,20 @@ struct PresenterScriptTests {
         }
     }
 
+    /// Colons part a step, so an ID or an action's name that holds one cannot be scripted: the error says why, not
+    /// that a part is empty or that a name may hold a colon.
+    @Test func aColonInAnIDOrANameIsNamedAsTheCause() {
+        func message(_ argument: String) -> String? {
+            do {
+                _ = try PresenterScript.Step(parsing: argument)
+                return nil
+            } catch { return error.message }
+        }
+        #expect(message("wait:a:b")?.hasSuffix("colons part it, so an ID with one cannot be given)") == true)
+        #expect(message("action:cart:add:item")?.hasSuffix("after the name's colon, is not JSON: 'item'") == true)
+        #expect(message("action:home:op en")?.hasSuffix("[A-Za-z0-9._-]{1,128} (a colon ends it)") == true)
+    }
+
     @Test func aRunFailsUnlessEveryStepWasDoneOrAScriptWithoutStepsWasStopped() throws {
         let scripted = ScriptedPresenter(script: try PresenterScript(parsing: ["wait:home"]), timeout: .seconds(2))
         #expect(scripted.failure(of: .finished) == nil)
