@@ -81,7 +81,8 @@ public struct ScriptedPresenter: Sendable {
             tasks.addTask { try await self.walk(walk, over: changes, on: presenter) }
             // The first task to end stops the others, whose errors (a step cut short) follow from that; a walk that
             // finished meanwhile still counts as finished. A presenter that stopped on an error (a refused `SYNC`)
-            // ends the walk too, whose `stopped` comes first: then the error is the outcome.
+            // ends the walk too, whose `stopped` comes first: then the presenter's error (not a step's cut short) is
+            // the outcome.
             do {
                 var outcome = try await tasks.next() ?? .stopped
                 await group.triggerGracefulShutdown()
@@ -91,10 +92,11 @@ public struct ScriptedPresenter: Sendable {
                     switch other {
                     case .success(let other):
                         if other == .finished || (other == .timedOutUnsynced && outcome == .timedOut) { outcome = other }
-                    case .failure(let error): failure = failure ?? error
+                    case .failure(let error):
+                        if !(error is PresenterScriptError), !(error is CancellationError) { failure = failure ?? error }
                     }
                 }
-                if outcome == .stopped, let failure, !(failure is CancellationError) { throw failure }
+                if outcome == .stopped, let failure { throw failure }
                 return outcome
             } catch {
                 await group.triggerGracefulShutdown()
