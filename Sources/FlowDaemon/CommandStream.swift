@@ -13,6 +13,8 @@ struct CommandStream {
     private var outbox: Deque<Kept> = []
     /// What the outbox's commands count together (``NavigationCommand/outboxBytes``).
     private(set) var outboxBytes = 0
+    /// How many commands the outbox keeps (the operators' `outbox_commands`).
+    var outboxCount: Int { outbox.count }
     private let bounds: OutboxBounds
     /// How many of the last commands are sequenced and not yet carried out: they end at ``seq``.
     private var untaken: UInt64 = 0

@@ -20,7 +20,9 @@ extension DaemonCore {
             return SessionSummary(
                 id: session.id, flows: session.machine.coordinatorIDs.count,
                 presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
-                steppers: session.machine.liveAttachments.count
+                steppers: session.machine.liveAttachments.count,
+                // Made for its row (as ever), and its UI read if it is still its saved bytes: the figures are exact.
+                usage: session.usage(readingUI: true)
             )
         }
         reply(to: peer.address, req: body.req, result: SessionList(sessions: summaries, next: page.more ? page.ids.last : nil))

@@ -183,6 +183,15 @@ final class Session {
         return (uiModel.count, uiModel.estimatedBytes)
     }
 
+    /// What the session holds against its bounds, from the counts it keeps (nothing is walked). `readingUI`: a UI
+    /// still its saved bytes is read first (``uiSize``); else such a session's screens and bytes count 0.
+    func usage(readingUI: Bool) -> SessionUsage {
+        let ui = readingUI || unreadUI == nil ? uiSize : (screens: 0, bytes: 0)
+        return SessionUsage(
+            screens: ui.screens, uiBytes: ui.bytes, attachments: remoteAttachments.count + localAttachments.count,
+            outboxCommands: commands.outboxCount, outboxBytes: commands.outboxBytes)
+    }
+
     /// Whether the UI is still its saved bytes (restored, not used since).
     var uiIsUnread: Bool { unreadUI != nil }
 

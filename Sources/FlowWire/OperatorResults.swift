@@ -17,20 +17,57 @@ public struct SessionSummary: Sendable, Hashable, Codable, CustomStringConvertib
     /// `true` when its saved state did not restore after a restart: it is refused with `sessionUnrestorable` until
     /// an operator ends it, and its other figures are 0 (§3); absent (`nil`) for every other session.
     public var unrestorable: Bool?
+    /// What it holds against its bounds (§7.3): its screens, their bytes, its attachments, its outbox's commands and
+    /// bytes; flat in the summary, each absent (`nil`) for an unrestorable session and from a daemon that does not say.
+    public var screens: Int?
+    public var uiBytes: Int?
+    public var attachments: Int?
+    public var outboxCommands: Int?
+    public var outboxBytes: Int?
 
-    public init(id: String, flows: Int, presenter: String?, seq: UInt64, steppers: Int, unrestorable: Bool? = nil) {
+    public init(
+        id: String, flows: Int, presenter: String?, seq: UInt64, steppers: Int, unrestorable: Bool? = nil,
+        usage: SessionUsage? = nil
+    ) {
         self.id = id
         self.flows = flows
         self.presenter = presenter
         self.seq = seq
         self.steppers = steppers
         self.unrestorable = unrestorable
+        self.usage = usage
     }
 
-    /// `default flows=9 presenter=tui seq=57 steppers=4`, or `kiosk-3 unrestorable`.
+    /// The five figures together; `nil` when any is absent.
+    public var usage: SessionUsage? {
+        get {
+            guard let screens, let uiBytes, let attachments, let outboxCommands, let outboxBytes else { return nil }
+            return SessionUsage(
+                screens: screens, uiBytes: uiBytes, attachments: attachments, outboxCommands: outboxCommands,
+                outboxBytes: outboxBytes)
+        }
+        set {
+            screens = newValue?.screens
+            uiBytes = newValue?.uiBytes
+            attachments = newValue?.attachments
+            outboxCommands = newValue?.outboxCommands
+            outboxBytes = newValue?.outboxBytes
+        }
+    }
+
+    /// `default flows=9 presenter=tui seq=57 steppers=4`, then its usage when known
+    /// (` screens=12 ui_bytes=804 attachments=4 outbox_commands=9 outbox_bytes=1210`), or `kiosk-3 unrestorable`.
     public var description: String {
         if unrestorable == true { return "\(id) unrestorable" }
         return "\(id) flows=\(flows) presenter=\(presenter ?? "-") seq=\(seq) steppers=\(steppers)"
+            + (usage.map { " \($0)" } ?? "")
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, flows, presenter, seq, steppers, unrestorable, screens, attachments
+        case uiBytes = "ui_bytes"
+        case outboxCommands = "outbox_commands"
+        case outboxBytes = "outbox_bytes"
     }
 }
 

@@ -3,6 +3,7 @@ public import FlowDaemon
 public import FlowWire
 public import Logging
 import DequeModule
+import FlowClient
 import Testing
 
 /// A flowd daemon inside the test: FlowDaemon's ``DaemonCore`` running an application, driven in-process with no
@@ -53,6 +54,9 @@ public final class EmbeddedDaemon {
     private let configuration: DaemonConfiguration
     private let logger: Logger
     private let codec = WireCodec()
+    /// What a peer decodes the daemon's messages with: a ``FlowClient`` client's bound (64 MiB), not the 256 KiB the
+    /// daemon holds what it receives to (a `SNAPSHOT` or a `SESSIONS` page of 2000 may be larger).
+    private let peerCodec = WireCodec(maxBodyBytes: Int(FlowClientConfiguration.defaultMaxMessageSize))
     private var inbox: Deque<DaemonInput> = []
     private let localSteps = LocalSteps()
     private var subscriptions: [AttachmentID: (relay: StepRelay, subscription: StepRelay.Subscription)] = [:]
@@ -406,7 +410,7 @@ public final class EmbeddedDaemon {
     private func roundTrip(_ message: DaemonMessage) -> DaemonMessage? {
         let frames = codec.encode(message)
         do {
-            guard case .daemon(let decoded) = try codec.decode(frames, from: .daemon) else {
+            guard case .daemon(let decoded) = try peerCodec.decode(frames, from: .daemon) else {
                 Issue.record("\(message) decodes as a client's message")
                 return nil
             }

@@ -19,7 +19,14 @@ struct OperatorTests {
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         #expect(
             result(h.receive(.sessions(SessionsRequest(req: 1)), from: Peers.flowctl), Peers.flowctl)
-                == ["sessions": [["id": "default", "flows": 1, "presenter": nil, "seq": 2, "steppers": 2]]]
+                == [
+                    "sessions": [
+                        [
+                            "id": "default", "flows": 1, "presenter": nil, "seq": 2, "steppers": 2, "screens": 2,
+                            "ui_bytes": 114, "attachments": 2, "outbox_commands": 2, "outbox_bytes": 242,
+                        ]
+                    ]
+                ]
         )
         h.presenter(Peers.tui, name: "tui")
         h.receive(.createSession(SessionRequest(req: 2, session: "kiosk-3")), from: Peers.flowctl)
@@ -30,13 +37,22 @@ struct OperatorTests {
         #expect(
             sessions == [
                 "sessions": [
-                    ["id": "default", "flows": 2, "presenter": "tui", "seq": 4, "steppers": 3],
-                    ["id": "kiosk-3", "flows": 1, "presenter": nil, "seq": 2, "steppers": 2],
+                    [
+                        "id": "default", "flows": 2, "presenter": "tui", "seq": 4, "steppers": 3, "screens": 4,
+                        "ui_bytes": 232, "attachments": 3, "outbox_commands": 4, "outbox_bytes": 488,
+                    ],
+                    [
+                        "id": "kiosk-3", "flows": 1, "presenter": nil, "seq": 2, "steppers": 2, "screens": 2,
+                        "ui_bytes": 114, "attachments": 2, "outbox_commands": 2, "outbox_bytes": 242,
+                    ],
                 ]
             ]
         )
         // The fields are the document's (§ 7).
-        let documented: JSONValue = ["id": "default", "flows": 9, "presenter": "tui", "seq": 57, "steppers": 4]
+        let documented: JSONValue = [
+            "id": "default", "flows": 9, "presenter": "tui", "seq": 57, "steppers": 4, "screens": 12, "ui_bytes": 804,
+            "attachments": 4, "outbox_commands": 57, "outbox_bytes": 9120,
+        ]
         if case .object(let members)? = sessions, case .array(let list)? = members["sessions"],
             case .object(let first)? = list.first,
             case .object(let doc) = documented

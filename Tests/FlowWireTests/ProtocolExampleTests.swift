@@ -294,8 +294,10 @@ let resultExamples: [(place: String, json: String)] = [
     (
         "§7.3",
         #"""
-        {"req": 8, "result": {"sessions": [{"id": "kiosk-0500", "flows": 3, "presenter": null, "seq": 12, "steppers": 2},
-         {"id": "kiosk-0501", "flows": 1, "presenter": "tui", "seq": 4, "steppers": 2}], "next": "kiosk-0501"}}
+        {"req": 8, "result": {"sessions": [{"id": "kiosk-0500", "flows": 3, "presenter": null, "seq": 12, "steppers": 2,
+          "screens": 5, "ui_bytes": 315, "attachments": 2, "outbox_commands": 12, "outbox_bytes": 1790},
+         {"id": "kiosk-0501", "flows": 1, "presenter": "tui", "seq": 4, "steppers": 2,
+          "screens": 2, "ui_bytes": 114, "attachments": 2, "outbox_commands": 4, "outbox_bytes": 560}], "next": "kiosk-0501"}}
         """#
     ),
 ]

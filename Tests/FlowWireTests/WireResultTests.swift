@@ -69,13 +69,20 @@ struct WireResultTests {
     }
 
     @Test func operatorResultsReadAndWriteTheDocumentedResults() throws {
-        let sessions = #"{"sessions": [{"id": "default", "flows": 9, "presenter": "tui", "seq": 57, "steppers": 4}]}"#
+        let sessions =
+            #"{"sessions": [{"id": "default", "flows": 9, "presenter": "tui", "seq": 57, "steppers": 4, "screens": 12, "#
+            + #""ui_bytes": 804, "attachments": 4, "outbox_commands": 57, "outbox_bytes": 9120}]}"#
         let navigations = #"{"navigations": 3}"#
         let created = #"{"created": true}"#
         for result in [sessions, navigations, created] { #expect(ProtocolDocument.text.contains(result)) }
         #expect(
             try roundTrip(SessionList.self, #"{"req": 1, "result": \#(sessions)}"#).sessions
-                == [SessionSummary(id: "default", flows: 9, presenter: "tui", seq: 57, steppers: 4)]
+                == [
+                    SessionSummary(
+                        id: "default", flows: 9, presenter: "tui", seq: 57, steppers: 4,
+                        usage: SessionUsage(
+                            screens: 12, uiBytes: 804, attachments: 4, outboxCommands: 57, outboxBytes: 9120))
+                ]
         )
         #expect(try roundTrip(DeepLinkResult.self, #"{"req": 3, "result": \#(navigations)}"#).navigations == 3)
         #expect(try roundTrip(CreateSessionResult.self, #"{"req": 4, "result": \#(created)}"#).created)

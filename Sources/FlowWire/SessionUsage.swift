@@ -1,0 +1,50 @@
+/// What a session holds against its bounds (docs/LIMITS.md, *One session's size* and the outbox's bounds): its
+/// screens, the bytes of them as LIMITS counts them, its attachments, and its outbox's commands and bytes. The same
+/// five quantities name a session's own figures (`SESSIONS`), the largest of each over the sessions and the daemon's
+/// bounds (`HEALTH`, docs/PROTOCOL.md §7).
+public struct SessionUsage: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// UI model nodes (`daemon.max_session_screens`).
+    public var screens: Int
+    /// The bytes of those screens as LIMITS counts them (`daemon.max_session_ui_bytes`).
+    public var uiBytes: Int
+    /// Live attachments, remote and in-daemon (`daemon.max_session_attachments`).
+    public var attachments: Int
+    /// Commands kept for replay (`daemon.outbox_limit`).
+    public var outboxCommands: Int
+    /// What those commands count (`daemon.outbox_bytes_limit`).
+    public var outboxBytes: Int
+
+    public init(screens: Int, uiBytes: Int, attachments: Int, outboxCommands: Int, outboxBytes: Int) {
+        self.screens = screens
+        self.uiBytes = uiBytes
+        self.attachments = attachments
+        self.outboxCommands = outboxCommands
+        self.outboxBytes = outboxBytes
+    }
+
+    /// Each quantity with its wire name, in the wire's order.
+    public var quantities: [(name: String, value: Int)] {
+        [
+            ("screens", screens), ("ui_bytes", uiBytes), ("attachments", attachments),
+            ("outbox_commands", outboxCommands), ("outbox_bytes", outboxBytes),
+        ]
+    }
+
+    /// The larger of each quantity (each may come from another session).
+    public func maximum(_ other: SessionUsage) -> SessionUsage {
+        SessionUsage(
+            screens: max(screens, other.screens), uiBytes: max(uiBytes, other.uiBytes),
+            attachments: max(attachments, other.attachments), outboxCommands: max(outboxCommands, other.outboxCommands),
+            outboxBytes: max(outboxBytes, other.outboxBytes))
+    }
+
+    /// `screens=12 ui_bytes=804 attachments=4 outbox_commands=9 outbox_bytes=1210`.
+    public var description: String { quantities.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
+
+    enum CodingKeys: String, CodingKey {
+        case screens, attachments
+        case uiBytes = "ui_bytes"
+        case outboxCommands = "outbox_commands"
+        case outboxBytes = "outbox_bytes"
+    }
+}
