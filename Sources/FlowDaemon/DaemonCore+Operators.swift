@@ -1,5 +1,5 @@
 internal import FlowCore
-internal import FlowWire
+package import FlowWire
 internal import Logging
 
 // Operators: SESSIONS, TREE, CREATE_SESSION, END_SESSION, HEALTH and DESCRIBE (DEEPLINK: DaemonCore+DeepLinks.swift).
@@ -90,7 +90,25 @@ extension DaemonCore {
                 ? HealthReport.Journal(
                     records: log.count, recoveredRecords: recoveredRecords, available: journalAvailable)
                 : nil,
-            appVersion: apps.current?.id
+            appVersion: apps.current?.id,
+            sessionBounds: sessionBounds, sessionUsageMax: sessionUsageMax
         )
+    }
+
+    /// The bounds a session is held to, as ``SessionUsage`` names them (`HEALTH`'s `session_bounds`).
+    package var sessionBounds: SessionUsage {
+        let outbox = configuration.outboxBounds
+        return SessionUsage(
+            screens: configuration.maxSessionScreens, uiBytes: configuration.maxSessionUIBytes,
+            attachments: configuration.maxSessionAttachments, outboxCommands: outbox.commands, outboxBytes: outbox.bytes)
+    }
+
+    /// The largest of each figure over the made sessions (`HEALTH`'s `session_usage_max`): a walk over them, reading
+    /// the counts each keeps. A UI still its saved bytes is not read for it (it counts 0 until the session uses it),
+    /// and sessions not made (pending, hibernated) are not counted: reading them would undo what keeping them costs.
+    package var sessionUsageMax: SessionUsage {
+        var largest = SessionUsage(screens: 0, uiBytes: 0, attachments: 0, outboxCommands: 0, outboxBytes: 0)
+        for session in sessions.madeInNoOrder { largest = largest.maximum(session.usage(readingUI: false)) }
+        return largest
     }
 }

@@ -37,6 +37,9 @@ package struct DaemonMetrics: Sendable {
     private let sessionsPending: Gauge
     private let sessionsUnrestorable: Gauge
     private let sessionsHibernated: Gauge
+    /// By quantity (``SessionUsage/quantities``' names): the largest over the made sessions, and the bound.
+    private let sessionUsageMax: [String: Gauge]
+    private let sessionBound: [String: Gauge]
     /// The counters as last recorded.
     private var last = DaemonCounters()
 
@@ -62,6 +65,16 @@ package struct DaemonMetrics: Sendable {
         sessionsPending = Gauge(label: MetricName.sessionsPending, factory: factory)
         sessionsUnrestorable = Gauge(label: MetricName.sessionsUnrestorable, factory: factory)
         sessionsHibernated = Gauge(label: MetricName.sessionsHibernated, factory: factory)
+        let quantities = SessionUsage(screens: 0, uiBytes: 0, attachments: 0, outboxCommands: 0, outboxBytes: 0)
+            .quantities.map(\.name)
+        func byQuantity(_ label: String) -> [String: Gauge] {
+            Dictionary(
+                uniqueKeysWithValues: quantities.map {
+                    ($0, Gauge(label: label, dimensions: [("quantity", $0)], factory: factory))
+                })
+        }
+        sessionUsageMax = byQuantity(MetricName.sessionUsageMax)
+        sessionBound = byQuantity(MetricName.sessionBound)
     }
 
     /// Adds what `counters` counted since the last call to the counters.
@@ -113,10 +126,18 @@ package struct DaemonMetrics: Sendable {
             unrestorable: core.unrestorableSessionCount, hibernated: core.hibernatedSessionCount)
     }
 
-    /// Records everything about `core`: its counters and its peers and sessions.
+    /// Sets the session usage gauges from `core`: the largest of each figure over its made sessions (a walk over them:
+    /// the I/O loop calls it once a second, not with the other gauges) and the bounds.
+    package func recordSessionUsage(of core: DaemonCore) {
+        for (name, value) in core.sessionUsageMax.quantities { sessionUsageMax[name]?.record(value) }
+        for (name, value) in core.sessionBounds.quantities { sessionBound[name]?.record(value) }
+    }
+
+    /// Records everything about `core`: its counters, its peers and sessions, and its sessions' usage.
     package mutating func record(_ core: DaemonCore) {
         record(core.counters)
         recordGauges(of: core)
+        recordSessionUsage(of: core)
     }
 
     /// Adds the increase of a total the core counts only in some setups (`nil` otherwise) to `counter`, made the

@@ -345,6 +345,8 @@ public final class DaemonServer: Service, Sendable {
         try readSubscriptions()
         var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
         var nextGauges: UInt64 = 0
+        // The session usage gauges walk the made sessions: once a second.
+        var nextUsageGauges: UInt64 = 0
         var compaction = CompactionSchedule()
         var socketFiles = SocketFileWatches(
             sockets.socketFiles, intervalMs: UInt64(configuration.daemon.heartbeatMs), now: now())
@@ -424,6 +426,10 @@ public final class DaemonServer: Service, Sendable {
                     if let journal { journalMetrics?.record(journal, failing: driver.journal?.isFailing ?? false) }
                     metrics!.recordGauges(of: core)
                     nextGauges = time + 100
+                }
+                if time >= nextUsageGauges {
+                    metrics!.recordSessionUsage(of: core)
+                    nextUsageGauges = time + 1000
                 }
             }
         }

@@ -25,6 +25,8 @@ package enum MetricName: Sendable {
     package static let sessionsPending = "flowd_sessions_pending"
     package static let sessionsUnrestorable = "flowd_sessions_unrestorable"
     package static let sessionsHibernated = "flowd_sessions_hibernated"
+    package static let sessionUsageMax = "flowd_session_usage_max"
+    package static let sessionBound = "flowd_session_bound"
     // The journal's (``JournalMetrics``).
     package static let journalBytes = "flowd_journal_bytes"
     package static let snapshotBytes = "flowd_snapshot_bytes"

@@ -190,12 +190,21 @@ public struct HealthReport: WireResult, Hashable {
     /// The version of the application's file new sessions get (a daemon that runs a flow file, `flowd --app`);
     /// `nil` from a daemon whose application is code, or that does not say.
     public var appVersion: String?
+    /// The bounds each session is held to (`daemon.max_session_screens`, `daemon.max_session_ui_bytes`,
+    /// `daemon.max_session_attachments`, `daemon.outbox_limit`, `daemon.outbox_bytes_limit`); `nil` from a daemon
+    /// that does not say.
+    public var sessionBounds: SessionUsage?
+    /// The largest of each figure over the sessions made now (each may be another session's; §7); with
+    /// ``sessionBounds``, whether any session is near a bound. `nil` from a daemon that does not say.
+    public var sessionUsageMax: SessionUsage?
 
     public init(
         status: String = "ok", daemon: String, uptimeSeconds: Double, sessions: Int, sessionsPending: Int? = nil,
         sessionsUnrestorable: Int? = nil, peers: [String: Int], counters: JSONValue, journal: Journal? = nil,
-        appVersion: String? = nil
+        appVersion: String? = nil, sessionBounds: SessionUsage? = nil, sessionUsageMax: SessionUsage? = nil
     ) {
+        self.sessionBounds = sessionBounds
+        self.sessionUsageMax = sessionUsageMax
         self.sessionsPending = sessionsPending
         self.sessionsUnrestorable = sessionsUnrestorable
         self.appVersion = appVersion
@@ -214,5 +223,7 @@ public struct HealthReport: WireResult, Hashable {
         case sessionsPending = "sessions_pending"
         case sessionsUnrestorable = "sessions_unrestorable"
         case appVersion = "app_version"
+        case sessionBounds = "session_bounds"
+        case sessionUsageMax = "session_usage_max"
     }
 }

@@ -60,6 +60,17 @@ struct MetricsTests {
         "flowd_peers{role=\"operator\"}": "1.0",
         "flowd_sessions": "1.0", "flowd_sessions_pending": "0.0", "flowd_sessions_unrestorable": "0.0",
         "flowd_sessions_hibernated": "0.0",
+        // `app`, `home`, `detail.7`; `start` and `openDetail(7)`'s push (the dropped step made no command).
+        "flowd_session_usage_max{quantity=\"screens\"}": "3.0",
+        "flowd_session_usage_max{quantity=\"ui_bytes\"}": "181.0",
+        "flowd_session_usage_max{quantity=\"attachments\"}": "3.0",
+        "flowd_session_usage_max{quantity=\"outbox_commands\"}": "3.0",
+        "flowd_session_usage_max{quantity=\"outbox_bytes\"}": "373.0",
+        "flowd_session_bound{quantity=\"screens\"}": "20000.0",
+        "flowd_session_bound{quantity=\"ui_bytes\"}": "67108864.0",
+        "flowd_session_bound{quantity=\"attachments\"}": "20000.0",
+        "flowd_session_bound{quantity=\"outbox_commands\"}": "1024.0",
+        "flowd_session_bound{quantity=\"outbox_bytes\"}": "1048576.0",
     ]
 
     @Test func aScriptedRunGivesTheseSeriesAndValues() {
@@ -86,6 +97,7 @@ struct MetricsTests {
                 "flowd_messages_in_total": "counter", "flowd_messages_out_total": "counter",
                 "flowd_peers": "gauge", "flowd_sessions": "gauge", "flowd_sessions_pending": "gauge",
                 "flowd_sessions_unrestorable": "gauge", "flowd_sessions_hibernated": "gauge",
+                "flowd_session_usage_max": "gauge", "flowd_session_bound": "gauge",
             ]
         )
     }
@@ -120,6 +132,34 @@ struct MetricsTests {
         metrics.record(h.core)
         #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "0.0")
         #expect(scrape(registry).values["flowd_sessions"] == "2.0")
+    }
+
+    @Test func theSessionUsageGaugesAreTheLargestOfEachFigureAndTheBounds() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var configuration = DaemonConfiguration()
+        configuration.maxSessionUIBytes = 4096
+        let h = DaemonHarness(configuration: configuration)
+        h.hello(Peers.flowctl, .operator, name: "flowctl")
+        h.receive(.createSession(SessionRequest(req: 2, session: "kiosk")), from: Peers.flowctl)
+        for movie in 1...3 {
+            h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), session: "kiosk", req: UInt64(10 + movie))
+        }
+        metrics.record(h.core)
+        let values = scrape(registry).values
+        let largest = h.core.sessionUsageMax
+        #expect(largest.screens == 5 && largest.uiBytes == 315 && largest.attachments == 5)
+        for (name, value) in largest.quantities {
+            #expect(values["flowd_session_usage_max{quantity=\"\(name)\"}"] == "\(value).0", "\(name)")
+        }
+        #expect(values["flowd_session_bound{quantity=\"ui_bytes\"}"] == "4096.0")
+        #expect(values["flowd_session_bound{quantity=\"outbox_commands\"}"] == "1024.0")
+        // The 100 ms refresh leaves them; the once-a-second one sets them.
+        h.deepLink(Peers.flowctl, Step("openDetail", payload: 4), session: "kiosk", req: 20)
+        metrics.recordGauges(of: h.core)
+        #expect(scrape(registry).values["flowd_session_usage_max{quantity=\"screens\"}"] == "5.0")
+        metrics.recordSessionUsage(of: h.core)
+        #expect(scrape(registry).values["flowd_session_usage_max{quantity=\"screens\"}"] == "6.0")
     }
 
     @Test func theHibernatedGaugeFollowsSessionsHibernatingAndMadeAgain() {

@@ -200,6 +200,14 @@ struct OperatorTests {
                     "commands_acked": 1, "reports": 3, "user_actions": 1, "peers_lost": 0, "sends_dropped": [:],
                     "steps_duplicate": 0, "sessions_ended": [:],
                 ],
+                "session_bounds": [
+                    "screens": 20000, "ui_bytes": 67_108_864, "attachments": 20000, "outbox_commands": 1024,
+                    "outbox_bytes": 1_048_576,
+                ],
+                // `app`, `home`, `detail.1`: the one session's figures.
+                "session_usage_max": [
+                    "screens": 3, "ui_bytes": 181, "attachments": 3, "outbox_commands": 3, "outbox_bytes": 373,
+                ],
             ]
         )
     }

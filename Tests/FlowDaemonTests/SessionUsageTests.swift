@@ -131,6 +131,37 @@ struct SessionUsageTests {
         #expect((byBytes?.outboxCommands ?? .max) < Int(bytes.core.seq(of: "default") ?? 0))
     }
 
+    private func health(_ h: DaemonHarness) throws -> HealthReport? {
+        let sent = h.receive(.health(PlainRequest(req: 901)), from: Peers.flowctl).to(Peers.flowctl)
+        guard case .ok(let reply)? = sent.first, sent.count == 1 else {
+            Issue.record("not one OK: \(sent)")
+            return nil
+        }
+        return try reply.result(as: HealthReport.self)
+    }
+
+    @Test func healthHasTheBoundsAndTheLargestOfEachFigureOverTheMadeSessions() throws {
+        let h = harness(outbox: 6, hibernateAfterS: 30)
+        let bounds = SessionUsage(screens: 20_000, uiBytes: 64 << 20, attachments: 20_000, outboxCommands: 6, outboxBytes: 1 << 20)
+        #expect(try health(h)?.sessionBounds == bounds)
+        #expect(try health(h)?.sessionUsageMax == usage(h))
+        // Two sessions: the largest figures may be each another one's.
+        h.receive(.createSession(SessionRequest(req: 50, session: "kiosk")), from: Peers.flowctl)
+        for movie in 1...3 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
+        for movie in 1...8 {
+            h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), session: "kiosk", req: UInt64(10 + movie))
+        }
+        h.deepLink(Peers.flowctl, Step("back"), session: "kiosk", req: 30)
+        let one = try #require(try usage(h)), other = try #require(try usage(h, "kiosk"))
+        #expect(try health(h)?.sessionUsageMax == one.maximum(other))
+        #expect(one.maximum(other) == other, "kiosk holds more of each")
+        // A hibernated session is not made for HEALTH, and not counted.
+        h.tick(at: 31_000)
+        #expect(h.core.hibernatedSessionCount == 2)
+        #expect(try health(h)?.sessionUsageMax == SessionUsage(screens: 0, uiBytes: 0, attachments: 0, outboxCommands: 0, outboxBytes: 0))
+        #expect(h.core.hibernatedSessionCount == 2)
+    }
+
     @Test func anUnrestorableSessionHasNoFiguresAndOldSummariesDecodeWithout() throws {
         let old = Data(#"{"id": "default", "flows": 9, "presenter": "tui", "seq": 57, "steppers": 4}"#.utf8)
         let decoded = try JSONDecoder().decode(SessionSummary.self, from: old)
