@@ -11,15 +11,13 @@ enum AttachOffers {
 
 extension DaemonCore {
     /// Offers up to ``AttachOffers/batch`` waiting attachments of the kinds `peer` serves (all live steppers'
-    /// kinds when `nil`), in session and attachment order; schedules the next turn while more wait.
+    /// kinds when `nil`), in session and attachment order, each to the process of its kind holding the fewest;
+    /// schedules the next turn while more wait.
     mutating func offerWaitingAttachments(servedBy peer: Hello? = nil, now: UInt64) {
-        let kinds = peer?.serves ?? peers.all.filter { $0.role == .stepper }.flatMap(\.hello.serves)
-        let waiting = holdings.waitingAttachments(ofKinds: kinds)
-        var holders: [String: Peer?] = [:]
+        let waiting = holdings.waitingAttachments(ofKinds: peer?.serves ?? Array(peers.servedKinds))
+        // One at a time, each to the process holding the fewest then: a batch is spread, not given to one process.
         for key in waiting.prefix(AttachOffers.batch) {
-            if let session = self.session(key.session) {
-                assign(key.attachment, in: session, preferring: nil, holders: &holders)
-            }
+            if let session = self.session(key.session) { assign(key.attachment, in: session) }
         }
         attachOffersDue = waiting.count > AttachOffers.batch ? now + AttachOffers.intervalMs : nil
     }

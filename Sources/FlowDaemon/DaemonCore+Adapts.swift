@@ -19,11 +19,15 @@ extension DaemonCore {
         sendQuestion(key)
     }
 
-    /// Sends a waiting question to the first live process serving its kind that answers `ADAPT`, if there is one.
+    /// Sends a waiting question to the live process serving its kind that answers `ADAPT` with the fewest questions
+    /// open, if there is one.
     private mutating func sendQuestion(_ key: RemoteAdapts.Key, preferring preferred: PeerAddress? = nil) {
         guard let entry = remoteAdapts[key], entry.askedOf == nil else { return }
         let kind = entry.question.kind
-        guard let peer = peers.firstStepper(serving: kind, preferring: preferred, where: \.hello.adapts) else {
+        let found = peers.stepper(serving: kind, preferring: preferred, where: \.hello.adapts) { [remoteAdapts] in
+            remoteAdapts.outstanding(askedOf: $0)
+        }
+        guard let peer = found else {
             logger.debug(
                 "no stepper that answers ADAPT serves kind yet", metadata: ["kind": "\(kind)", "session": "\(key.session)"])
             return

@@ -282,12 +282,11 @@ extension DaemonCore {
             presentablesLost(in: session)
         }
         var orphans: [(session: String, attachment: AttachmentID)] = []
-        var holders: [String: Peer?] = [:]
         for key in holdings.attachments(assignedTo: address) {
             guard let session = self.session(key.session) else { continue }
             session.assign(key.attachment, to: nil)
             orphans.append((key.session, key.attachment))
-            if reassigning { assign(key.attachment, in: session, preferring: nil, holders: &holders) }
+            if reassigning { assign(key.attachment, in: session) }
         }
         questionsLost(by: address, reasking: reassigning)
         logger.info("peer gone", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])

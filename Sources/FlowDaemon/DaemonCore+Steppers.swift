@@ -44,24 +44,12 @@ extension DaemonCore {
         reply(to: peer.address, req: body.req, result: verdict)
     }
 
-    /// Assigns an attachment to `preferred` (a stepper serving its kind), else to the first live process serving it.
+    /// Assigns an attachment to `preferred` (a stepper serving its kind), else to the live process serving it that
+    /// holds the fewest attachments (PROTOCOL §5), so that processes sharing a kind share its attachments.
     mutating func assign(_ id: AttachmentID, in session: Session, preferring preferred: PeerAddress? = nil) {
-        var holders: [String: Peer?] = [:]
-        assign(id, in: session, preferring: preferred, holders: &holders)
-    }
-
-    /// ``assign(_:in:preferring:)`` for one of many attachments handed on together (a lost peer's, the waiting ones):
-    /// `holders` keeps the first process serving each kind across the calls, as the peers do not change meanwhile.
-    mutating func assign(
-        _ id: AttachmentID, in session: Session, preferring preferred: PeerAddress?, holders: inout [String: Peer?]
-    ) {
         guard let attachment = session.remoteAttachments[id] else { return }
-        let found: Peer?
-        if preferred == nil, let known = holders[attachment.kind] {
-            found = known
-        } else {
-            found = peers.firstStepper(serving: attachment.kind, preferring: preferred)
-            if preferred == nil { holders[attachment.kind] = found }
+        let found = peers.stepper(serving: attachment.kind, preferring: preferred) { [holdings] in
+            holdings.assignedCount(to: $0)
         }
         guard let peer = found else {
             logger.debug("no stepper serves kind yet", metadata: ["kind": "\(attachment.kind)", "session": "\(session.id)"])

@@ -30,8 +30,11 @@ final class PeerHoldings {
     /// The attachments assigned to `peer`, sorted by session and attachment.
     func attachments(assignedTo peer: PeerAddress) -> [AttachmentKey] { assigned[peer].map { $0.sorted() } ?? [] }
 
+    /// How many attachments `peer` holds (of every kind, hibernated sessions' too): its load, kept as they change.
+    func assignedCount(to peer: PeerAddress) -> Int { assigned[peer]?.count ?? 0 }
+
     /// The unassigned attachments of the given kinds, sorted by session and attachment.
-    func waitingAttachments(ofKinds kinds: [String]) -> [AttachmentKey] {
+    func waitingAttachments(ofKinds kinds: some Sequence<String>) -> [AttachmentKey] {
         Set(kinds).reduce(into: [AttachmentKey]()) { keys, kind in keys += waiting[kind] ?? [] }.sorted()
     }
 

@@ -48,6 +48,9 @@ extension DaemonCore {
 /// The connected peers by address, and the IDs they are known by (`p1`, `p2`, … in the order they joined).
 struct PeerTable {
     private var byAddress: [PeerAddress: DaemonCore.Peer] = [:]
+    /// The stepper processes serving each kind: choosing one for an attachment costs the processes of its kind, not
+    /// every peer (presenters are most of them).
+    private var servers: [String: Set<PeerAddress>] = [:]
     private var lastNumber = 0
 
     subscript(address: PeerAddress) -> DaemonCore.Peer? { byAddress[address] }
@@ -56,12 +59,18 @@ struct PeerTable {
     var all: Dictionary<PeerAddress, DaemonCore.Peer>.Values { byAddress.values }
 
     /// Every peer in the order they joined (`p2` before `p10`): the order in which they are checked and forgotten.
-    var inJoinOrder: [DaemonCore.Peer] {
-        byAddress.values.sorted { $0.id.count != $1.id.count ? $0.id.count < $1.id.count : $0.id < $1.id }
+    var inJoinOrder: [DaemonCore.Peer] { byAddress.values.sorted { Self.joinedBefore($0, $1) } }
+
+    /// Whether `lhs` joined before `rhs`: their IDs' numbers compared (`p2` before `p10`).
+    static func joinedBefore(_ lhs: DaemonCore.Peer, _ rhs: DaemonCore.Peer) -> Bool {
+        lhs.id.count != rhs.id.count ? lhs.id.count < rhs.id.count : lhs.id < rhs.id
     }
 
     /// How many peers of each role are connected.
     var counts: [PeerRole: Int] { Dictionary(grouping: byAddress.values, by: \.role).mapValues(\.count) }
+
+    /// The kinds some connected stepper process serves.
+    var servedKinds: Dictionary<String, Set<PeerAddress>>.Keys { servers.keys }
 
     /// The ID for a new peer.
     mutating func nextID() -> String {
@@ -70,10 +79,26 @@ struct PeerTable {
     }
 
     /// Adds a peer, or replaces the one at its address.
-    mutating func insert(_ peer: DaemonCore.Peer) { byAddress[peer.address] = peer }
+    mutating func insert(_ peer: DaemonCore.Peer) {
+        if let old = byAddress.updateValue(peer, forKey: peer.address) { unindex(old) }
+        guard peer.role == .stepper else { return }
+        for kind in peer.hello.serves { servers[kind, default: []].insert(peer.address) }
+    }
 
     /// Forgets a peer; returns it if it was connected.
-    mutating func remove(_ address: PeerAddress) -> DaemonCore.Peer? { byAddress.removeValue(forKey: address) }
+    mutating func remove(_ address: PeerAddress) -> DaemonCore.Peer? {
+        guard let peer = byAddress.removeValue(forKey: address) else { return nil }
+        unindex(peer)
+        return peer
+    }
+
+    private mutating func unindex(_ peer: DaemonCore.Peer) {
+        guard peer.role == .stepper else { return }
+        for kind in peer.hello.serves {
+            servers[kind]?.remove(peer.address)
+            if servers[kind]?.isEmpty == true { servers[kind] = nil }
+        }
+    }
 
     /// The peer at `address` was heard from (any message is a sign of life); returns it, if it is connected.
     ///
@@ -97,18 +122,31 @@ struct PeerTable {
         }.map(\.address).sorted { $0.routingID.lexicographicallyPrecedes($1.routingID) }
     }
 
-    /// The stepper process serving `kind` (and passing `isEligible`) that work of that kind goes to: `preferred` when
-    /// it is one, else the first by name and ID. One pass, no sort: a lost stepper's attachments ask it once each.
-    func firstStepper(
+    /// The stepper process serving `kind` (and passing `isEligible`) that work of that kind goes to (PROTOCOL §5):
+    /// `preferred` when it is one, else the one with the least `load` (what it holds: attachments, or questions
+    /// asked), ties to the name that sorts first, then the earliest connection; deterministic, so a test and a
+    /// replay see the same choice. Costs the processes serving `kind`, each `load` asked once.
+    func stepper(
         serving kind: String, preferring preferred: PeerAddress?,
-        where isEligible: (DaemonCore.Peer) -> Bool = { _ in true }
+        where isEligible: (DaemonCore.Peer) -> Bool = { _ in true }, load: (PeerAddress) -> Int
     ) -> DaemonCore.Peer? {
-        var first: DaemonCore.Peer?
-        for peer in byAddress.values where peer.role == .stepper && peer.hello.serves.contains(kind) && isEligible(peer) {
-            if peer.address == preferred { return peer }
-            if let found = first, (found.hello.name, found.id) < (peer.hello.name, peer.id) { continue }
-            first = peer
+        guard let addresses = servers[kind] else { return nil }
+        if let preferred, addresses.contains(preferred), let peer = byAddress[preferred], isEligible(peer) {
+            return peer
         }
-        return first
+        var best: (peer: DaemonCore.Peer, load: Int)?
+        for address in addresses {
+            guard let peer = byAddress[address], isEligible(peer) else { continue }
+            let held = load(address)
+            if let found = best {
+                guard held <= found.load else { continue }
+                if held == found.load {
+                    if found.peer.hello.name < peer.hello.name { continue }
+                    if found.peer.hello.name == peer.hello.name, Self.joinedBefore(found.peer, peer) { continue }
+                }
+            }
+            best = (peer, held)
+        }
+        return best?.peer
     }
 }

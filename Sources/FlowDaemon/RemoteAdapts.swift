@@ -23,20 +23,43 @@ struct RemoteAdapts {
     }
 
     private var entries: [Key: Entry] = [:]
+    /// How many questions each process was sent and has not answered: the load that picks which process is asked.
+    private var asked: [PeerAddress: Int] = [:]
 
     var isEmpty: Bool { entries.isEmpty }
 
     subscript(key: Key) -> Entry? { entries[key] }
 
-    mutating func insert(_ entry: Entry, for key: Key) { entries[key] = entry }
+    /// How many questions `peer` was sent and has not answered yet.
+    func outstanding(askedOf peer: PeerAddress) -> Int { asked[peer] ?? 0 }
 
-    mutating func remove(_ key: Key) { entries[key] = nil }
-
-    mutating func removeSession(_ session: String) {
-        entries = entries.filter { $0.key.session != session }
+    mutating func insert(_ entry: Entry, for key: Key) {
+        remove(key)
+        entries[key] = entry
+        count(entry.askedOf, 1)
     }
 
-    mutating func ask(_ key: Key, of peer: PeerAddress?) { entries[key]?.askedOf = peer }
+    mutating func remove(_ key: Key) {
+        guard let entry = entries.removeValue(forKey: key) else { return }
+        count(entry.askedOf, -1)
+    }
+
+    mutating func removeSession(_ session: String) {
+        for key in entries.keys where key.session == session { remove(key) }
+    }
+
+    mutating func ask(_ key: Key, of peer: PeerAddress?) {
+        guard let old = entries[key] else { return }
+        count(old.askedOf, -1)
+        entries[key]!.askedOf = peer
+        count(peer, 1)
+    }
+
+    private mutating func count(_ peer: PeerAddress?, _ change: Int) {
+        guard let peer else { return }
+        let now = (asked[peer] ?? 0) + change
+        asked[peer] = now > 0 ? now : nil
+    }
 
     /// The questions not sent to any process, of one of `kinds`, in order.
     func waiting(kinds: [String]) -> [Key] {

@@ -212,4 +212,22 @@ struct RemoteAdaptTests {
         #expect(guardian.adaptsReceived.map(\.request) == [1, 2])
         #expect(f.screens == ["app"])
     }
+
+    /// Several processes answering a kind: each question goes to the one with the fewest questions open (ties: the
+    /// name that sorts first), so that they share the questions; one answered is no longer counted.
+    @Test func questionsAreSpreadOverTheProcessesAnsweringTheKind() {
+        let f = Fixture()
+        let b = f.daemon.connectStepper(name: "b-guard", kinds: ["guard"]) { _ in [] } answerAdapt: { _ in nil }
+        let a = f.daemon.connectStepper(name: "a-guard", kinds: ["guard"]) { _ in [] } answerAdapt: { _ in nil }
+        for _ in 0..<5 { f.askAbout() }
+        #expect(a.adaptsReceived.map(\.request) == [1, 3, 5])
+        #expect(b.adaptsReceived.map(\.request) == [2, 4])
+        a.answer(.allow, request: 1)
+        a.answer(.refuse, request: 3)
+        f.askAbout()  // a has one open, b two
+        #expect(a.adaptsReceived.map(\.request) == [1, 3, 5, 6])
+        // b leaving: its two go to a, the only one left.
+        b.bye()
+        #expect(a.adaptsReceived.map(\.request) == [1, 3, 5, 6, 2, 4])
+    }
 }

@@ -42,7 +42,7 @@ struct RecoveryFuzzTests {
             "  compactions before restarts \(summary.compactions): sessions saved as data \(summary.sessionsSaved), "
                 + "kept as history \(summary.sessionsKeptAsHistory); sliced between inputs "
                 + "\(summary.slicedCompactions), saving \(summary.sessionsSavedInSlices)")
-        print("  records by kind: \(summary.recordKinds.sorted { $0.key < $1.key })")
+        print("  records journaled by kind: \(summary.recordKinds.sorted { $0.key < $1.key })")
         print("  refused (since the last restart): \(summary.errors.sorted { $0.key < $1.key })")
         print("  steps dropped (since the last restart): \(summary.dropReasons.sorted { $0.key < $1.key })")
         #expect(
