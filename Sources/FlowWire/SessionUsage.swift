@@ -38,6 +38,22 @@ public struct SessionUsage: Sendable, Hashable, Codable, CustomStringConvertible
             outboxBytes: max(outboxBytes, other.outboxBytes))
     }
 
+    /// The bounds that refuse a session's steps once reached (screens, UI bytes, attachments; docs/LIMITS.md) of which
+    /// this usage holds at least `percent` %, as `bounds` set them: each with its setting's name and the percentage
+    /// (rounded down). The outbox's bounds are not among them: an outbox at its bound is a busy session's steady state
+    /// (the oldest command goes for each new one), nothing is refused.
+    public func near(_ bounds: SessionUsage, percent: Int = 90) -> [(setting: String, percent: Int)] {
+        [
+            ("daemon.max_session_screens", screens, bounds.screens),
+            ("daemon.max_session_ui_bytes", uiBytes, bounds.uiBytes),
+            ("daemon.max_session_attachments", attachments, bounds.attachments),
+        ].compactMap { setting, value, bound in
+            // In doubles: a bound near Int.max times 100 would overflow.
+            let share = bound > 0 ? Double(value) * 100 / Double(bound) : 0
+            return share >= Double(percent) ? (setting, Int(share.rounded(.down))) : nil
+        }
+    }
+
     /// `screens=12 ui_bytes=804 attachments=4 outbox_commands=9 outbox_bytes=1210`.
     public var description: String { quantities.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
 

@@ -159,24 +159,40 @@ struct Sessions: AsyncParsableCommand {
     func run() async throws {
         let sessions: [SessionSummary]
         var next: String?
+        var bounds: SessionUsage?
+        let json = json
         if after != nil || limit != nil {
-            let page = try await connection.withOperator { client in
-                try await client.sessions(after: after, limit: limit, prefix: prefix)
+            let (page, known) = try await connection.withOperator { [after, limit, prefix] client in
+                (
+                    try await client.sessions(after: after, limit: limit, prefix: prefix),
+                    json ? nil : try await client.health().sessionBounds
+                )
             }
             // One page: as the daemon gave it, with `next` when more follow.
             if json { return printLine(try encodeJSON(page)) }
-            (sessions, next) = (page.sessions, page.next)
+            (sessions, next, bounds) = (page.sessions, page.next, known)
         } else {
-            sessions = try await connection.withOperator { client in try await client.sessions(prefix: prefix) }
+            (sessions, bounds) = try await connection.withOperator { [prefix] client in
+                (try await client.sessions(prefix: prefix), json ? nil : try await client.health().sessionBounds)
+            }
         }
         if json {
             printLine(try encodeJSON(sessions))
         } else if sessions.isEmpty {
             printLine("(no sessions)")
         } else {
-            for session in sessions { printLine(session.description) }
+            for session in sessions { printLine(session.description + Self.mark(session, bounds)) }
             if let next { printLine("(more: --after \(next))") }
         }
+    }
+
+    /// `  <- 93% of daemon.max_session_ui_bytes` for a session at 90 % or more of a bound that refuses steps (the
+    /// daemon's, from `HEALTH`), `(steps refused)` from 100 %; `""` for the others and without the bounds.
+    static func mark(_ session: SessionSummary, _ bounds: SessionUsage?) -> String {
+        guard let bounds, let near = session.usage?.near(bounds), !near.isEmpty else { return "" }
+        return "  <- "
+            + near.map { "\($0.percent)% of \($0.setting)" + ($0.percent >= 100 ? " (steps refused)" : "") }
+            .joined(separator: ", ")
     }
 }
 
@@ -303,6 +319,13 @@ struct Health: AsyncParsableCommand {
         printLine(
             "peers: " + health.peers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         printLine("counters: " + (try encodeJSON(health.counters, pretty: false)))
+        if let largest = health.sessionUsageMax, let bounds = health.sessionBounds {
+            // The largest of each figure over the sessions, against its bound: `screens=12/20000 …`.
+            printLine(
+                "largest session figures: "
+                    + zip(largest.quantities, bounds.quantities).map { "\($0.name)=\($0.value)/\($1.value)" }
+                    .joined(separator: " "))
+        }
     }
 }
 
