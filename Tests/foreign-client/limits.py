@@ -8,7 +8,7 @@ import zmq
 
 from fields import field_bounds
 from flowd_client import Connection, UIModel, connect
-from harness import KINDS, Presenter, check, running, section
+from harness import KINDS, Presenter, check, is_int, running, section
 from roles import assignment
 
 # The movie file's first UI: app, dashboard, the three tabs' stacks, two lists, Trending's pages and its two pages.
@@ -37,6 +37,7 @@ def full_session(flowd, flow_file):
         while pr.ui.seq < op.request("SESSIONS")["sessions"][0]["seq"]:
             pr.next_command()
         check(len(pr.ui.screens) == bound, "the session holds max_session_screens screens", sorted(pr.ui.screens))
+        check_figures(op, pr, "at max_session_screens", {"screens": bound})
         error = op.request_error("DEEPLINK", {"session": "default", "step": {"name": "movieIsPicked", "payload": 2}},
                                  "sessionFull")
         check(error["type"] == "DEEPLINK", "sessionFull's ERROR", error)
@@ -84,6 +85,27 @@ def ui_bytes(ui):
     return total
 
 
+FIGURES = ["screens", "ui_bytes", "attachments", "outbox_commands", "outbox_bytes"]
+
+
+def check_figures(op, pr, what, bounds=None):
+    """SESSIONS' figures of the default session (PROTOCOL.md §7.3) against this client's own count of its UI (LIMITS.md's
+    formula), and HEALTH's largest figures (§7) no smaller; `bounds`: settings HEALTH's session_bounds must show."""
+    summary = next(s for s in op.request("SESSIONS")["sessions"] if s["id"] == "default")
+    check(all(is_int(summary[k]) for k in FIGURES), "SESSIONS' five figures " + what, summary)
+    check(summary["screens"] == len(pr.ui.screens) and summary["ui_bytes"] == ui_bytes(pr.ui),
+          "SESSIONS' screens and ui_bytes are this client's count " + what, summary, len(pr.ui.screens), ui_bytes(pr.ui))
+    # A young session's outbox holds every command (far from outbox_limit, 1024, and outbox_bytes_limit, 1 MiB).
+    check(summary["attachments"] == summary["steppers"] and summary["outbox_commands"] == summary["seq"]
+          and 0 < summary["outbox_bytes"] <= 1 << 20, "SESSIONS' attachments and outbox " + what, summary)
+    health = op.request("HEALTH")
+    check(all(health["session_usage_max"][k] >= summary[k] for k in FIGURES),
+          "HEALTH's session_usage_max is no smaller " + what, health["session_usage_max"], summary)
+    check(set(health["session_bounds"]) == set(FIGURES)
+          and all(health["session_bounds"][k] == v for k, v in (bounds or {}).items()),
+          "HEALTH's session_bounds " + what, health["session_bounds"])
+
+
 def ui_bytes_bound(flowd, flow_file):
     section("limits: a session whose UI counts max_session_ui_bytes takes no step, counted as LIMITS.md counts")
 
@@ -114,6 +136,7 @@ def ui_bytes_bound(flowd, flow_file):
             for movie in range(1, movies + 1):
                 pick(run, op, pr, movie)
             check(ui_bytes(pr.ui) == counts[-1], "the same UI", ui_bytes(pr.ui), counts)
+            check_figures(op, pr, "with %d movies" % movies, {"ui_bytes": bound, "screens": 20000})
             if taken:
                 pick(run, op, pr, movies + 1)
                 check(ui_bytes(pr.ui) > counts[-1], "under the bound by a byte, a movie is taken", ui_bytes(pr.ui))
@@ -136,6 +159,7 @@ def ui_bytes_bound(flowd, flow_file):
             pr.next_command()
         check(before < 1024 and ui_bytes(pr.ui) - before > 2 * 3000 > 1024, "the large command was carried out",
               before, ui_bytes(pr.ui))
+        check_figures(op, pr, "over the bound", {"ui_bytes": 1024})
         body["step"]["payload"] = {"n": 2, "text": "y"}
         op.request_error("DEEPLINK", body, "sessionFull")
 
