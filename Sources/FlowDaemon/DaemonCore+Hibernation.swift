@@ -88,7 +88,9 @@ extension DaemonCore {
                 id: session.id, application: session.application, appVersion: session.appVersion,
                 appVersionUnrecorded: session.appVersionUnrecorded, lastActive: session.lastActive,
                 idleEntry: session.idleEntry, savedState: saved,
-                hibernation: PendingSession.Hibernation(attachments: attachments), numbering: session.numbering))
+                hibernation: PendingSession.Hibernation(
+                    attachments: attachments, summary: session.uiIsUnread ? nil : summary(of: session)),
+                numbering: session.numbering))
         counters.sessionsHibernated += 1
         return nil
     }

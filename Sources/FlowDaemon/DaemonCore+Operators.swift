@@ -12,20 +12,24 @@ extension DaemonCore {
         }
         let page = sessions.ids(after: body.after, prefix: body.prefix ?? "", limit: limit)
         let summaries = page.ids.compactMap { id -> SessionSummary? in
+            // A hibernated session is listed as it was when it hibernated, not made (woken) for its row.
+            if let summary = sessions[pending: id]?.hibernation?.summary { return summary }
             guard let session = self.session(id) else {
                 // Unrestorable (making it may have just found out so): listed, so that an operator sees and ends it.
                 guard sessions.unrestorableReason(id) != nil else { return nil }
                 return SessionSummary(id: id, flows: 0, presenter: nil, seq: 0, steppers: 0, unrestorable: true)
             }
-            return SessionSummary(
-                id: session.id, flows: session.machine.coordinatorIDs.count,
-                presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
-                steppers: session.machine.liveAttachments.count,
-                // Made for its row (as ever), and its UI read if it is still its saved bytes: the figures are exact.
-                usage: session.usage(readingUI: true)
-            )
+            return summary(of: session)
         }
         reply(to: peer.address, req: body.req, result: SessionList(sessions: summaries, next: page.more ? page.ids.last : nil))
+    }
+
+    /// A made session's `SESSIONS` row; a UI still its saved bytes is read for it, so the figures are exact.
+    func summary(of session: Session) -> SessionSummary {
+        SessionSummary(
+            id: session.id, flows: session.machine.coordinatorIDs.count,
+            presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
+            steppers: session.machine.liveAttachments.count, usage: session.usage(readingUI: true))
     }
 
     mutating func tree(_ body: SessionRequest, from peer: Peer) {

@@ -50,5 +50,8 @@ struct PendingSession {
         }
 
         let attachments: [Attachment]
+        /// Its `SESSIONS` row as it was when it hibernated (nothing changes it while it sleeps: any change makes it),
+        /// so that listing it does not make it; `nil` when its UI was still its saved bytes (the row then makes it).
+        var summary: SessionSummary?
     }
 }

@@ -106,14 +106,33 @@ struct SessionUsageTests {
         }
     }
 
-    @Test func aHibernatedSessionIsMadeForItsRowAndReportsWhatItHeld() throws {
+    @Test func aHibernatedSessionIsListedAsItWasWithoutBeingMade() throws {
         let h = harness(hibernateAfterS: 30)
         for movie in 1...5 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
-        let awake = try usage(h)
+        let awake = try summary(h)
         h.tick(at: 31_000)
         #expect(h.core.hibernatedSessionCount == 1)
-        #expect(try usage(h) == awake)
-        #expect(h.core.hibernatedSessionCount == 0, "a SESSIONS row makes the session, as it always did")
+        #expect(try summary(h) == awake)
+        #expect(h.core.hibernatedSessionCount == 1, "not woken for its row")
+        // Made again by a use: the same figures.
+        h.receive(.tree(SessionRequest(req: 40, session: "default")), from: Peers.flowctl)
+        #expect(h.core.hibernatedSessionCount == 0)
+        #expect(try summary(h) == awake)
+    }
+
+    @Test func aSessionHibernatedWithItsUIUnreadIsMadeForItsRow() throws {
+        let h = harness(hibernateAfterS: 30)
+        for movie in 1...5 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
+        h.core.compactJournal()
+        let before = try summary(h)
+        // Restarted lazily, made (its UI left unread) by a TREE, then idle: it hibernates with its UI unread.
+        let restarted = try h.restarted(lazily: true)
+        restarted.hello(Peers.flowctl, .operator, name: "flowctl", heartbeatMs: 60_000, at: 0)
+        restarted.receive(.tree(SessionRequest(req: 41, session: "default")), from: Peers.flowctl)
+        restarted.tick(at: 31_000)
+        #expect(restarted.core.hibernatedSessionCount == 1)
+        #expect(try summary(restarted) == before)
+        #expect(restarted.core.hibernatedSessionCount == 0, "made for its row: its figures were not known")
     }
 
     @Test func theOutboxFiguresStayWithinItsBounds() throws {
