@@ -268,23 +268,30 @@ def reconnect(run, op, st, wishlist, sent_step):
 
 
 def assignment(run, op, st):
-    """`st` serves every kind as "foreign-services"; two more processes serve movies.detail."""
-    section("steppers: an attachment goes to the process whose name sorts first; BYE hands it on (§5, §3)")
+    """`st` serves every kind as "foreign-services" (and holds every attachment so far); two more processes serve
+    movies.detail, holding none."""
+    section("steppers: an attachment goes to the process holding the fewest, ties by name; BYE hands it on (§5, §3)")
     op.request("CREATE_SESSION", {"session": "assign"})
     last = connect(run.ctx, run.control, "stepper", "zz-services", serves=["movies.detail"])
     first = connect(run.ctx, run.control, "stepper", "aa-services", serves=["movies.detail"])
     op.request("DEEPLINK", {"session": "assign", "step": {"name": "movieIsPicked", "payload": 1}})
-    got = sorted(first.expect_type("ATTACH", session="assign", kind="movies.detail")["attachment"] for _ in range(3))
+    # 0 and 0: aa (its name sorts first); then zz holds fewer; then 1 and 1: aa again.
+    got = sorted(first.expect_type("ATTACH", session="assign", kind="movies.detail")["attachment"] for _ in range(2))
+    other = last.expect_type("ATTACH", session="assign", kind="movies.detail")["attachment"]
+    check(got[0] < other < got[1], "shared in turn, the first to the name that sorts first", got, other)
     # Anything sent to the others for the deep link precedes their replies to a later request.
-    for other in (last, st):
-        other.request_error("STEP", {"session": "assign", "attachment": 999999, "step": {"name": "castIsPicked"}},
-                            "unknownAttachment")
-        check(not [b for t, b in other.inbox if t == "ATTACH" and b["kind"] == "movies.detail"
-                   and b["session"] == "assign"], "only the first name gets them", other.inbox)
+    for conn in (first, last, st):
+        conn.request_error("STEP", {"session": "assign", "attachment": 999999, "step": {"name": "castIsPicked"}},
+                           "unknownAttachment")
+    check(not [b for t, b in st.inbox if t == "ATTACH" and b["kind"] == "movies.detail" and b["session"] == "assign"],
+          "the busy process gets none", st.inbox)
+    check(not [b for t, b in first.inbox + last.inbox if t == "ATTACH" and b["session"] == "assign"],
+          "each once", first.inbox, last.inbox)
     first.send("BYE", {})
-    handed = sorted(st.expect_type("ATTACH", session="assign", kind="movies.detail")["attachment"] for _ in range(3))
-    check(handed == got, "after its BYE, the next name gets the same attachments", handed, got)
-    # §5: an attachment stays with its process; one connecting later, even sorting first, does not take it.
+    # zz holds 1, st far more: zz takes both of aa's.
+    handed = sorted(last.expect_type("ATTACH", session="assign", kind="movies.detail")["attachment"] for _ in range(2))
+    check(handed == got, "after its BYE, the one holding the fewest gets its attachments", handed, got)
+    # §5: an attachment stays with its process; one connecting later, holding none, does not take it.
     later = connect(run.ctx, run.control, "stepper", "aa-later", serves=["movies.detail"])
     later.request_error("STEP", {"session": "assign", "attachment": handed[0], "step": {"name": "castIsPicked"}},
                         "unknownAttachment")
