@@ -54,7 +54,7 @@ public final class EmbeddedDaemon {
     private let configuration: DaemonConfiguration
     private let logger: Logger
     private let codec = WireCodec()
-    /// What a peer decodes the daemon's messages with: a ``FlowClient`` client's bound (64 MiB), not the 256 KiB the
+    /// What a peer decodes the daemon's messages with: a ``FlowClient`` client's bound (128 MiB), not the 256 KiB the
     /// daemon holds what it receives to (a `SNAPSHOT` or a `SESSIONS` page of 2000 may be larger).
     private let peerCodec = WireCodec(maxBodyBytes: Int(FlowClientConfiguration.defaultMaxMessageSize))
     private var inbox: Deque<DaemonInput> = []
