@@ -112,6 +112,17 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         estimatedBytes &+= screen.estimatedBytes
     }
 
+    /// A screen a command puts where it already is (the current root, a child `setStack`/`setTabs` keep, the shown
+    /// master or detail) takes the command's type and data, as a presenter applying the command shows them; its
+    /// subtree stays. A different kind is not taken: the subtree was built for the kind it has (docs/SEMANTICS.md D21).
+    private mutating func refresh(_ screen: Screen) {
+        guard let index = nodes.index(forKey: screen.id) else { return }
+        let kept = nodes.values[index].screen
+        guard kept.kind == screen.kind, kept != screen else { return }
+        estimatedBytes &+= screen.estimatedBytes &- kept.estimatedBytes
+        nodes.values[index].screen = screen
+    }
+
     /// Removes a node in O(1): the last node takes its place.
     private mutating func removeNode(_ id: PresentableID) {
         guard let index = nodes.index(forKey: id) else { return }
@@ -300,7 +311,10 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     private mutating func perform(_ command: NavigationCommand) throws(PresentationError) -> [PresentableID] {
         switch command {
         case .setRoot(let screen):
-            if rootID == screen.id { return [] }
+            if rootID == screen.id {
+                refresh(screen)
+                return []
+            }
             guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
             let removed = rootID.map { removeSubtree($0) } ?? []
             addNode(screen, .window)
@@ -392,7 +406,10 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         let old = nodes.index(forKey: container).map { nodes.values[$0].children } ?? []
         // The children it has, in their order: each is in the UI once, as this container's child, so nothing to check
         // and nothing changes.
-        if old.count == screens.count, zip(old, screens).allSatisfy({ $0 == $1.id }) { return [] }
+        if old.count == screens.count, zip(old, screens).allSatisfy({ $0 == $1.id }) {
+            for screen in screens { refresh(screen) }
+            return []
+        }
         // A short list is checked pairwise: hashing every ID into a set costs more than comparing a few.
         let short = screens.count <= 8
         var seen: Set<PresentableID> = []
@@ -406,8 +423,8 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         }
         let removed = old.filter { id in short ? !screens.contains { $0.id == id } : !seen.contains(id) }
             .flatMap { removeSubtree($0) }
-        for screen in screens where nodes.index(forKey: screen.id) == nil {
-            addNode(screen, .child(of: container))
+        for screen in screens {
+            if nodes.index(forKey: screen.id) == nil { addNode(screen, .child(of: container)) } else { refresh(screen) }
         }
         nodes[container]?.children = screens.map(\.id)
         return removed
@@ -420,7 +437,10 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     ) throws(PresentationError) -> [PresentableID] {
         let node = try container(split, .split)
         let current = asMaster ? node.master : node.detail
-        if current == screen.id { return [] }
+        if current == screen.id {
+            refresh(screen)
+            return []
+        }
         guard nodes[screen.id] == nil else { throw .alreadyShown(screen.id) }
         let removed = current.map { removeSubtree($0) } ?? []
         addNode(screen, .child(of: split))

@@ -37,8 +37,10 @@ import Testing
         _ = try model.apply(.showDetail("split", screen("detail", 40)))
         _ = try model.apply(.showDetail("split", screen("detail.2", 41)))
         _ = try model.apply(.setStack("a", [screen("a.1", 5), screen("a.2", 7), screen("a.3", 8)]))
-        // Kept children keep their screens (and what they count); the new one is added, the others leave.
+        // A kept child takes the command's data and counts it (D21); the new one is added, the others leave.
         _ = try model.apply(.setStack("a", [screen("a.1", 500), screen("a.4", 11)]))
+        #expect(model.screen("a.1") == screen("a.1", 500))
+        #expect(model.estimatedBytes == walked(model))
         _ = try model.apply(.present(screen("sheet", 0, kind: .stack), over: "tabs"))
         _ = try model.apply(.push(screen("sheet.1", 13), onto: "sheet"))
         _ = try model.apply(.present(.alert("confirm", message: "Sure?"), over: "sheet.1"))

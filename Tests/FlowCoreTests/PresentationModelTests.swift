@@ -102,6 +102,34 @@ struct PresentationModelTests {
         #expect(model.presented(over: "a") == "m")
     }
 
+    /// D21: the kept presentable takes the command's type and data (what a presenter shows), keeps its subtree and
+    /// is not reported; a different kind is not taken. The byte count follows.
+    @Test func aScreenKeptInPlaceTakesTheCommandsTypeAndData() throws {
+        var model = try stackWindow()
+        _ = try model.apply(.present(view("m"), over: "b"))
+        let item = Screen.view("b", type: "Item", data: "2 the second payload")
+        #expect(try model.apply(.setStack("nav", [view("a"), item])) == [])
+        #expect(model.screen("b") == item)
+        #expect(model.presented(over: "b") == "m")
+        #expect(try model.apply(.setStack("nav", [view("a"), .view("b", type: "Item", data: "3")])) == [])
+        #expect(model.screen("b")?.data == "3")
+        // Above, the same children in the same order; a reordering takes it too (and reports the new top).
+        _ = try model.apply(.setStack("nav", [.view("b", type: "Item", data: "4"), view("a")]))
+        #expect(model.screen("b")?.data == "4")
+        #expect(try model.apply(.setRoot(Screen(id: "nav", kind: .stack, type: "Main", data: .null))) == [])
+        #expect(model.screen("nav")?.type == "Main")
+        #expect(model.children(of: "nav") == ["b", "a"])
+        // Another kind is not taken: "a" stays a view.
+        _ = try model.apply(.setStack("nav", [.view("b", type: "Item", data: "4"), .stack("a")]))
+        #expect(model.screen("a") == view("a"))
+        #expect(model.estimatedBytes == model.presentables.reduce(0) { $0 + model.screen($1)!.estimatedBytes })
+        var split = PresentationModel()
+        _ = try split.apply(.setRoot(.split("split")))
+        _ = try split.apply(.showDetail("split", .view("d", type: "Detail", data: 1)))
+        #expect(try split.apply(.showDetail("split", .view("d", type: "Detail", data: 2))) == [])
+        #expect(split.screen("d")?.data == 2)
+    }
+
     // MARK: - Modals
 
     @Test func presentCoversThePresenterAndEverythingUnderIt() throws {

@@ -202,6 +202,14 @@ class UIModel:
         self.screens[screen["id"]] = entry
         return screen["id"]
 
+    def _keep(self, screen):
+        """A screen a command puts where it already is keeps its subtree and takes the command's type and data if its
+        kind is the same (§6.3)."""
+        entry = self.screens[screen["id"]]
+        if entry["screen"]["kind"] == screen["kind"]:
+            entry["screen"] = screen
+        return screen["id"]
+
     def _remove(self, sid, removed):
         entry = self.screens.pop(sid, None)
         if entry is None:
@@ -219,6 +227,9 @@ class UIModel:
         if op != "setRoot" and target is None:
             raise ProtocolError("command %r names a target the UI does not hold" % command)
         if op == "setRoot":
+            if self.root == command["screen"]["id"]:
+                self._keep(command["screen"])
+                return removed
             if self.root:
                 self._remove(self.root, removed)
             self.root = self._add(command["screen"], "window")
@@ -230,9 +241,12 @@ class UIModel:
             while len(target["children"]) > 1:
                 self._remove(target["children"].pop(), removed)
         elif op in ("setStack", "setTabs"):
+            listed = [s["id"] for s in command["screens"]]
             for child in target["children"]:
-                self._remove(child, removed)
-            target["children"] = [self._add(s, {"child_of": command["target"]}) for s in command["screens"]]
+                if child not in listed:  # a child listed again stays, with what it presents (§6.3)
+                    self._remove(child, removed)
+            target["children"] = [self._keep(s) if s["id"] in target["children"]
+                                  else self._add(s, {"child_of": command["target"]}) for s in command["screens"]]
             if op == "setTabs":
                 target["selected"] = command["selected"]
         elif op == "present":
@@ -247,6 +261,9 @@ class UIModel:
             target["selected"] = command["index"]
         elif op in ("showMaster", "showDetail"):
             slot = "master" if op == "showMaster" else "detail"
+            if target[slot] == command["screen"]["id"]:
+                self._keep(command["screen"])
+                return removed
             if target[slot]:
                 self._remove(target[slot], removed)
             target[slot] = self._add(command["screen"], {"child_of": command["target"]})
