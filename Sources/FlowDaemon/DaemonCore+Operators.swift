@@ -111,7 +111,7 @@ extension DaemonCore {
     /// the counts each keeps. A UI still its saved bytes is not read for it (it counts 0 until the session uses it),
     /// and sessions not made (pending, hibernated) are not counted: reading them would undo what keeping them costs.
     package var sessionUsageMax: SessionUsage {
-        var largest = SessionUsage(screens: 0, uiBytes: 0, attachments: 0, outboxCommands: 0, outboxBytes: 0)
+        var largest = SessionUsage.zero
         for session in sessions.madeInNoOrder { largest = largest.maximum(session.usage(readingUI: false)) }
         return largest
     }

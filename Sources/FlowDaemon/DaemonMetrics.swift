@@ -65,8 +65,7 @@ package struct DaemonMetrics: Sendable {
         sessionsPending = Gauge(label: MetricName.sessionsPending, factory: factory)
         sessionsUnrestorable = Gauge(label: MetricName.sessionsUnrestorable, factory: factory)
         sessionsHibernated = Gauge(label: MetricName.sessionsHibernated, factory: factory)
-        let quantities = SessionUsage(screens: 0, uiBytes: 0, attachments: 0, outboxCommands: 0, outboxBytes: 0)
-            .quantities.map(\.name)
+        let quantities = SessionUsage.zero.quantities.map(\.name)
         func byQuantity(_ label: String) -> [String: Gauge] {
             Dictionary(
                 uniqueKeysWithValues: quantities.map {

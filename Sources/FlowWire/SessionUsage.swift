@@ -22,6 +22,9 @@ public struct SessionUsage: Sendable, Hashable, Codable, CustomStringConvertible
         self.outboxBytes = outboxBytes
     }
 
+    /// Every quantity 0: what the largest over no session is, and where the quantities' names are read from.
+    public static let zero = SessionUsage(screens: 0, uiBytes: 0, attachments: 0, outboxCommands: 0, outboxBytes: 0)
+
     /// Each quantity with its wire name, in the wire's order.
     public var quantities: [(name: String, value: Int)] {
         [
