@@ -11,7 +11,7 @@ holds. Waits are bounded waits for observable messages (generous deadlines); not
 Scenarios: protocol (every role against one daemon), security (CURVE, the allow-list), limits (a full session by
 screens and by bytes, SESSIONS over 2000), gaps (a presenter whose queue overflowed), time (deep link waits, idle
 expiry, liveness), restart (SIGKILL and SIGTERM on the same state), journal (its writes failing, then going through
-again).
+again), shares (ADAPT shared by two processes, a kept screen's new data, a hibernated session's row).
 """
 
 import os
@@ -30,6 +30,7 @@ from restart import restarts  # noqa: E402
 from roles import (adapt, attach_stepper, gaps, person_navigates, present_default, presenter_restarts,  # noqa: E402
                    reconnect, steps_and_dedup, subscribe_events)
 from security import curve  # noqa: E402
+from shares import shares  # noqa: E402
 from timing import idle_expiry_and_liveness, waiting_deep_links  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,6 +74,7 @@ SCENARIOS = [
                                        idle_expiry_and_liveness(flowd, flow_file))),
     ("restart", restarts),
     ("journal", journal_unavailable),
+    ("shares", shares),
 ]
 
 
