@@ -1,6 +1,6 @@
 import FlowClient
 
-/// Prints every change of the UI: its cause (commands, snapshot, user operation), then its reports.
+/// Prints every change of the UI: its cause (commands, snapshot, user operation, session ended), then its reports.
 struct ChangePrinter: Sendable {
     let changes: AsyncStream<PresenterChange>
     let output: LineOutput
@@ -16,6 +16,8 @@ struct ChangePrinter: Sendable {
                 lines.append("snapshot \(seq)")
             case .userOperation(let operation):
                 lines.append("user \(operation)")
+            case .sessionEnded:
+                lines.append("session ended")
             }
             lines += change.rejected.map { "rejected \($0)" }
             lines += change.reports.map { "report \($0.presentable) \($0.state.rawValue)" }

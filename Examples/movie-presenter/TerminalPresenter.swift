@@ -159,6 +159,8 @@ struct TerminalUILoop {
             state.activity = "flowd: snapshot of the whole UI (seq \(seq))"
         case .userOperation(let operation):
             state.activity = "you: \(operation)"
+        case .sessionEnded:
+            state.activity = "flowd: the session was ended"
         }
         if !change.rejected.isEmpty {
             state.message = ("could not carry out: \(change.rejected.map(\.description).joined(separator: "; "))", true)

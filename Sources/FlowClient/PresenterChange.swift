@@ -11,6 +11,10 @@ public struct PresenterChange: Sendable, Hashable {
         case snapshot(seq: UInt64)
         /// A person's operation.
         case userOperation(PresenterUserOperation)
+        /// The daemon ended the session (an operator's `END_SESSION`: the notice `sessionEnded`, docs/PROTOCOL.md
+        /// §4). The model is as the empty `SNAPSHOT` before the notice left it, and `lastSeq` is 0: this presenter
+        /// hosts nothing, and its next `SYNC` (after a reconnection) asks for the ID afresh.
+        case sessionEnded
     }
 
     /// What changed the UI.

@@ -28,6 +28,8 @@ import Synchronization
 ///   (``FlowClientConfiguration/livenessIntervals`` of the `heartbeat_ms` in its `WELCOME`): a `SYNC` without an
 ///   answer is sent again, a `SNAPSHOT` or replay announced but not (all) come makes it `SYNC` again at the next
 ///   `HEARTBEAT`, a `REPORT` without an answer is made again after the next `SYNC`;
+/// - when the daemon ends the session (the notice `sessionEnded`), hands on a change caused by that
+///   (``PresenterChange/Cause/sessionEnded``), so the app can stop or say so;
 /// - carries out a person's operations (``tapBack(in:)``, ``selectTab(_:in:)``, ``dismiss(_:)``) on the model and
 ///   reports them; ``userAction(_:on:)`` sends `USER_ACTION`.
 ///
@@ -353,9 +355,7 @@ public final class PresenterClient: Service, Sendable {
         case .disconnected:
             machine.disconnected()
             return []
-        case .sessionEnded:
-            machine.sessionEnded()
-            return []
+        case .sessionEnded: return machine.sessionEnded()
         }
     }
 

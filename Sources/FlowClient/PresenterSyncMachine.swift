@@ -133,13 +133,15 @@ struct PresenterSyncMachine: Sendable {
     }
 
     /// The daemon ended the session (the notice `sessionEnded`, after its empty `SNAPSHOT`): this presenter hosts
-    /// nothing now. An ID created anew starts its `seq` again, so the next `SYNC` says `last_seq` 0, as
-    /// `docs/PROTOCOL.md` §4 asks, rather than take a replay of the new session's commands for the ones it missed.
-    mutating func sessionEnded() {
+    /// nothing now, and the app is told so (a change caused by `sessionEnded`). An ID created anew starts its `seq`
+    /// again, so the next `SYNC` says `last_seq` 0, as `docs/PROTOCOL.md` §4 asks, rather than take a replay of the
+    /// new session's commands for the ones it missed.
+    mutating func sessionEnded() -> [PresenterSyncAction] {
         logger.notice("flowd ended the session", metadata: ["session": "\(session)", "last_seq": "\(lastSeq)"])
         lastSeq = 0
         phase = .idle
         unconfirmedDismissals.removeAll()
+        return [change(.sessionEnded, reports: [])]
     }
 
     // MARK: - The daemon's messages

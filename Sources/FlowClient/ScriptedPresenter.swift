@@ -32,6 +32,9 @@ public struct ScriptedPresenter: Sendable {
         /// The presenter stopped first (a graceful shutdown signal, or its client ended); the normal end of a
         /// script without steps.
         case stopped
+        /// The daemon ended the session before every step was done (an operator's `END_SESSION`: the notice
+        /// `sessionEnded`); a failure with steps or without, since there is nothing left to host.
+        case sessionEnded
     }
 
     /// The steps.
@@ -52,7 +55,8 @@ public struct ScriptedPresenter: Sendable {
     }
 
     /// Hosts `presenter`'s session in a service group (which leaves, `BYE`, on `gracefulShutdownSignals`) and walks
-    /// the script over its changes; returns when the steps are done, the timeout passed or the presenter stopped.
+    /// the script over its changes; returns when the steps are done, the timeout passed, the daemon ended the
+    /// session or the presenter stopped.
     ///
     /// - Throws: ``PresenterScriptError/Code/stepFailed`` when the UI or the daemon refused a step; what
     ///   ``PresenterClient/run()`` throws (a refused `SYNC`: `sessionHosted`, `unknownSession`).
@@ -114,6 +118,8 @@ public struct ScriptedPresenter: Sendable {
         var synced = false
         for await change in changes {
             synced = true
+            // After the empty SNAPSHOT (whose change may have finished the steps, as a `gone:` does): nothing is left.
+            if change.cause == .sessionEnded { return .sessionEnded }
             if let line = walk.visibleLine(for: change.model) { output(line) }
             walking: while true {
                 switch walk.next(in: change.model, at: .now) {
@@ -139,6 +145,8 @@ public struct ScriptedPresenter: Sendable {
         case .stopped: return script.steps.isEmpty ? nil : "the presenter stopped before the steps completed"
         case .timedOut: return "the steps did not complete\(within ?? "")"
         case .timedOutUnsynced: return "the daemon did not send the session's UI\(within ?? ""): is it running?"
+        case .sessionEnded:
+            return "flowd ended the session (sessionEnded)" + (script.steps.isEmpty ? "" : " before the steps completed")
         }
     }
 

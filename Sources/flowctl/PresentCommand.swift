@@ -16,10 +16,12 @@ struct PresentCommand: AsyncParsableCommand {
             is out of the UI, popped or dismissed: covered is not gone), action:ID:NAME[:JSON] (a person's action \
             on ID, JSON its payload: `delivered 0` means no stepper got it), back:STACK, tab:TABS:INDEX, \
             dismiss:MODAL. --timeout is how long the steps may take in all (and the daemon's answer to each); \
-            without steps it hosts the session until SIGTERM or SIGINT. It leaves (BYE) when done. The session must \
-            not have a live presenter of another name (sessionHosted); over CURVE, --key-file is a presenter's key.
-            Exit codes: 0 every step done; 1 a step failed, the daemon refused the session, or the steps did not \
-            complete within --timeout; 2 the daemon sent no UI within --timeout or could not be reached; 64 usage.
+            without steps it hosts the session until SIGTERM or SIGINT. It leaves (BYE) when done, and at once when \
+            an operator ends the session (sessionEnded). The session must not have a live presenter of another name \
+            (sessionHosted); over CURVE, --key-file is a presenter's key.
+            Exit codes: 0 every step done; 1 a step failed, the daemon refused or ended the session, or the steps \
+            did not complete within --timeout; 2 the daemon sent no UI within --timeout or could not be reached; 64 \
+            usage.
             """
     )
 

@@ -238,8 +238,12 @@ import Testing
         // END_SESSION: the empty SNAPSHOT at the last seq, then the notice sessionEnded (docs/PROTOCOL.md §4).
         _ = machine.received(SnapshotMessage(session: "default", seq: 4, ui: UISnapshot(PresentationModel())))
         #expect(machine.lastSeq == 4)
-        machine.sessionEnded()
+        let ended = Self.changes(machine.sessionEnded())
         #expect(machine.lastSeq == 0)
+        // The app is told (a scripted presenter ends on it), with the emptied UI.
+        #expect(ended.map(\.cause) == [.sessionEnded])
+        #expect(ended.map(\.model.visiblePresentables) == [[]])
+        #expect(ended.map(\.lastSeq) == [0])
         // The ID created anew starts its seq again: a SYNC after 4 would take its first commands for applied ones.
         #expect(Self.syncs(machine.connected(Self.welcome(), daemonChanged: false)) == [0])
     }

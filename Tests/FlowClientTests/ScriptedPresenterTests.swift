@@ -7,7 +7,8 @@ import Testing
 
 /// ``ScriptedPresenter/run(_:logger:gracefulShutdownSignals:)`` against a fake daemon: the visible line and each step
 /// done are printed in order, the run ends when the steps are done and leaves (`BYE`), and a step the daemon refuses
-/// ends it with `stepFailed`, and a `SYNC` the daemon refuses ends it with that refusal. No timeout: every wait ends when the awaited message comes.
+/// ends it with `stepFailed`, a `SYNC` the daemon refuses ends it with that refusal, and a session the daemon ends
+/// ends it as `sessionEnded`. No timeout: every wait ends when the awaited message comes.
 @Suite(.timeLimit(.minutes(1)))
 struct ScriptedPresenterTests {
     /// The lines a scripted presenter printed.
@@ -69,6 +70,34 @@ struct ScriptedPresenterTests {
                 #expect(error.message.hasPrefix("action:home:fly failed: "), "\(error.message)")
             }
             #expect(printed.all == ["visible: app, home"])
+        }
+    }
+
+    /// An operator's `END_SESSION` mid-script (the empty `SNAPSHOT`, then the notice `sessionEnded`, docs/PROTOCOL.md
+    /// §4) ends the run at once as `sessionEnded`, with steps left or without steps: it used to wait out the timeout
+    /// (here none: the run would never end) with nothing left to host.
+    @Test(arguments: [[], ["wait:home", "wait:never"]])
+    func aSessionTheDaemonEndsEndsTheRunAtOnce(steps: [String]) async throws {
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            let presenter = PresenterClient(name: "tui", configuration: daemon.configuration())
+            let printed = Printed()
+            let scripted = ScriptedPresenter(
+                script: try PresenterScript(parsing: steps), timeout: nil, output: printed.print)
+            async let outcome = scripted.run(presenter, logger: testLogger, gracefulShutdownSignals: [])
+            let (peer, _, _) = try await PresenterClientTests.syncWithSnapshot(daemon)
+            let empty = SnapshotMessage(session: "default", seq: 3, ui: UISnapshot(PresentationModel()))
+            try await daemon.send(.snapshot(empty), to: peer)
+            try await daemon.send(
+                .error(ErrorReply(req: nil, code: .sessionEnded, message: "ended", type: "END_SESSION")), to: peer)
+
+            #expect(try await outcome == .sessionEnded)
+            let done = steps.isEmpty ? [] : ["done: wait:home"]
+            #expect(printed.all == ["visible: app, home"] + done + ["visible: "])
+            #expect(
+                scripted.failure(of: .sessionEnded)
+                    == "flowd ended the session (sessionEnded)" + (steps.isEmpty ? "" : " before the steps completed"))
+            // After the empty SNAPSHOT's ACK.
+            _ = try await daemon.serve(until: "BYE", from: peer) { $0.isBye ? true : nil }
         }
     }
 

@@ -34,6 +34,31 @@ struct FlowctlPresentProcessTests {
         }
     }
 
+    /// An operator's `flowctl end-session` mid-script ends `flowctl present` at once (exit 1, naming `sessionEnded`);
+    /// it used to wait out `--timeout` (here longer than the harness waits for its exit).
+    @Test func flowctlPresentEndsAtOnceWhenTheSessionIsEnded() async throws {
+        try await withCluster { cluster in
+            try await cluster.startFlowd()
+            try cluster.startLoginService()
+            let present = try cluster.launch(
+                "flowctl",
+                ["present", "--create", "--session", "kiosk", "--timeout", "600", "wait:onboarding.login",
+                    "wait:onboarding.apikey"])
+            _ = try await present.waitForOutput(line: "done: wait:onboarding.login")
+
+            let ended = try await cluster.flowctlSucceeding(["end-session", "kiosk"])
+            #expect(ended.stdout.first?.hasPrefix("ended session kiosk") == true, "\(ended)")
+            let exit = await present.waitForExit(within: generousDeadline)
+            #expect(exit == .exited(1), "\(present.diagnostics)")
+            #expect(
+                present.stderr.lines.contains {
+                    $0 == "flowctl: flowd ended the session (sessionEnded) before the steps completed"
+                }, "\(present.diagnostics)")
+            // The empty SNAPSHOT before the notice took the screens down.
+            #expect(present.stdout.lines.last == "visible: ", "\(present.diagnostics)")
+        }
+    }
+
     @Test func flowctlPresentFailsClearlyWithItsExitCodes() async throws {
         try await withCluster { cluster in
             // No daemon: no UI within --timeout, exit 2 (as any flowctl command that gets no answer).
