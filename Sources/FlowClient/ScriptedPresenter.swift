@@ -150,13 +150,15 @@ public struct ScriptedPresenter: Sendable {
         }
     }
 
-    /// Writes `line` to standard output at once, even into a pipe (where `print` buffers).
+    /// Writes `line` to standard output at once, even into a pipe (where `print` buffers); a write that fails (other
+    /// than by a signal) drops the rest of the line. flowctl prints every line with it too.
     public static func writeLine(_ line: String) {
         var text = line + "\n"
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
                 guard written > 0 else { return }
                 offset += written
             }

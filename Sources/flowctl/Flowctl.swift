@@ -439,9 +439,10 @@ struct Keygen: ParsableCommand {
 
 // MARK: - Output
 
-/// Writes a line to standard output at once (no buffering: `watch` lines appear as they happen, even in a pipe).
+/// Writes a line to standard output at once (no buffering: `watch` lines appear as they happen, even in a pipe):
+/// FlowClient's line writer, the one `present`'s scripted presenter prints with.
 func printLine(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    ScriptedPresenter.writeLine(line)
 }
 
 /// Writes `flowctl: <message>` to standard error.
