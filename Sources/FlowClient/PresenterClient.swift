@@ -27,7 +27,8 @@ import Synchronization
 /// - waits for what the daemon may have dropped (its queue for this client full) at most the daemon's liveness window
 ///   (``FlowClientConfiguration/livenessIntervals`` of the `heartbeat_ms` in its `WELCOME`): a `SYNC` without an
 ///   answer is sent again, a `SNAPSHOT` or replay announced but not (all) come makes it `SYNC` again at the next
-///   `HEARTBEAT`, a `REPORT` without an answer is made again after the next `SYNC`;
+///   `HEARTBEAT`, a `REPORT` without an answer is made again after the next `SYNC`; a `SNAPSHOT` that did not come
+///   is logged as an error naming `maxMessageSize` (one larger never comes: libzmq drops the connection on it);
 /// - when the daemon ends the session (the notice `sessionEnded`), hands on a change caused by that
 ///   (``PresenterChange/Cause/sessionEnded``), so the app can stop or say so;
 /// - carries out a person's operations (``tapBack(in:)``, ``selectTab(_:in:)``, ``dismiss(_:)``) on the model and
@@ -125,6 +126,12 @@ public final class PresenterClient: Service, Sendable {
 
     /// The last command sequence number applied (a snapshot's counts).
     public var lastSeq: UInt64 { state.withLock { $0.machine.lastSeq } }
+
+    /// The `SNAPSHOT`s announced in a row that did not come (``PresenterSyncMachine/missedSnapshots``), and the
+    /// largest message the client takes, for ``ScriptedPresenter`` to say why the UI never came.
+    var missedSnapshots: (count: Int, maxMessageSize: Int64?) {
+        state.withLock { ($0.machine.missedSnapshots, $0.machine.timing.maxMessageSize) }
+    }
 
     /// Every change of the UI from now on, in order; ends when ``run()`` ends. Each call makes a new stream.
     public func changes() -> AsyncStream<PresenterChange> {

@@ -50,10 +50,13 @@ struct PresenterSyncMachine: Sendable {
     struct Timing: Sendable {
         var livenessIntervals: Int
         var requestTimeout: Duration?
+        /// The largest message the client's sockets take (`nil`: no bound), named when a `SNAPSHOT` does not come.
+        var maxMessageSize: Int64?
 
         init(_ configuration: FlowClientConfiguration) {
             livenessIntervals = max(1, configuration.livenessIntervals)
             requestTimeout = configuration.requestTimeout
+            maxMessageSize = configuration.socketOptions.maxMessageSize
         }
     }
 
@@ -99,6 +102,11 @@ struct PresenterSyncMachine: Sendable {
     private(set) var answerWindow: Duration = .seconds(3)
     /// Dismissals reported without an answer yet: reported again after a replay `SYNC`.
     private(set) var unconfirmedDismissals: [PresentableID] = []
+    /// The `SNAPSHOT`s the daemon announced (an `OK` to `SYNC` saying `snapshot`) that did not come, in a row: the
+    /// connection ended or the liveness window passed first. One larger than `maxMessageSize` never comes (libzmq
+    /// drops the connection on it, and each `SYNC` brings it again); a full queue at the daemon drops one now and then.
+    /// Back to 0 once a `SYNC` is carried through (its `SNAPSHOT` adopted, or a replay).
+    private(set) var missedSnapshots = 0
 
     init(session: String, timing: Timing, logger: Logger) {
         self.session = session
@@ -129,6 +137,7 @@ struct PresenterSyncMachine: Sendable {
 
     /// The connection ended: nothing is in flight any more; the next `WELCOME` syncs.
     mutating func disconnected() {
+        if phase.isAwaitingSnapshot { snapshotMissed("the connection ended first") }
         phase = .idle
     }
 
@@ -209,6 +218,7 @@ struct PresenterSyncMachine: Sendable {
         model = newModel
         lastSeq = snapshot.seq
         phase = .idle
+        missedSnapshots = 0
         unconfirmedDismissals.removeAll()
         let reports = inputs.compactMap(PresentableReport.init)
         return [.ack(Ack(session: session, seq: snapshot.seq))]
@@ -221,9 +231,14 @@ struct PresenterSyncMachine: Sendable {
     /// liveness window.
     mutating func received(_ heartbeat: Heartbeat, at now: ContinuousClock.Instant) -> [PresenterSyncAction] {
         if let since = phase.announcedAt, now - since >= answerWindow {
-            // Sent right after the OK, on the same connection: some of it was dropped (the queue was full).
+            // Sent right after the OK, on the same connection: some of it was dropped (the queue was full, or the
+            // message was over this client's largest).
+            if phase.isAwaitingSnapshot {
+                snapshotMissed("not within \(answerWindow)")
+            } else {
+                logger.warning("what flowd announced for the SYNC did not all come; syncing again")
+            }
             phase = .idle
-            logger.warning("what flowd announced for the SYNC did not all come; syncing again")
             return synchronize()
         }
         let announced = heartbeat.sessions[session] ?? 0
@@ -273,6 +288,7 @@ struct PresenterSyncMachine: Sendable {
             return synchronize()
         }
         phase = through > lastSeq ? .replaying(through: through, since: now) : .idle
+        missedSnapshots = 0
         let missed = unconfirmedDismissals.filter { !model.contains($0) }
         let reports =
             missed.map { PresentableReport(presentable: $0.rawValue, state: .dismissed) }
@@ -304,6 +320,22 @@ struct PresenterSyncMachine: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Counts a `SNAPSHOT` announced that did not come, and says what can cause it: an error for the first of a row
+    /// (what an app or flowctl shows by default), a warning for the next ones, as each `SYNC` brings the same one.
+    private mutating func snapshotMissed(_ why: String) {
+        missedSnapshots += 1
+        let bound = timing.maxMessageSize.map { "\($0) bytes" } ?? "none"
+        let message = Logger.Message(
+            stringLiteral: "the SNAPSHOT flowd announced did not come (\(why)): one larger than this client's largest "
+                + "message (maxMessageSize: \(bound)) never comes, as its connection drops it")
+        let metadata: Logger.Metadata = ["session": "\(session)", "missed_in_a_row": "\(missedSnapshots)"]
+        if missedSnapshots == 1 {
+            logger.error(message, metadata: metadata)
+        } else {
+            logger.warning(message, metadata: metadata)
+        }
+    }
 
     private mutating func synchronize() -> [PresenterSyncAction] {
         phase = .inFlight(after: lastSeq)

@@ -32,6 +32,10 @@ public struct ScriptedPresenter: Sendable {
         /// The presenter stopped first (a graceful shutdown signal, or its client ended); the normal end of a
         /// script without steps.
         case stopped
+        /// The timeout passed while the `SNAPSHOT`s the daemon announced (its answer to `SYNC`) did not come, the
+        /// last ones in a row: one larger than the client's largest message (`maxMessageSize`, given here; `nil`: no
+        /// bound) never comes, since its connection drops it (docs/LIMITS.md, Known gaps).
+        case snapshotNotReceived(maxMessageSize: Int64?)
         /// The daemon ended the session before every step was done (an operator's `END_SESSION`: the notice
         /// `sessionEnded`); a failure with steps or without, since there is nothing left to host.
         case sessionEnded
@@ -101,6 +105,11 @@ public struct ScriptedPresenter: Sendable {
                     }
                 }
                 if outcome == .stopped, let failure { throw failure }
+                // Out of time with a SNAPSHOT announced and not come: say so, rather than that the daemon is silent.
+                let missed = presenter.missedSnapshots
+                if outcome == .timedOut || outcome == .timedOutUnsynced, missed.count > 0 {
+                    return .snapshotNotReceived(maxMessageSize: missed.maxMessageSize)
+                }
                 return outcome
             } catch {
                 await group.triggerGracefulShutdown()
@@ -145,6 +154,10 @@ public struct ScriptedPresenter: Sendable {
         case .stopped: return script.steps.isEmpty ? nil : "the presenter stopped before the steps completed"
         case .timedOut: return "the steps did not complete\(within ?? "")"
         case .timedOutUnsynced: return "the daemon did not send the session's UI\(within ?? ""): is it running?"
+        case .snapshotNotReceived(let maxMessageSize):
+            let bound = maxMessageSize.map { $0 % (1 << 20) == 0 ? "\($0 >> 20) MiB" : "\($0) bytes" } ?? "no bound"
+            return "the session's SNAPSHOT that flowd announced did not come\(within ?? ""): one larger than this "
+                + "client's largest message (\(bound)) never comes, as its connection drops it"
         case .sessionEnded:
             return "flowd ended the session (sessionEnded)" + (script.steps.isEmpty ? "" : " before the steps completed")
         }

@@ -20,7 +20,8 @@ struct PresentCommand: AsyncParsableCommand {
             an operator ends the session (sessionEnded). The session must not have a live presenter of another name \
             (sessionHosted); over CURVE, --key-file is a presenter's key.
             Exit codes: 0 every step done; 1 a step failed, the daemon refused or ended the session, or the steps \
-            did not complete within --timeout; 2 the daemon sent no UI within --timeout or could not be reached; 64 \
+            did not complete within --timeout; 2 the daemon sent no UI within --timeout (or the SNAPSHOT it announced \
+            did not come: one over the client's largest message, 128 MiB, never does) or could not be reached; 64 \
             usage.
             """
     )
@@ -66,8 +67,14 @@ struct PresentCommand: AsyncParsableCommand {
             throw connection.exitCode(for: error)
         }
         guard let failure = scripted.failure(of: outcome) else { return }
-        if outcome == .timedOutUnsynced { throw connection.exitCode(for: FlowClientError(.timedOut, failure)) }
-        printError(failure)
-        throw ExitCode(1)
+        switch outcome {
+        case .timedOutUnsynced: throw connection.exitCode(for: FlowClientError(.timedOut, failure))
+        case .snapshotNotReceived:
+            printError(failure)
+            throw ExitCode(2)
+        default:
+            printError(failure)
+            throw ExitCode(1)
+        }
     }
 }

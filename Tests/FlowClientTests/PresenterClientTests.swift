@@ -1,8 +1,9 @@
-import FlowClient
 import FlowClientTesting
 import FlowCore
 import FlowWire
 import Testing
+
+@testable import FlowClient
 
 /// ``PresenterClient``: `SYNC`, snapshot adoption, exactly-once commands, gaps, re-reports, reconnects and a person's
 /// operations, against a fake daemon.
@@ -325,6 +326,47 @@ struct PresenterClientTests {
                 #expect(acks == [7])
                 #expect(report.reports == Self.visible("app", "screen-23"))
                 #expect(presenter.model == large)
+            }
+        }
+    }
+
+    /// A `SNAPSHOT` larger than the client's largest message (`maxMessageSize`, 64 KiB here) never comes: libzmq
+    /// drops the connection on it. The presenter counts it missed (``ScriptedPresenter`` and flowctl name the bound
+    /// then) and syncs again; one that fits is adopted and ends the row.
+    @Test func aSnapshotOverTheLargestMessageIsCountedMissedAndAskedForAgain() async throws {
+        var large = PresentationModel()
+        let poster = JSONValue.string(String(repeating: "0123456789abcdef", count: 4096))  // 64 KiB
+        _ = large.apply([.setRoot(.stack("app")), .push(.view("home", type: "Poster", data: poster), onto: "app")])
+        try await FakeDaemon.with(logger: testLogger) { daemon in
+            var configuration = daemon.configuration()
+            configuration.socketOptions.maxMessageSize = 64 << 10
+            let presenter = PresenterClient(name: "tui", configuration: configuration)
+            try await whileRunning(presenter.run) {
+                let (peer, _) = try await daemon.acceptHello(heartbeatMs: 100, keepingAlive: true)
+                let (_, first) = try await daemon.expect("SYNC", from: peer) { $0.sync }
+                try await daemon.send(.ok(OKReply(req: first.req, result: ["seq": 7, "mode": "snapshot"])), to: peer)
+                try await daemon.send(.snapshot(SnapshotMessage(session: "default", seq: 7, ui: UISnapshot(large))), to: peer)
+                // The next SYNC: on this connection (the liveness window passed) or on a new one (after silence).
+                var second: (peer: [UInt8], sync: Sync)?
+                while second == nil {
+                    let received = try await daemon.receive()
+                    switch received.message {
+                    case .hello(let hello):
+                        let welcome = Welcome(req: hello.req, peer: "p2", daemon: "daemon-1", heartbeatMs: 60_000)
+                        try await daemon.send(.welcome(welcome), to: received.peer)
+                    case .sync(let sync) where sync.req != first.req: second = (received.peer, sync)
+                    default: continue
+                    }
+                }
+                #expect(presenter.missedSnapshots.count == 1)
+                #expect(presenter.missedSnapshots.maxMessageSize == 64 << 10)
+                #expect(presenter.model.visiblePresentables.isEmpty)
+                let (again, sync) = second!
+                try await daemon.send(.ok(OKReply(req: sync.req, result: ["seq": 7, "mode": "snapshot"])), to: again)
+                try await daemon.send(.snapshot(SnapshotMessage(session: "default", seq: 7, ui: Self.ui)), to: again)
+                _ = try await daemon.serve(until: "REPORT", from: again) { $0.report }
+                #expect(presenter.missedSnapshots.count == 0)
+                #expect(presenter.model.visiblePresentables == ["app", "home"])
             }
         }
     }

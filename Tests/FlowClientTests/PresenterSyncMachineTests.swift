@@ -1,3 +1,4 @@
+import FlowClientTesting
 import FlowCore
 import FlowWire
 import Testing
@@ -230,6 +231,39 @@ import Testing
         #expect(throws: PresentationError.nothingToGoBackTo("app")) { try machine.perform(.tapBack(stack: "app")) }
         #expect(machine.model.visiblePresentables == ["app", "home"])
         #expect(machine.unconfirmedDismissals.isEmpty)
+    }
+
+    /// A `SNAPSHOT` announced that does not come (the connection ends first, or the liveness window passes) is
+    /// counted, in a row, and the first of a row logged as an error naming the client's largest message: one larger
+    /// never comes (libzmq drops the connection on it), and flowctl used to say only that flowd did not answer.
+    @Test func aSnapshotAnnouncedThatDoesNotComeIsCountedAndNamesTheLargestMessage() {
+        let recorder = LogRecorder()
+        var machine = PresenterSyncMachine(
+            session: "default", timing: Self.timing, logger: recorder.logger(label: "presenter"))
+        _ = machine.connected(Self.welcome(), daemonChanged: false)
+        #expect(machine.syncAnswered(Self.snapshot(at: 3), at: start).isEmpty)
+        machine.disconnected()
+        #expect(machine.missedSnapshots == 1)
+        _ = machine.connected(Self.welcome(), daemonChanged: false)
+        _ = machine.syncAnswered(Self.snapshot(at: 3), at: start)
+        // Within the liveness window (3 of 500 ms) it still waits; past it, it asks again.
+        #expect(machine.received(Heartbeat(sessions: ["default": 3]), at: start + .milliseconds(1499)).isEmpty)
+        let again = machine.received(Heartbeat(sessions: ["default": 3]), at: start + .milliseconds(1500))
+        #expect(Self.syncs(again) == [0])
+        #expect(machine.missedSnapshots == 2)
+
+        let lines = recorder.lines.withLock { $0 }.filter { $0.message.hasPrefix("the SNAPSHOT flowd announced") }
+        #expect(lines.map(\.level) == [.error, .warning])
+        #expect(
+            lines.first?.message
+                == "the SNAPSHOT flowd announced did not come (the connection ended first): one larger than this "
+                + "client's largest message (maxMessageSize: 134217728 bytes) never comes, as its connection drops it")
+        #expect(lines.last?.message.contains("(not within 1.5 seconds)") == true, "\(lines)")
+
+        // The SNAPSHOT that comes ends the row.
+        _ = machine.syncAnswered(Self.snapshot(at: 3), at: start + .milliseconds(1500))
+        _ = machine.received(SnapshotMessage(session: "default", seq: 3, ui: Self.ui))
+        #expect(machine.missedSnapshots == 0)
     }
 
     @Test func afterSessionEndedTheNextSyncSaysLastSeqZero() {

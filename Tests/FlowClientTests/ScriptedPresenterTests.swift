@@ -101,6 +101,17 @@ struct ScriptedPresenterTests {
         }
     }
 
+    /// Out of time with the `SNAPSHOT` flowd announced not come, the failure names the client's largest message
+    /// (one larger never comes), not a silent daemon.
+    @Test func aSnapshotThatDidNotComeIsNamedWithTheLargestMessage() throws {
+        let scripted = ScriptedPresenter(script: try PresenterScript(parsing: ["wait:home"]), timeout: .seconds(5))
+        #expect(
+            scripted.failure(of: .snapshotNotReceived(maxMessageSize: 128 << 20))
+                == "the session's SNAPSHOT that flowd announced did not come within 5.0 s: one larger than this "
+                + "client's largest message (128 MiB) never comes, as its connection drops it")
+        #expect(scripted.failure(of: .snapshotNotReceived(maxMessageSize: 1000))?.contains("(1000 bytes)") == true)
+    }
+
     /// A refused `SYNC` (here `unknownSession`) is thrown, with steps or without: without, it used to end the run as
     /// `stopped`, the normal end of a script without steps, so `flowctl present --session nosuch` exited 0.
     @Test(arguments: [[], ["wait:home"]])
