@@ -44,7 +44,9 @@ extension DaemonCore {
                     throw RestorationError(.notRestorable, "the application restores no flows")
                 }
                 let state = try session.save(with: restoration)
-                let record = JournalRecord(session: session.id, kind: .state(state, app: session.appVersion)).encoded
+                let record = JournalRecord(
+                    session: session.id, kind: .state(state, app: session.appVersion, usage: session.knownUsage)
+                ).encoded
                 written += record.count
                 guard !record.isEmpty else { throw RestorationError(.notRestorable, "the state does not encode") }
                 log.replace(session.id, with: record)

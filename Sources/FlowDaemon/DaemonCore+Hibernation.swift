@@ -65,7 +65,9 @@ extension DaemonCore {
             } catch {
                 return error.code.rawValue
             }
-            let bytes = JournalRecord(session: session.id, kind: .state(state, app: session.appVersion)).encoded
+            let bytes = JournalRecord(
+                session: session.id, kind: .state(state, app: session.appVersion, usage: session.knownUsage)
+            ).encoded
             written += bytes.count
             guard !bytes.isEmpty else { return "notEncodable" }
             if log.enabled {
@@ -83,14 +85,15 @@ extension DaemonCore {
             PendingSession.Hibernation.Attachment(
                 id: id, kind: session.remoteAttachments[id]!.kind, assignedTo: session.remoteAttachments[id]!.assignedTo)
         }
+        let usage = session.knownUsage
         sessions.insert(
             hibernated: PendingSession(
                 id: session.id, application: session.application, appVersion: session.appVersion,
                 appVersionUnrecorded: session.appVersionUnrecorded, lastActive: session.lastActive,
                 idleEntry: session.idleEntry, savedState: saved,
                 hibernation: PendingSession.Hibernation(
-                    attachments: attachments, summary: session.uiIsUnread ? nil : summary(of: session)),
-                numbering: session.numbering))
+                    attachments: attachments, summary: usage.map { summary(of: session, usage: $0) }),
+                numbering: session.numbering, usage: usage))
         counters.sessionsHibernated += 1
         return nil
     }

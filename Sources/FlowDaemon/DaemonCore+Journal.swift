@@ -74,7 +74,7 @@ extension DaemonCore {
                     .damagedRecord, "journal record \(index + 1) of \(records.count): \(contradiction)", record: index)
             }
             switch record.kind {
-            case .sessionCreated(let app?, _), .state(_, let app?, _):
+            case .sessionCreated(let app?, _), .state(_, let app?, _, _):
                 try holdRecoveredVersion(app, session: record.session, record: index, of: records.count)
             default:
                 break
@@ -109,7 +109,7 @@ extension DaemonCore {
             }
             report.records += 1
             switch record.kind {
-            case .sessionCreated(_, .wholeComposites), .state(_, _, .wholeComposites):
+            case .sessionCreated(_, .wholeComposites), .state(_, _, .wholeComposites, _):
                 wholeNumbered.insert(record.session)
             case .compositeLeaves, .sessionEnded:
                 wholeNumbered.remove(record.session)
@@ -163,9 +163,10 @@ extension DaemonCore {
     /// Replays one record: a saved state is made again, the others are applied as they were live.
     private mutating func recover(_ record: JournalRecord, bytes: [UInt8]) throws(RestorationError) {
         switch record.kind {
-        case .state(let state, let app, let numbering):
+        case .state(let state, let app, let numbering, let usage):
             insertLive(
-                try restoredSession(record.session, state: state, app: app, numbering: numbering, now: currentTime))
+                try restoredSession(
+                    record.session, state: state, app: app, numbering: numbering, usage: usage, now: currentTime))
         case .stepWindows(let windows):
             stepResults = windows
             return  // not kept: every snapshot writes the live windows anew
@@ -212,16 +213,19 @@ extension DaemonCore {
                 .unrestorable, "\(position): session '\(header.session)' cannot be restored: "
                     + "\(RestorationError(.notRestorable, "the application restores no flows"))", record: index)
         }
-        keepPending(header.session, app: header.app, savedState: bytes, numbering: header.numbering)
+        keepPending(
+            header.session, app: header.app, savedState: bytes, numbering: header.numbering, usage: header.usage)
         log.replace(header.session, with: bytes)
         if sessions[pending: header.session]?.appVersionUnrecorded == true {
             log.markChanged(header.session)  // saved at the next compaction, naming its version
         }
     }
 
-    /// A session made again from its saved state, not added to the sessions yet.
+    /// A session made again from its saved state, not added to the sessions yet; `usage`, the record's, stands for
+    /// its UI's figures while the UI is still its saved bytes.
     func restoredSession(
-        _ id: String, state: SessionState, app: String?, numbering: AttachmentNumbering, now: UInt64
+        _ id: String, state: SessionState, app: String?, numbering: AttachmentNumbering, usage: SessionUsage? = nil,
+        now: UInt64
     ) throws(RestorationError) -> Session {
         let version = app.flatMap { apps[$0] } ?? apps.current
         let application = version?.application ?? self.application
@@ -233,6 +237,7 @@ extension DaemonCore {
             holdings: holdings, now: now, restoring: state, with: restoration)
         session.appVersionUnrecorded = app == nil && version != nil
         session.numbering = numbering
+        session.unreadUISize = usage.map { (screens: $0.screens, bytes: $0.uiBytes) }
         return session
     }
 

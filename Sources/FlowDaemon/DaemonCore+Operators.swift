@@ -24,12 +24,13 @@ extension DaemonCore {
         reply(to: peer.address, req: body.req, result: SessionList(sessions: summaries, next: page.more ? page.ids.last : nil))
     }
 
-    /// A made session's `SESSIONS` row; a UI still its saved bytes is read for it, so the figures are exact.
-    func summary(of session: Session) -> SessionSummary {
+    /// A made session's `SESSIONS` row; without `usage`, a UI still its saved bytes is read for it, so the figures
+    /// are exact.
+    func summary(of session: Session, usage: SessionUsage? = nil) -> SessionSummary {
         SessionSummary(
             id: session.id, flows: session.machine.coordinatorIDs.count,
             presenter: session.host.flatMap { peers[$0] }?.hello.name, seq: session.seq,
-            steppers: session.machine.liveAttachments.count, usage: session.usage(readingUI: true))
+            steppers: session.machine.liveAttachments.count, usage: usage ?? session.usage(readingUI: true))
     }
 
     mutating func tree(_ body: SessionRequest, from peer: Peer) {
@@ -107,12 +108,16 @@ extension DaemonCore {
             attachments: configuration.maxSessionAttachments, outboxCommands: outbox.commands, outboxBytes: outbox.bytes)
     }
 
-    /// The largest of each figure over the made sessions (`HEALTH`'s `session_usage_max`): a walk over them, reading
-    /// the counts each keeps. A UI still its saved bytes is not read for it (it counts 0 until the session uses it),
-    /// and sessions not made (pending, hibernated) are not counted: reading them would undo what keeping them costs.
+    /// The largest of each figure over the sessions (`HEALTH`'s `session_usage_max`): a walk over them, reading the
+    /// counts each keeps, nothing read or made. A UI still its saved bytes counts as its `state` record said; a
+    /// pending or hibernated session counts what it held when saved (``PendingSession/usage``). A session whose
+    /// record did not say (only created, or written before the field) counts 0 for what it does not say.
     package var sessionUsageMax: SessionUsage {
         var largest = SessionUsage.zero
         for session in sessions.madeInNoOrder { largest = largest.maximum(session.usage(readingUI: false)) }
+        for session in sessions.pendingInNoOrder {
+            if let usage = session.usage { largest = largest.maximum(usage) }
+        }
         return largest
     }
 }

@@ -73,13 +73,14 @@ extension DaemonCore {
     /// Keeps a session recovery found created, or saved as `savedState` (a `state` record's bytes), as pending:
     /// counted, listed, watched for idleness, not made.
     mutating func keepPending(
-        _ id: String, app: String?, savedState: [UInt8]? = nil, numbering: AttachmentNumbering = .compositeLeaves
+        _ id: String, app: String?, savedState: [UInt8]? = nil, numbering: AttachmentNumbering = .compositeLeaves,
+        usage: SessionUsage? = nil
     ) {
         let version = app.flatMap { apps[$0] } ?? apps.current
         var pending = PendingSession(
             id: id, application: version?.application ?? application, appVersion: version?.id,
             appVersionUnrecorded: app == nil && version != nil, lastActive: currentTime, savedState: savedState,
-            numbering: numbering)
+            numbering: numbering, usage: usage)
         idleDeadlines.watch(id, lastActive: pending.lastActive, entry: &pending.idleEntry)
         sessions.insert(pending: pending)
         apps.retain(pending.appVersion)
@@ -143,7 +144,7 @@ extension DaemonCore {
         } catch {
             throw RecoveryError(.unreadableRecord, "session '\(pending.id)''s state record cannot be read: \(error)")
         }
-        guard case .state(let state, let app, let numbering) = record.kind, record.session == pending.id,
+        guard case .state(let state, let app, let numbering, let usage) = record.kind, record.session == pending.id,
             (app.flatMap { apps[$0] } ?? apps.current)?.id == pending.appVersion
         else {
             throw RecoveryError(
@@ -151,7 +152,8 @@ extension DaemonCore {
         }
         do throws(RestorationError) {
             return try restoredSession(
-                pending.id, state: state, app: app, numbering: numbering, now: pending.lastActive)
+                pending.id, state: state, app: app, numbering: numbering, usage: usage ?? pending.usage,
+                now: pending.lastActive)
         } catch {
             throw RecoveryError(.unrestorable, "session '\(pending.id)' cannot be restored: \(error)")
         }

@@ -35,8 +35,11 @@ struct JournalRecord: Hashable, Sendable {
         case snapshotAdopted
         /// The session's live state as data, in a snapshot: it stands for every record of the session before it.
         /// `app` and `numbering` as for ``sessionCreated(app:numbering:)``. Format version 3 (4 when `app` is set, 5
-        /// since `numbering`).
-        case state(SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves)
+        /// since `numbering`). `usage`: what the session held against its bounds as it was saved (``SessionUsage``),
+        /// so that `HEALTH` counts a pending or hibernated session without reading its UI; `nil` in a record written
+        /// before it (a field of format version 5 that older readers ignore).
+        case state(
+            SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves, usage: SessionUsage? = nil)
         /// The session's records after this one were written numbering a composite's steppers one by one: the first
         /// record a flowd of format version 5 journals for a session an older flowd started. Format version 5.
         case compositeLeaves
@@ -139,9 +142,10 @@ extension JournalRecord {
             json.field("session", string: session)
             json.field("v", int: 2)
             return json.finish()
-        case .state(let state, let app, let numbering):
-            return StateRecordWriter.write(session: session, state: state, app: app, numbering: numbering)
-                ?? Self.encodeJSON(StateBody(session: session, state: state, app: app, numbering: numbering))
+        case .state(let state, let app, let numbering, let usage):
+            return StateRecordWriter.write(session: session, state: state, app: app, numbering: numbering, usage: usage)
+                ?? Self.encodeJSON(
+                    StateBody(session: session, state: state, app: app, numbering: numbering, usage: usage))
         case .stepWindows(let windows):
             return Self.encodeJSON(StepWindowsBody(windows: windows))
         case .report(let report):
@@ -308,7 +312,11 @@ extension JournalRecord {
                 throw .malformed("a state record whose app is not a string")
             }
             let state = if let stateRead { stateRead.state } else { try Self.sessionState(fields["state"], bytes) }
-            self.init(session: session, kind: .state(state, app: app, numbering: AttachmentNumbering(version: version)))
+            // Figures for HEALTH only: a usage that does not read is left out, the record still replays.
+            let usage = fields["usage"].flatMap { try? JSONValueDecoder.decode(SessionUsage.self, from: $0) }
+            self.init(
+                session: session,
+                kind: .state(state, app: app, numbering: AttachmentNumbering(version: version), usage: usage))
         case "leaves" where version >= 5:
             self.init(session: session, kind: .compositeLeaves)
         case "report":
@@ -387,14 +395,18 @@ extension JournalRecord {
         var state: SessionState
         /// The session's application version (``Kind/sessionCreated(app:numbering:)``); written only when set.
         var app: String?
+        /// ``Kind/state(_:app:numbering:usage:)``'s `usage`; written only when set.
+        var usage: SessionUsage?
         var v: Int
 
         init(
-            session: String, state: SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves
+            session: String, state: SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves,
+            usage: SessionUsage? = nil
         ) {
             self.session = session
             self.state = state
             self.app = app
+            self.usage = usage
             v = numbering.stateVersion(app: app)
         }
     }

@@ -38,6 +38,10 @@ struct PendingSession {
     var hibernation: Hibernation?
     /// How its records number a composite's steppers (``Session/numbering``).
     var numbering = AttachmentNumbering.compositeLeaves
+    /// What it held against its bounds when it was saved (its `state` record's `usage`, or the made session's figures
+    /// as it hibernated): `HEALTH`'s `session_usage_max` counts it without making it. `nil` when not known (only
+    /// created, or a record written before the field).
+    var usage: SessionUsage?
 
     /// What a hibernated session keeps beside its saved state: its remote attachments as the peer index holds them.
     /// They stay in the index while it sleeps, so a stepper's `HELLO` or loss and a `STEP` for one of them make it
@@ -51,7 +55,8 @@ struct PendingSession {
 
         let attachments: [Attachment]
         /// Its `SESSIONS` row as it was when it hibernated (nothing changes it while it sleeps: any change makes it),
-        /// so that listing it does not make it; `nil` when its UI was still its saved bytes (the row then makes it).
+        /// so that listing it does not make it; `nil` when its UI was still its saved bytes of unknown size (the row
+        /// then makes it).
         var summary: SessionSummary?
     }
 }

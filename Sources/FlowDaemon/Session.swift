@@ -57,6 +57,8 @@ final class Session {
     private var knownInUI: PresentableID?
     /// A restored session's saved UI, until first used.
     private var unreadUI: ArraySlice<UInt8>?
+    /// That UI's screens and bytes as its `state` record's `usage` gave them (read only while ``unreadUI`` is set).
+    var unreadUISize: (screens: Int, bytes: Int)?
     /// The sequenced commands: the last sequence number, the outbox for replay, those not carried out yet.
     private var commands: CommandStream
     /// The sequence number of the last command.
@@ -184,9 +186,10 @@ final class Session {
     }
 
     /// What the session holds against its bounds, from the counts it keeps (nothing is walked). `readingUI`: a UI
-    /// still its saved bytes is read first (``uiSize``); else such a session's screens and bytes count 0.
+    /// still its saved bytes is read first (``uiSize``); else such a session's screens and bytes are its record's
+    /// (``unreadUISize``), or 0 when that did not say.
     func usage(readingUI: Bool) -> SessionUsage {
-        let ui = readingUI || unreadUI == nil ? uiSize : (screens: 0, bytes: 0)
+        let ui = readingUI || unreadUI == nil ? uiSize : unreadUISize ?? (screens: 0, bytes: 0)
         return SessionUsage(
             screens: ui.screens, uiBytes: ui.bytes, attachments: remoteAttachments.count + localAttachments.count,
             outboxCommands: commands.outboxCount, outboxBytes: commands.outboxBytes)
@@ -194,6 +197,10 @@ final class Session {
 
     /// Whether the UI is still its saved bytes (restored, not used since).
     var uiIsUnread: Bool { unreadUI != nil }
+
+    /// What the session holds against its bounds without reading its UI; `nil` when its UI is unread and its record
+    /// did not say its size.
+    var knownUsage: SessionUsage? { unreadUI != nil && unreadUISize == nil ? nil : usage(readingUI: false) }
 
     private func readUnreadUI() {
         guard let saved = unreadUI else { return }

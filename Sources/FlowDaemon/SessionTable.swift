@@ -166,6 +166,12 @@ struct SessionTable {
         return byID.values
     }
 
+    /// Every pending session, hibernated or not yet made after a restart, in no order (a walk).
+    var pendingInNoOrder: Dictionary<String, PendingSession>.Values {
+        visits.walks += 1
+        return pendingByID.values
+    }
+
     /// Up to `limit` IDs after `after` (exclusive) that start with `prefix`, sorted; and whether more follow (not a
     /// walk: a binary search, then the page).
     func ids(after: String?, prefix: String, limit: Int) -> (ids: [String], more: Bool) {

@@ -1,19 +1,27 @@
+internal import FlowWire
+
 /// What recovery reads of a `state` record before the daemon is ready: its session and application version, from the
-/// fields ``JournalRecord/encoded`` writes before the state (`{"app":…,"kind":"state","session":…,"state":`) and its
-/// format version after it (`,"v":5}`). The state itself (the tree, the UI model, the outbox) is read when the session
-/// is made (``DaemonCore/session(_:)``). `nil` for any other spelling (escapes, other keys, spaces): the caller reads
-/// the record in full, as for any record.
+/// fields ``JournalRecord/encoded`` writes before the state (`{"app":…,"kind":"state","session":…,"state":`), its
+/// format version after it (`,"v":5}`) and the session's usage just before that, where the record has one. The state
+/// itself (the tree, the UI model, the outbox) is read when the session is made (``DaemonCore/session(_:)``). `nil` for
+/// any other spelling (escapes, other keys, spaces): the caller reads the record in full, as for any record.
 struct StateRecordHeader: Equatable {
     let session: String
     let app: String?
     /// Told by its format version (``AttachmentNumbering/init(version:)``).
     let numbering: AttachmentNumbering
+    /// The figures the record's `usage` field holds, read from its end (``StateRecordWriter`` writes it last before
+    /// `v`); `nil` when it has none (written before it) or in another spelling.
+    let usage: SessionUsage?
 
     private static let appKey = Array(#"{"app":""#.utf8)
     private static let kindAfterApp = Array(#","kind":"state","session":""#.utf8)
     private static let kindFirst = Array(#"{"kind":"state","session":""#.utf8)
     private static let stateKey = Array(#","state":{"#.utf8)
     private static let versionKey = Array(#"},"v":"#.utf8)
+    private static let usageKeys = [
+        #","usage":{"attachments":"#, #","outbox_bytes":"#, #","outbox_commands":"#, #","screens":"#, #","ui_bytes":"#,
+    ].map { Array($0.utf8) }
 
     /// `versions`: the format versions that hold `state` records, 3 up to this flowd's (a parameter for tests).
     init?(_ bytes: [UInt8], versions: ClosedRange<Int> = 3...JournalRecord.formatVersion) {
@@ -27,16 +35,47 @@ struct StateRecordHeader: Equatable {
             return nil
         }
         guard let session = Self.string(in: bytes, at: &offset), Self.match(Self.stateKey, in: bytes, at: &offset),
-            let version = Self.version(ending: bytes, after: offset), versions.contains(version)
+            let (version, tail) = Self.version(ending: bytes, after: offset), versions.contains(version)
         else { return nil }
         self.session = session
         self.app = app
         numbering = AttachmentNumbering(version: version)
+        usage = Self.usage(before: tail, in: bytes, after: offset)
+    }
+
+    /// The usage object that ends at `tail` (the `}` before `,"v":`), in the one spelling flowd writes: a flat object
+    /// of five non-negative integers, so it is found by walking back to its `{` (a few dozen bytes, the UI not read).
+    private static func usage(before tail: Int, in bytes: [UInt8], after offset: Int) -> SessionUsage? {
+        var start = tail
+        while start > offset, tail - start < 200, bytes[start] != UInt8(ascii: "{") { start -= 1 }
+        var at = start - #","usage":"#.utf8.count
+        guard at > offset else { return nil }
+        var figures: [Int] = []
+        for key in usageKeys {
+            guard match(key, in: bytes, at: &at), let figure = integer(in: bytes, at: &at) else { return nil }
+            figures.append(figure)
+        }
+        guard at == tail else { return nil }
+        return SessionUsage(
+            screens: figures[3], uiBytes: figures[4], attachments: figures[0], outboxCommands: figures[2],
+            outboxBytes: figures[1])
+    }
+
+    /// A non-negative decimal integer without leading zeros, up to 18 digits.
+    private static func integer(in bytes: [UInt8], at offset: inout Int) -> Int? {
+        var end = offset
+        while end < bytes.count, end - offset < 18, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) {
+            end += 1
+        }
+        guard end > offset, bytes[offset] != UInt8(ascii: "0") || end - offset == 1 else { return nil }
+        defer { offset = end }
+        return bytes[offset..<end].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
     /// N where `bytes` end with `},"v":N}`, N in decimal without leading zeros (up to 9 digits: a format version may
     /// reach 10); `nil` for any other ending.
-    private static func version(ending bytes: [UInt8], after offset: Int) -> Int? {
+    /// Also the offset of that `}`.
+    private static func version(ending bytes: [UInt8], after offset: Int) -> (version: Int, tail: Int)? {
         guard bytes.last == UInt8(ascii: "}") else { return nil }
         let end = bytes.count - 1
         var start = end
@@ -47,7 +86,7 @@ struct StateRecordHeader: Equatable {
         guard start < end, bytes[start] != UInt8(ascii: "0") || end - start == 1, tail >= offset,
             match(versionKey, in: bytes, at: &tail)
         else { return nil }
-        return bytes[start..<end].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        return (bytes[start..<end].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }, start - versionKey.count)
     }
 
     private static func match(_ expected: [UInt8], in bytes: [UInt8], at offset: inout Int) -> Bool {

@@ -12,7 +12,8 @@ internal import FlowWire
 /// `nil` where a part is left to `JSONEncoder` (a double); ``StateRecordTests`` hold it to `JSONEncoder`'s bytes.
 enum StateRecordWriter {
     static func write(
-        session: String, state: SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves
+        session: String, state: SessionState, app: String?, numbering: AttachmentNumbering = .compositeLeaves,
+        usage: SessionUsage? = nil
     ) -> [UInt8]? {
         // The tree is a handful of flows whose states the application encodes: JSONEncoder's, spliced in.
         guard let tree = try? JournalRecord.makeEncoder().encode(state.tree) else { return nil }
@@ -62,7 +63,9 @@ enum StateRecordWriter {
                 bytes.append(contentsOf: saved)
                 writer = FastJSONWriter()
             }
-            writer.raw("},\"v\":")
+            writer.raw("}")
+            if let usage { write(usage, to: &writer) }
+            writer.raw(",\"v\":")
             writer.int(numbering.stateVersion(app: app))
             writer.raw("}")
             bytes.append(contentsOf: writer.takeBytes())
@@ -70,6 +73,22 @@ enum StateRecordWriter {
         } catch {
             return nil
         }
+    }
+
+    /// `,"usage":{"attachments":…,"outbox_bytes":…,"outbox_commands":…,"screens":…,"ui_bytes":…}`: the keys sorted,
+    /// as `JSONEncoder` writes ``SessionUsage`` (``StateRecordHeader/usage(before:in:after:)`` reads this form).
+    private static func write(_ usage: SessionUsage, to writer: inout FastJSONWriter) {
+        writer.raw(",\"usage\":{\"attachments\":")
+        writer.int(usage.attachments)
+        writer.raw(",\"outbox_bytes\":")
+        writer.int(usage.outboxBytes)
+        writer.raw(",\"outbox_commands\":")
+        writer.int(usage.outboxCommands)
+        writer.raw(",\"screens\":")
+        writer.int(usage.screens)
+        writer.raw(",\"ui_bytes\":")
+        writer.int(usage.uiBytes)
+        writer.raw("}")
     }
 
     /// `{"nodes":[…],"root":…}`: a node's fields in key order, each left out where ``PresentationModel``'s

@@ -120,19 +120,58 @@ struct SessionUsageTests {
         #expect(try summary(h) == awake)
     }
 
-    @Test func aSessionHibernatedWithItsUIUnreadIsMadeForItsRow() throws {
+    /// The journal's records with the `usage` field taken out of each `state` record: as a flowd before it wrote them.
+    private func withoutUsage(_ records: [[UInt8]]) throws -> [[UInt8]] {
+        let field = try Regex(#","usage":\{[^{}]*\}(,"v":[0-9]+\})$"#)
+        return records.map { Array(String(decoding: $0, as: UTF8.self).replacing(field) { $0.output[1].substring! }.utf8) }
+    }
+
+    @Test func aSessionHibernatedWithItsUIUnreadIsListedFromItsRecordsUsage() throws {
         let h = harness(hibernateAfterS: 30)
         for movie in 1...5 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
         h.core.compactJournal()
         let before = try summary(h)
-        // Restarted lazily, made (its UI left unread) by a TREE, then idle: it hibernates with its UI unread.
+        let stripped = try withoutUsage(h.core.journalHistory)
+        #expect(stripped != h.core.journalHistory && stripped.count == h.core.journalHistory.count)
+        // Restarted lazily, made (its UI left unread) by a TREE, then idle: it hibernates with its UI unread. Its
+        // record's usage gives the row; a record before the field does not, and the row makes it.
+        for (journal, made) in [(h.core.journalHistory, false), (stripped, true)] {
+            let restarted = try h.restarted(journal: journal, lazily: true)
+            restarted.hello(Peers.flowctl, .operator, name: "flowctl", heartbeatMs: 60_000, at: 0)
+            restarted.receive(.tree(SessionRequest(req: 41, session: "default")), from: Peers.flowctl)
+            restarted.tick(at: 31_000)
+            #expect(restarted.core.hibernatedSessionCount == 1)
+            #expect(try summary(restarted) == before)
+            #expect(restarted.core.hibernatedSessionCount == (made ? 0 : 1), "made for its row: \(made)")
+        }
+    }
+
+    @Test func healthCountsPendingSessionsFromTheirRecordsWithoutMakingThem() throws {
+        let h = harness()
+        h.receive(.createSession(SessionRequest(req: 50, session: "kiosk")), from: Peers.flowctl)
+        for movie in 1...3 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
+        for movie in 1...6 {
+            h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), session: "kiosk", req: UInt64(10 + movie))
+        }
+        h.core.compactJournal()
+        let largest = try #require(try health(h)?.sessionUsageMax)
+        #expect(largest == (try usage(h, "kiosk")))
         let restarted = try h.restarted(lazily: true)
-        restarted.hello(Peers.flowctl, .operator, name: "flowctl", heartbeatMs: 60_000, at: 0)
-        restarted.receive(.tree(SessionRequest(req: 41, session: "default")), from: Peers.flowctl)
-        restarted.tick(at: 31_000)
-        #expect(restarted.core.hibernatedSessionCount == 1)
-        #expect(try summary(restarted) == before)
-        #expect(restarted.core.hibernatedSessionCount == 0, "made for its row: its figures were not known")
+        restarted.hello(Peers.flowctl, .operator, name: "flowctl")
+        #expect(restarted.core.pendingSessionCount == 2)
+        #expect(try health(restarted)?.sessionUsageMax == largest)
+        #expect(restarted.core.pendingSessionCount == 2, "not made for HEALTH")
+        // Made with its UI unread (a TREE): counted as its record said, still unread.
+        restarted.receive(.tree(SessionRequest(req: 41, session: "kiosk")), from: Peers.flowctl)
+        #expect(restarted.core.pendingSessionCount == 1)
+        #expect(try health(restarted)?.sessionUsageMax == largest)
+        // A journal written before the field: pending sessions count 0 until made.
+        let old = try h.restarted(journal: try withoutUsage(h.core.journalHistory), lazily: true)
+        old.hello(Peers.flowctl, .operator, name: "flowctl")
+        #expect(try health(old)?.sessionUsageMax == .zero)
+        #expect(old.core.pendingSessionCount == 2)
+        #expect(try usage(old, "kiosk") == largest, "made for its row: the same figures")
+        #expect(try health(old)?.sessionUsageMax == largest)
     }
 
     @Test func theOutboxFiguresStayWithinItsBounds() throws {
@@ -159,7 +198,7 @@ struct SessionUsageTests {
         return try reply.result(as: HealthReport.self)
     }
 
-    @Test func healthHasTheBoundsAndTheLargestOfEachFigureOverTheMadeSessions() throws {
+    @Test func healthHasTheBoundsAndTheLargestOfEachFigureOverTheSessions() throws {
         let h = harness(outbox: 6, hibernateAfterS: 30)
         let bounds = SessionUsage(screens: 20_000, uiBytes: 64 << 20, attachments: 20_000, outboxCommands: 6, outboxBytes: 1 << 20)
         #expect(try health(h)?.sessionBounds == bounds)
@@ -174,10 +213,10 @@ struct SessionUsageTests {
         let one = try #require(try usage(h)), other = try #require(try usage(h, "kiosk"))
         #expect(try health(h)?.sessionUsageMax == one.maximum(other))
         #expect(one.maximum(other) == other, "kiosk holds more of each")
-        // A hibernated session is not made for HEALTH, and not counted.
+        // A hibernated session is not made for HEALTH: it counts what it held as it hibernated.
         h.tick(at: 31_000)
         #expect(h.core.hibernatedSessionCount == 2)
-        #expect(try health(h)?.sessionUsageMax == .zero)
+        #expect(try health(h)?.sessionUsageMax == one.maximum(other))
         #expect(h.core.hibernatedSessionCount == 2)
     }
 

@@ -13,8 +13,8 @@ struct StateRecordTests {
 
     struct StateMissing: Error {}
 
-    /// A `state` record as today's flowd writes it: a tree with a child flow, remote and action steppers, a held
-    /// context, tabs and a modal in the UI, screens with data, an outbox.
+    /// A `state` record as a flowd before the `usage` field wrote it (format version 5 too): a tree with a child flow,
+    /// remote and action steppers, a held context, tabs and a modal in the UI, screens with data, an outbox.
     static let golden = #"""
         {"kind":"state","session":"default","state":{"awaitedReports":[],"outbox":[{"command":{"op":"setRoot","scree\#
         n":{"data":null,"id":"app","kind":"stack","type":"stack"}},"seq":1,"session":"default"},{"command":{"op":"pu\#
@@ -69,6 +69,13 @@ struct StateRecordTests {
         .view","type":"Tab"},{"children":["tab.a","tab.b"],"id":"tabs","kind":"tabs"}],"root":"app"}},"v":5}
         """#
 
+    /// What the session of ``golden`` holds against its bounds.
+    static let goldenUsage = SessionUsage(screens: 10, uiBytes: 553, attachments: 8, outboxCommands: 9, outboxBytes: 1129)
+
+    /// ``golden`` as today's flowd writes it: its usage last before `v`.
+    static let todays = String(golden.dropLast(#","v":5}"#.count))
+        + #","usage":{"attachments":8,"outbox_bytes":1129,"outbox_commands":9,"screens":10,"ui_bytes":553},"v":5}"#
+
     /// The session whose state ``golden`` holds.
     func goldenSession() -> DaemonHarness {
         let harness = DaemonHarness(journaling: true)
@@ -88,7 +95,19 @@ struct StateRecordTests {
         harness.core.compactJournal()
         let written = try #require(
             harness.core.journalHistory.first { (try? JournalRecord(decoding: $0))?.startsSession == true })
-        #expect(String(decoding: written, as: UTF8.self) == Self.golden, "the format is unchanged")
+        #expect(String(decoding: written, as: UTF8.self) == Self.todays, "the format is unchanged")
+        let usage = Self.goldenUsage
+        #expect(harness.core.sessionUsageMax == usage)
+        let today = try JournalRecord(decoding: written)
+        #expect(today.encoded == written)
+        guard case .state(let todaysState, let app, .compositeLeaves, let readUsage) = today.kind else {
+            throw StateMissing()
+        }
+        #expect(app == nil && readUsage == usage)
+        #expect(StateRecordReader.read(written)?.fields["usage"] != nil)
+        #expect(StateRecordHeader(written)?.usage == usage, "read from the record's end")
+        #expect(StateRecordHeader(Array(Self.golden.utf8))?.usage == nil, "a record before the field: none")
+        #expect(StateRecordHeader(Array(Self.golden.utf8))?.session == "default")
 
         let bytes = Array(Self.golden.utf8)
         let fields = try #require(FastJSONReader.value(bytes), "the fast reader reads it")
@@ -98,7 +117,9 @@ struct StateRecordTests {
         #expect(fast == slow)
         let direct = try #require(StateRecordReader.read(bytes), "the state record reader reads it")
         #expect(direct.state == slow)
+        #expect(todaysState == slow)
         #expect(direct.fields == ["kind": "state", "session": "default", "v": 5])
+        // A record before the `usage` field: read without it, written back as it was read.
         let record = try JournalRecord(decoding: bytes)
         #expect(record == JournalRecord(session: "default", kind: .state(slow, app: nil)))
         #expect(record.encoded == bytes)
@@ -121,7 +142,7 @@ struct StateRecordTests {
 
     @Test("A state record the fast reader does not cover (an escaped string, a double) is read by JSONDecoder")
     func aStateRecordWithEscapesOrDoublesIsStillRead() throws {
-        guard case .state(var state, _, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
+        guard case .state(var state, _, _, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
             throw StateMissing()
         }
         _ = try state.ui.apply(.push(.view("odd", type: "Odd", data: ["title": "a \"quoted\" one", "rating": 4.5]), onto: "app"))
@@ -133,7 +154,7 @@ struct StateRecordTests {
 
     @Test("A state record is written by hand with JSONEncoder's bytes, and left to JSONEncoder for a double")
     func theStateWriterWritesJSONEncodersBytes() throws {
-        guard case .state(var state, _, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
+        guard case .state(var state, _, _, _) = try JournalRecord(decoding: Array(Self.golden.utf8)).kind else {
             throw StateMissing()
         }
         func jsonEncoder(_ state: SessionState, app: String?) -> [UInt8] {
@@ -148,11 +169,21 @@ struct StateRecordTests {
         state.awaitedReports = [.init(presentable: "gone\t", count: 2), .init(presentable: "x", count: 1)]
         state.remoteAttachments[0].context = ["path": "/a/b", "n": -3, "s": "\u{1}"]
         state.seq = 1 << 40
+        let big = SessionUsage(
+            screens: 20_000, uiBytes: 1 << 40, attachments: 0, outboxCommands: 1024, outboxBytes: Int(Int32.max))
         for app in [nil, "movies-1"] {
-            let written = try #require(StateRecordWriter.write(session: "s/\"1\"", state: state, app: app))
-            let expected = JournalRecord.encodeJSON(JournalRecord.StateBody(session: "s/\"1\"", state: state, app: app))
-            #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-            #expect(try JournalRecord(decoding: written) == JournalRecord(session: "s/\"1\"", kind: .state(state, app: app)))
+            for usage in [nil, Self.goldenUsage, big] {
+                let written = try #require(
+                    StateRecordWriter.write(session: "s/\"1\"", state: state, app: app, usage: usage))
+                let expected = JournalRecord.encodeJSON(
+                    JournalRecord.StateBody(session: "s/\"1\"", state: state, app: app, usage: usage))
+                #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+                #expect(
+                    try JournalRecord(decoding: written)
+                        == JournalRecord(session: "s/\"1\"", kind: .state(state, app: app, usage: usage)))
+                let plain = try #require(StateRecordWriter.write(session: "s1", state: state, app: app, usage: usage))
+                #expect(StateRecordHeader(plain)?.usage == usage, "\(String(describing: usage))")
+            }
         }
         #expect(jsonEncoder(state, app: nil) == JournalRecord(session: "default", kind: .state(state, app: nil)).encoded)
 
@@ -176,14 +207,14 @@ struct StateRecordTests {
             + #""screen":{"data":null,"id":"app","kind":"stack","type":"stack"},"selectedTab":0}}],"root":"app"}"#
         let bytes = try golden(ui: first)
         #expect(StateRecordReader.read(bytes) == nil)
-        guard case .state(let state, _, _) = try JournalRecord(decoding: bytes).kind else { throw StateMissing() }
+        guard case .state(let state, _, _, _) = try JournalRecord(decoding: bytes).kind else { throw StateMissing() }
         var expected = PresentationModel()
         _ = try expected.apply(.setRoot(.stack("app")))
         #expect(state.ui == expected)
 
         let repeated = try golden(ui: #"{"nodes":[{"id":"app","kind":"stack","kind":"stack"}],"root":"app"}"#)
         #expect(StateRecordReader.read(repeated) == nil)
-        guard case .state(let again, _, _) = try JournalRecord(decoding: repeated).kind else { throw StateMissing() }
+        guard case .state(let again, _, _, _) = try JournalRecord(decoding: repeated).kind else { throw StateMissing() }
         #expect(again.ui == expected)
     }
 

@@ -208,7 +208,7 @@ struct StateSnapshotTests {
         for bytes in harness.core.journalHistory {
             let record = try JournalRecord(decoding: bytes)
             #expect(record.encoded == bytes)
-            if case .state(let state, _, _) = record.kind {
+            if case .state(let state, _, _, _) = record.kind {
                 #expect(state.seq == harness.core.seq(of: "default"))
                 #expect(state.ui == harness.core.ui(of: "default"))
                 #expect(state.tree.attachments.map(\.stepper.type).contains("ActionStepper"))
