@@ -1,43 +1,5 @@
 internal import Logging
 
-/// When the I/O thread compacts the journal next, and what it noted of the compaction under way.
-///
-/// Not `Sendable`: a value of the I/O thread's loop.
-struct CompactionSchedule {
-    /// The earliest time (in the loop's clock) the next compaction may start.
-    var next: UInt64 = 0
-    /// The compaction saving the changed sessions, a bounded part a turn, before its snapshot is started.
-    var preparing: Preparing?
-    /// The compaction whose snapshot the writer is writing, if one is.
-    var running: Running?
-
-    /// Whether the loop's next turn has work without waiting: sessions left to save. (Once saved, a compaction that
-    /// waits for the transport to write its records waits as the transport's retries do.)
-    var isSaving: Bool { preparing.map { !$0.preparation.isDone } ?? false }
-
-    struct Preparing {
-        var preparation: CompactionPreparation
-        /// The I/O thread's part so far, and how many turns it took.
-        var ioThreadDuration: Duration = .zero
-        var turns = 0
-    }
-
-    struct Running {
-        let records: Int
-        let journalBytesBefore: Int
-        let compaction: JournalCompaction
-        /// The I/O thread's part: saving the changed sessions, taking the payload, switching journals; over `turns`.
-        let ioThreadDuration: Duration
-        let turns: Int
-        /// The application versions live when it started, and the reloads counted then.
-        let liveAppVersions: Set<String>
-        let appReloads: Int?
-    }
-}
-
-@available(*, unavailable, message: "a value of the I/O thread's loop")
-extension CompactionSchedule: Sendable {}
-
 extension DaemonServer {
     /// Collects the outcome of the compaction that runs, once it ended; then starts the next one when the journal
     /// needs it and `schedule` allows, or goes on with the one under way (docs/RELIABILITY.md, "Snapshots and
@@ -51,8 +13,11 @@ extension DaemonServer {
         if schedule.running != nil { try finishCompaction(journal, &schedule, core: core, now: now) }
         guard schedule.running == nil else { return }
         if schedule.preparing == nil {
-            guard journal.needsCompaction, !journal.hasPendingRecords, now >= schedule.next else { return }
-            schedule.preparing = CompactionSchedule.Preparing(preparation: core.prepareCompaction())
+            guard
+                schedule.startsCompaction(
+                    needsCompaction: journal.needsCompaction, recordsPending: journal.hasPendingRecords, now: now)
+            else { return }
+            schedule.start(core.prepareCompaction())
         }
         try prepareCompaction(journal, &schedule, core: &core, clock: clock, now: now)
     }
@@ -66,31 +31,31 @@ extension DaemonServer {
         _ journal: JournalStore, _ schedule: inout CompactionSchedule, core: inout DaemonCore, clock: ContinuousClock,
         now: UInt64
     ) throws(JournalError) {
-        guard var preparing = schedule.preparing else { return }
+        guard var preparation = schedule.preparing?.preparation else { return }
         let started = clock.now
         defer {
             let turn = started.duration(to: clock.now)
             journal.longestCompactionStall = max(journal.longestCompactionStall, turn)
         }
-        let saved = core.continueCompaction(&preparing.preparation, bytes: core.hibernatedBytesPerTick)
-        preparing.turns += 1
-        preparing.ioThreadDuration += started.duration(to: clock.now)
-        schedule.preparing = preparing
-        // Records taken but not written yet would be in the payload and in neither journal: the next turn writes them.
-        guard saved, !journal.hasPendingRecords else { return }
+        _ = core.continueCompaction(&preparation, bytes: core.hibernatedBytesPerTick)
+        guard
+            let preparing = schedule.sliceSaved(
+                preparation, took: started.duration(to: clock.now), recordsPending: journal.hasPendingRecords)
+        else { return }
         let switchStarted = clock.now
         let before = journal.journalBytes
-        schedule.preparing = nil
         do throws(JournalError) {
             try journal.startSnapshot(core.journalSnapshotPayload)
         } catch {
             try putOff(&schedule, after: error, "a compaction could not start", now: now)
             return
         }
-        schedule.running = CompactionSchedule.Running(
-            records: core.journalRecordCount, journalBytesBefore: before, compaction: preparing.preparation.compaction,
-            ioThreadDuration: preparing.ioThreadDuration + switchStarted.duration(to: clock.now), turns: preparing.turns,
-            liveAppVersions: core.liveAppVersions, appReloads: core.counters.appReloads)
+        schedule.switched(
+            CompactionSchedule.Running(
+                records: core.journalRecordCount, journalBytesBefore: before,
+                compaction: preparing.preparation.compaction,
+                ioThreadDuration: preparing.ioThreadDuration + switchStarted.duration(to: clock.now),
+                turns: preparing.turns, liveAppVersions: core.liveAppVersions, appReloads: core.counters.appReloads))
     }
 
     /// Once the writer ended: logs the compaction, and deletes the application versions no record needs any more.
@@ -103,13 +68,10 @@ extension DaemonServer {
             guard let duration = try journal.finishSnapshot() else { return }
             writerDuration = duration
         } catch {
-            schedule.running = nil
             try putOff(&schedule, after: error, "a snapshot could not be written", now: now)
             return
         }
-        guard let running = schedule.running else { return }
-        schedule.running = nil
-        schedule.next = now
+        guard let running = schedule.written(now: now) else { return }
         // Records since the switch may name a version that was live then, or one read since (then the next
         // compaction deletes what is unused).
         if appFileSource != nil, core.counters.appReloads == running.appReloads {
@@ -139,6 +101,6 @@ extension DaemonServer {
         logger.error(
             "journal: \(failure); the journal goes on, compaction is tried again in a minute",
             metadata: ["error": "\(error)"])
-        schedule.next = now + 60_000
+        schedule.putOff(now: now)
     }
 }
