@@ -103,8 +103,8 @@ def hibernated_row(run, op):
     for _ in range(2):
         check(row("sleepy") == before, "listed as it was when it hibernated, again and again", before)
     check(hibernated().get("woken", 0) == 0, "listing woke nothing", hibernated())
-    check(op.request("HEALTH")["session_usage_max"] == {k: 0 for k in FIGURES},
-          "HEALTH's largest figures leave hibernated sessions out (§7)")
+    check(op.request("HEALTH")["session_usage_max"] == {k: before[k] for k in FIGURES},
+          "HEALTH's largest figures count a hibernated session as it was saved (§7): sleepy's", before)
     zz = connect(run.ctx, run.control, "stepper", "zz-items", serves=["shares.item"])
     op.request("CREATE_SESSION", {"session": "awake"})
     for n in (1, 2):
