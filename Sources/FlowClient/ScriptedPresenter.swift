@@ -5,8 +5,9 @@ public import UnixSignals
 
 /// A headless presenter that follows a script: it hosts a ``PresenterClient``'s session, prints what is visible
 /// after every change (`visible: hello, hello.greeting "Hello, default!"`), carries out the ``PresenterScript``'s
-/// steps as the UI allows (`done: action:hello.greeting:about (delivered 1)`) and ends when they are all done or
-/// the timeout passed. An app's own headless presenter, or `flowctl present`, is this and a command line:
+/// steps as the UI allows (`done: action:hello.greeting:about (delivered 1)`) and ends when they are all done, the
+/// timeout passed or the daemon ended the session (``Outcome`` says which). An app's own headless presenter, or
+/// `flowctl present`, is this and a command line:
 ///
 /// ```swift
 /// let presenter = PresenterClient(name: "hello-presenter", session: "default", createSession: true)
@@ -159,7 +160,8 @@ public struct ScriptedPresenter: Sendable {
             return "the session's SNAPSHOT that flowd announced did not come\(within ?? ""): one larger than this "
                 + "client's largest message (\(bound)) never comes, as its connection drops it"
         case .sessionEnded:
-            return "flowd ended the session (sessionEnded)" + (script.steps.isEmpty ? "" : " before the steps completed")
+            let before = script.steps.isEmpty ? "" : " before the steps completed"
+            return "flowd ended the session (sessionEnded)\(before)"
         }
     }
 

@@ -345,7 +345,8 @@ struct PresenterClientTests {
                 let (peer, _) = try await daemon.acceptHello(heartbeatMs: 100, keepingAlive: true)
                 let (_, first) = try await daemon.expect("SYNC", from: peer) { $0.sync }
                 try await daemon.send(.ok(OKReply(req: first.req, result: ["seq": 7, "mode": "snapshot"])), to: peer)
-                try await daemon.send(.snapshot(SnapshotMessage(session: "default", seq: 7, ui: UISnapshot(large))), to: peer)
+                let oversized = SnapshotMessage(session: "default", seq: 7, ui: UISnapshot(large))
+                try await daemon.send(.snapshot(oversized), to: peer)
                 // The next SYNC: on this connection (the liveness window passed) or on a new one (after silence).
                 var second: (peer: [UInt8], sync: Sync)?
                 while second == nil {
