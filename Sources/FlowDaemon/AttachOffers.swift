@@ -12,9 +12,11 @@ enum AttachOffers {
 extension DaemonCore {
     /// Offers up to ``AttachOffers/batch`` waiting attachments of the kinds `peer` serves (all live steppers'
     /// kinds when `nil`), in session and attachment order, each to the process of its kind holding the fewest;
-    /// schedules the next turn while more wait.
+    /// schedules the next turn while more wait. Kinds the restart grace holds back wait for its end
+    /// (``RestartGrace``).
     mutating func offerWaitingAttachments(servedBy peer: Hello? = nil, now: UInt64) {
-        let waiting = holdings.waitingAttachments(ofKinds: peer?.serves ?? Array(peers.servedKinds))
+        let kinds = (peer?.serves ?? Array(peers.servedKinds)).filter { !restartGrace.holds($0) }
+        let waiting = holdings.waitingAttachments(ofKinds: kinds)
         // One at a time, each to the process holding the fewest then: a batch is spread, not given to one process.
         for key in waiting.prefix(AttachOffers.batch) {
             if let session = self.session(key.session) { assign(key.attachment, in: session) }

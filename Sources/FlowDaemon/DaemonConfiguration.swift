@@ -37,6 +37,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     /// How long a URI deep link's chain may wait for the flows its next step needs, in milliseconds, before it is
     /// refused (`deepLinkIncomplete`).
     public var deepLinkWaitMs: Int = 3000
+    /// After a restart, how long the restored attachments of a kind may wait for the processes that served it in the
+    /// last run, in milliseconds, before they go to those back (docs/PROTOCOL.md §5.1); 0: offered at once.
+    public var restartGraceMs: Int = 3000
 
     public init() {}
 
@@ -56,6 +59,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         case maxSessionAttachments = "max_session_attachments"
         case adaptTimeoutMs = "adapt_timeout_ms"
         case deepLinkWaitMs = "deep_link_wait_ms"
+        case restartGraceMs = "restart_grace_ms"
     }
 
     /// Reads a configuration; missing fields keep their defaults.
@@ -84,5 +88,6 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
             try container.decodeIfPresent(Int.self, forKey: .maxSessionAttachments) ?? defaults.maxSessionAttachments
         adaptTimeoutMs = try container.decodeIfPresent(Int.self, forKey: .adaptTimeoutMs) ?? defaults.adaptTimeoutMs
         deepLinkWaitMs = try container.decodeIfPresent(Int.self, forKey: .deepLinkWaitMs) ?? defaults.deepLinkWaitMs
+        restartGraceMs = try container.decodeIfPresent(Int.self, forKey: .restartGraceMs) ?? defaults.restartGraceMs
     }
 }

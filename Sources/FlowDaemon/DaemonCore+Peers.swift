@@ -206,6 +206,7 @@ extension DaemonCore {
             assign(attachment, in: session, preferring: hello.serves.contains(remote.kind) ? address : nil)
         }
         if hello.role == .stepper {
+            restartGraceJoined(hello)
             // The attachments waiting for a process of the kinds it serves (the index: not every session), a batch
             // at a time so that they fit in its queue (§5.1).
             offerWaitingAttachments(servedBy: hello, now: now)

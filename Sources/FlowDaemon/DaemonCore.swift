@@ -50,6 +50,12 @@ package struct DaemonCore {
     package var inboxReadAt: UInt64?
     /// When to offer stepper processes the next batch of waiting attachments, if more wait (``AttachOffers``).
     var attachOffersDue: UInt64?
+    /// After a restart, the kinds whose waiting attachments are held back for the last run's processes.
+    var restartGrace = RestartGrace.none
+    /// The names of this run's stepper processes, kept for the next start (``stepperNamesToKeep``).
+    var stepperNames = StepperNames()
+    /// The names of the last run's stepper processes (``expectStepperNames(_:)``).
+    var expectedStepperNames: [String: [String]] = [:]
     /// URI deep links whose chains wait for the flows their next step needs.
     var pendingDeepLinks: [PendingDeepLink] = []
     /// Whether state changes are journaled (``takeJournal()``); off for a daemon without a state directory.
@@ -127,6 +133,7 @@ package struct DaemonCore {
             journal(.daemon(daemonID))
             if !sessions.contains(configuration.defaultSession) { _ = createSession(configuration.defaultSession) }
         }
+        beginRestartGrace(now: now)
         return takeOutputs()
     }
 
@@ -150,6 +157,7 @@ package struct DaemonCore {
             expireQuestions(now: now)
             endIdleSessions(now: now)
             hibernateIdleSessions(now: now)
+            endRestartGraceIfDue(now: now)
             if let due = attachOffersDue, now >= due { offerWaitingAttachments(now: now) }
         case .localStep(let sessionID, let attachment, let step):
             guard let session = self.session(sessionID) else { break }
@@ -186,6 +194,7 @@ package struct DaemonCore {
         if let idle = idleDeadlines.next { deadline = min(deadline, idle) }
         if let hibernation = hibernationDeadlines.next { deadline = min(deadline, hibernation) }
         if let offers = attachOffersDue { deadline = min(deadline, offers) }
+        if let grace = restartGrace.endsAt { deadline = min(deadline, grace) }
         if let adapt = remoteAdapts.nextDeadline { deadline = min(deadline, adapt) }
         if let link = nextDeepLinkDeadline { deadline = min(deadline, link) }
         return max(deadline, now)

@@ -24,6 +24,10 @@ extension DaemonServer {
         var bodyWriter = FastJSONWriter()
         /// Peers a send found gone, whose losses are handled next, the last one pushed first.
         var unreachablePeers: [PeerAddress] = []
+        /// Where the names of the stepper processes are kept for the next start (``StepperNames``), with a journal.
+        let stepperNames: StepperNamesFile?
+        /// The ``DaemonCore/stepperNamesVersion`` saved last: the file is written when it moves (a new name, rare).
+        var savedStepperNames = 0
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
         /// written (and synced, by the fsync policy). While the journal cannot be written, outputs wait in the
@@ -44,6 +48,10 @@ extension DaemonServer {
                 outputs = try journal!.commit(records, outputs: consume outputs, core: &core, now: now)
             }
             try send(consume outputs, on: &core, now: now)
+            if let stepperNames, core.stepperNamesVersion != savedStepperNames {
+                stepperNames.write(core.stepperNamesToKeep)
+                savedStepperNames = core.stepperNamesVersion
+            }
         }
 
         /// Commits what a failing journal holds once its retry is due, and sends what waited for it.

@@ -262,11 +262,14 @@ public final class DaemonServer: Service, Sendable {
         var core = fresh()
         var recovery: (report: RecoveryReport, seconds: Double)?
         var journal: JournalStore?
+        var stepperNames: StepperNamesFile?
         if let settings = configuration.journal {
             let (store, report, seconds) = try recoverState(
                 into: &core, fresh: fresh, newDaemonID: daemonID, from: settings, clock: clock)
             journal = store
             recovery = (report, seconds)
+            stepperNames = StepperNamesFile(stateDirectory: settings.directory, logger: logger)
+            core.expectStepperNames(stepperNames?.read() ?? [:])
             // The version new sessions get is kept before the first record naming it (the default session's, say).
             if let version = appFile?.version { try AppVersionStore(stateDirectory: settings.directory).keep(version) }
         }
@@ -278,7 +281,7 @@ public final class DaemonServer: Service, Sendable {
             router: sockets.router, publisher: sockets.publisher,
             codec: WireCodec(maxBodyBytes: configuration.daemon.maxBodyBytes), server: self,
             journal: journal.map { JournalCommitter(store: $0, logger: logger) },
-            logger: logger
+            logger: logger, stepperNames: stepperNames
         )
         try driver.perform(core.start(now: now()), on: &core, now: now())
         announceReady(sockets, daemonID: core.daemonID)

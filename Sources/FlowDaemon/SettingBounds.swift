@@ -50,6 +50,7 @@ extension DaemonConfiguration {
             ("daemon.max_session_attachments", maxSessionAttachments, 1...Int.max),
             ("daemon.adapt_timeout_ms", adaptTimeoutMs, 0...longestWaitMs),
             ("daemon.deep_link_wait_ms", deepLinkWaitMs, 0...longestWaitMs),
+            ("daemon.restart_grace_ms", restartGraceMs, 0...longestWaitMs),
             ("daemon.idle_session_timeout_s", idleSessionTimeoutS, 0...longestIdleSeconds),
             ("daemon.hibernate_after_s", hibernateAfterS, 0...longestIdleSeconds),
         ])

@@ -307,6 +307,8 @@ public final class EmbeddedDaemon {
         )
         recovered.storedAppVersion = { [keptAppVersions] id in keptAppVersions[id] }
         _ = try recovered.recover(from: journal ?? core.journalHistory)
+        // As flowd reads them from the state directory, which this daemon's run wrote (``StepperNamesFile``).
+        recovered.expectStepperNames(core.stepperNamesToKeep)
         return recovered
     }
 

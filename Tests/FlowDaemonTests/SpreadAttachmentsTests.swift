@@ -5,37 +5,11 @@ import FlowdTesting
 import TestFlows
 import Testing
 
-/// A daemon running ``TestApplication``, whose every session has a `home` attachment (the root flow's remote
-/// stepper), and an operator that creates sessions: each one more attachment of the kind `home`.
-private struct Fixture {
-    let daemon = EmbeddedDaemon(application: TestApplication())
-    private let flowctl: PeerAddress
-    private var created = 0
-
-    init() {
-        flowctl = daemon.newPeerAddress()
-        daemon.receive(
-            .hello(Hello(req: 1, role: .operator, name: "flowctl", instance: "flowctl", heartbeatMs: 60_000)),
-            from: flowctl)
-    }
-
-    /// `count` new sessions, so `count` new `home` attachments.
-    mutating func createSessions(_ count: Int) {
-        for _ in 0..<count {
-            created += 1
-            daemon.receive(
-                .createSession(SessionRequest(req: UInt64(1 + created), session: "kiosk-\(created)")), from: flowctl)
-        }
-    }
-
-    func serving(_ name: String) -> FakeStepper { daemon.connectStepper(name: name, kinds: ["home"]) }
-}
-
 /// docs/PROTOCOL.md §5: an attachment goes to the live process serving its kind that holds the fewest attachments
 /// (ties: the name that sorts first, then the earliest connection), and stays with it while it lives.
 struct SpreadAttachmentsTests {
     @Test func twoProcessesServingAKindShareItsAttachmentsToWithinOne() {
-        var f = Fixture()
+        var f = KioskFixture()
         let a = f.serving("a-movies")  // takes the default session's `home`
         let b = f.serving("b-movies")
         f.createSessions(40)
@@ -45,7 +19,7 @@ struct SpreadAttachmentsTests {
     }
 
     @Test func tiesGoToTheNameThatSortsFirstWhateverTheOrderOfConnection() {
-        var f = Fixture()
+        var f = KioskFixture()
         let b = f.serving("b-movies")  // the default session's `home`: b is alone
         let a = f.serving("a-movies")
         #expect(b.attachments.map(\.session) == ["default"])
@@ -56,7 +30,7 @@ struct SpreadAttachmentsTests {
     }
 
     @Test func aProcessThatJoinsGetsTheNextAttachmentsAndTakesNoneFromTheOthers() {
-        var f = Fixture()
+        var f = KioskFixture()
         let a = f.serving("a-movies")
         let b = f.serving("b-movies")
         f.createSessions(9)  // 10 with the default session's: 5 each
@@ -71,7 +45,7 @@ struct SpreadAttachmentsTests {
     }
 
     @Test func aLostProcessesAttachmentsSpreadOverTheOthers() {
-        var f = Fixture()
+        var f = KioskFixture()
         let a = f.serving("a-movies")
         let b = f.serving("b-movies")
         let c = f.serving("c-movies")
@@ -83,7 +57,7 @@ struct SpreadAttachmentsTests {
     }
 
     @Test func aProcessThatReconnectsKeepsItsAttachments() {
-        var f = Fixture()
+        var f = KioskFixture()
         let a = f.serving("a-movies")
         f.createSessions(5)  // a alone: 6
         let b = f.serving("b-movies")
@@ -96,7 +70,7 @@ struct SpreadAttachmentsTests {
 
     /// §5.1: the waiting attachments go out 256 at a time; each batch is spread over the processes live then.
     @Test func theBatchesOfWaitingAttachmentsAreSpread() {
-        var f = Fixture()
+        var f = KioskFixture()
         f.createSessions(1000)  // 1001 waiting, no process serves `home`
         let a = f.serving("a-movies")
         #expect(a.attachments.count == 256, "the first batch: a is alone")

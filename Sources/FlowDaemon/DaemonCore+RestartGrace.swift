@@ -1,0 +1,51 @@
+internal import FlowWire
+internal import Logging
+
+// After a restart: the restored attachments of a kind wait for the processes that served it (``RestartGrace``).
+extension DaemonCore {
+    /// The names of the stepper processes of the last run, by kind (the state directory's `stepper-names`): set by
+    /// the transport after ``recover(from:progress:)`` and before ``start(now:)``, which begins the grace.
+    package mutating func expectStepperNames(_ names: [String: [String]]) { expectedStepperNames = names }
+
+    /// What to keep for the next start: the names of this run's stepper processes by kind, with those of the last
+    /// run still awaited while the grace runs (a crash before they are back forgets none), sorted.
+    package var stepperNamesToKeep: [String: [String]] {
+        var kinds = stepperNames.byKind
+        for (kind, names) in restartGrace.missing { kinds[kind, default: []].formUnion(names) }
+        return kinds.mapValues { $0.sorted() }
+    }
+
+    /// Moves when ``stepperNamesToKeep`` does: the transport saves the file when it differs from the one it saved.
+    package var stepperNamesVersion: Int { stepperNames.version }
+
+    /// At start after a recovery: holds back the waiting attachments of the kinds the last run's processes served.
+    mutating func beginRestartGrace(now: UInt64) {
+        guard recoveredRecords > 0 else { return }  // a fresh state restored nothing
+        restartGrace = RestartGrace(expected: expectedStepperNames, now: now, graceMs: configuration.restartGraceMs)
+        guard let endsAt = restartGrace.endsAt else { return }
+        logger.info(
+            "restored attachments wait for the stepper processes of the last run",
+            metadata: [
+                "kinds": "\(restartGrace.missing.count)",
+                "names": "\(Set(restartGrace.missing.values.joined()).sorted().joined(separator: ","))",
+                "grace_ms": "\(endsAt - now)",
+            ])
+    }
+
+    /// A stepper process said `HELLO`: its name is kept; a kind whose last processes are all back is freed.
+    mutating func restartGraceJoined(_ hello: Hello) {
+        stepperNames.joined(hello.name, serving: hello.serves)
+        guard restartGrace.joined(hello.name, serving: hello.serves), restartGrace.endsAt == nil else { return }
+        logger.info("every stepper process of the last run is back; restored attachments offered")
+    }
+
+    /// The grace is over at `now` (`restart_grace_ms` passed): what still waits goes to the processes back.
+    mutating func endRestartGraceIfDue(now: UInt64) {
+        guard let missing = restartGrace.end(ifDueAt: now) else { return }
+        stepperNames.changed()  // the names that did not come back are not awaited again
+        logger.notice(
+            "restart grace over; restored attachments offered to the stepper processes back",
+            metadata: ["missing": "\(Set(missing.values.joined()).sorted().joined(separator: ","))"])
+        offerWaitingAttachments(now: now)
+    }
+}

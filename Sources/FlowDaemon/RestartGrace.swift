@@ -1,0 +1,58 @@
+/// After a restart, the waiting attachments of a kind are held back until every process that served the kind in the
+/// last run is back, or `daemon.restart_grace_ms` after the start, whichever comes first (docs/PROTOCOL.md §5.1): so
+/// the first process to reconnect does not take them all while the others are a moment behind, and none waits long
+/// for a process that does not come back.
+///
+/// Which processes served each kind is not journaled: the daemon keeps their names beside the journal
+/// (``StepperNames``); without them (a fresh state, a state an older flowd wrote) nothing is held.
+struct RestartGrace {
+    /// The names of the processes that served each kind in the last run and have not said `HELLO` since: the kinds
+    /// held back. Empty once the grace is over.
+    private(set) var missing: [String: Set<String>]
+    /// When the grace ends, whoever is back; `nil` when it is over or never began.
+    private(set) var endsAt: UInt64?
+
+    /// No grace: a fresh start, or `restart_grace_ms` 0.
+    static let none = RestartGrace(missing: [:], endsAt: nil)
+
+    private init(missing: [String: Set<String>], endsAt: UInt64?) {
+        self.missing = missing
+        self.endsAt = endsAt
+    }
+
+    /// A grace of `graceMs` from `now` for the kinds of `expected` (names by kind, as the last run kept them).
+    init(expected: [String: [String]], now: UInt64, graceMs: Int) {
+        let kinds = expected.compactMapValues { $0.isEmpty ? nil : Set($0) }
+        guard graceMs > 0, !kinds.isEmpty else {
+            self = .none
+            return
+        }
+        self.init(missing: kinds, endsAt: now + UInt64(graceMs))
+    }
+
+    /// Whether the waiting attachments of `kind` are held back now.
+    func holds(_ kind: String) -> Bool { missing[kind] != nil }
+
+    /// A process named `name` said `HELLO` serving `kinds`; returns whether that freed a kind held until then.
+    mutating func joined(_ name: String, serving kinds: [String]) -> Bool {
+        guard endsAt != nil else { return false }
+        var freed = false
+        for kind in kinds where missing[kind]?.remove(name) != nil && missing[kind]?.isEmpty == true {
+            missing[kind] = nil
+            freed = true
+        }
+        if missing.isEmpty { endsAt = nil }
+        return freed
+    }
+
+    /// Ends the grace if it is due at `now`; returns the names still missing then (by kind), `nil` when it did not
+    /// end now.
+    mutating func end(ifDueAt now: UInt64) -> [String: Set<String>]? {
+        guard let due = endsAt, now >= due else { return nil }
+        defer {
+            missing = [:]
+            endsAt = nil
+        }
+        return missing
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import FlowDaemon
+import FlowWire
+import FlowdTesting
+import TestFlows
+
+extension KioskFixture {
+    init(graceMs: Int) {
+        var configuration = DaemonConfiguration()
+        configuration.restartGraceMs = graceMs
+        self.init(configuration: configuration)
+    }
+
+    /// `a-login` and `b-login` serve `home`, hold 5 attachments each, then flowd restarts and a new `a-login` (a
+    /// process of the same name) says `HELLO`.
+    mutating func twoProcessesThenARestart() throws -> (a: FakeStepper, b: FakeStepper) {
+        let a = serving("a-login")
+        let b = serving("b-login")
+        createSessions(9)  // 10 with the default session's: 5 each
+        try restart()
+        a.restart(instance: "a-2")
+        return (a, b)
+    }
+}
+
+/// docs/PROTOCOL.md §5.1: after a restart, the restored attachments of a kind wait until every process that served
+/// it in the last run is back, or `daemon.restart_grace_ms`, then go out spread over the processes back.
+struct RestartGraceTests {
+    @Test func theFirstProcessBackWaitsForTheOthersOfTheLastRunThenTheyShare() throws {
+        var f = KioskFixture(graceMs: 3000)
+        let (a, b) = try f.twoProcessesThenARestart()
+        #expect(a.attachments.isEmpty, "b served `home` in the last run and is not back")
+        b.restart(instance: "b-2")
+        #expect(a.attachments.count == 5 && b.attachments.count == 5)
+        #expect(Set(a.attachments.map(\.session)).isDisjoint(with: b.attachments.map(\.session)))
+        #expect(f.daemon.core.holdingsMismatches == [])
+    }
+
+    @Test func withoutTheGraceTheFirstProcessBackTakesTheFirstBatchAlone() throws {
+        var f = KioskFixture(graceMs: 0)
+        let (a, b) = try f.twoProcessesThenARestart()
+        b.restart(instance: "b-2")
+        #expect(a.attachments.count == 10 && b.attachments.isEmpty, "restart_grace_ms 0: offered at once")
+    }
+
+    @Test func aSingleProcessGetsItsAttachmentsAtOnce() throws {
+        var f = KioskFixture(graceMs: 3000)
+        let a = f.serving("a-login")
+        f.createSessions(4)
+        try f.restart()
+        a.restart(instance: "a-2")
+        #expect(a.attachments.count == 5, "the only process of the last run is back: no wait")
+    }
+
+    @Test func aProcessThatDoesNotComeBackHoldsNothingPastTheGraceAndTakesNothingLater() throws {
+        var f = KioskFixture(graceMs: 1000)
+        let (a, b) = try f.twoProcessesThenARestart()
+        #expect(f.daemon.core.stepperNamesToKeep == ["home": ["a-login", "b-login"]], "b still awaited")
+        f.daemon.passTime(.milliseconds(999))
+        #expect(a.attachments.isEmpty)
+        f.daemon.passTime(.milliseconds(1))
+        #expect(a.attachments.count == 10, "the grace is over: what waits goes to those back")
+        #expect(f.daemon.core.stepperNamesToKeep == ["home": ["a-login"]], "b is not awaited at the next start")
+        b.restart(instance: "b-2")
+        #expect(b.attachments.isEmpty, "held attachments never move")
+        f.createSessions(2)
+        #expect(a.attachments.count == 10 && b.attachments.count == 2)
+    }
+
+    @Test func aNewAttachmentDuringTheGraceGoesAtOnceToAProcessBack() throws {
+        var f = KioskFixture(graceMs: 3000)
+        let (a, b) = try f.twoProcessesThenARestart()
+        f.createSessions(1)
+        #expect(a.attachments.map(\.session) == ["kiosk-10"], "only the restored ones wait")
+        b.restart(instance: "b-2")
+        #expect(a.attachments.count == 5 + 1 && b.attachments.count == 5, "restored: b first, holding fewer")
+        #expect(f.daemon.core.holdingsMismatches == [])
+    }
+
+    @Test func aProcessThatJoinsAfterTheGraceTakesNone() throws {
+        var f = KioskFixture(graceMs: 3000)
+        let (a, b) = try f.twoProcessesThenARestart()
+        b.restart(instance: "b-2")
+        let c = f.serving("c-login")
+        #expect(c.attachments.isEmpty && a.attachments.count == 5 && b.attachments.count == 5)
+        #expect(f.daemon.core.stepperNamesToKeep == ["home": ["a-login", "b-login", "c-login"]])
+    }
+
+    @Test func theNamesFileIsReadBackAndABadOneHoldsNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("regrace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = StepperNamesFile(
+            stateDirectory: folder.path, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        #expect(file.read() == [:], "no file: a fresh state, or one an older flowd wrote")
+        file.write(["home": ["a-login", "b-login"], "login.form": ["a-login"]])
+        #expect(file.read() == ["home": ["a-login", "b-login"], "login.form": ["a-login"]])
+        try Data("{\"kinds\": 3}".utf8).write(to: URL(fileURLWithPath: file.path))
+        #expect(file.read() == [:])
+    }
+
+    @Test func theGraceIsARestartsOnly() {
+        var f = KioskFixture(graceMs: 3000)
+        _ = f.serving("a-login")
+        f.createSessions(1)
+        #expect(f.daemon.core.restartGrace.endsAt == nil, "a fresh state restored nothing to hold")
+        var grace = RestartGrace(expected: ["home": ["a-login", "b-login"]], now: 100, graceMs: 50)
+        #expect(grace.holds("home") && !grace.holds("other") && grace.endsAt == 150)
+        #expect(grace.joined("a-login", serving: ["home"]) == false)
+        #expect(grace.end(ifDueAt: 149) == nil)
+        #expect(grace.end(ifDueAt: 150) == ["home": ["b-login"]])
+        #expect(!grace.holds("home") && grace.endsAt == nil)
+        #expect(RestartGrace(expected: ["home": ["a"]], now: 0, graceMs: 0).endsAt == nil)
+        #expect(RestartGrace(expected: ["home": []], now: 0, graceMs: 10).endsAt == nil)
+    }
+}
