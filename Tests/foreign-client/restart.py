@@ -1,5 +1,6 @@
 """A restart of flowd on the same state (PROTOCOL.md §3, §5.1, §5.5, §5.6, §6.1; RELIABILITY.md "Journal"): what a
-stepper, a presenter and an operator are promised after a SIGKILL, after a SIGTERM, and without the state."""
+stepper, a presenter and an operator are promised after a SIGKILL, after a SIGTERM, and without the state; and how
+the restored attachments of a kind go to its processes (§5.1)."""
 
 import shutil
 import signal
@@ -119,4 +120,40 @@ def restarts(flowd, flow_file):
         check(op.welcome["daemon"] != daemon, "a daemon without the state has a new ID", op.welcome)
         check([s["id"] for s in op.request("SESSIONS")["sessions"]] == ["default"], "a fresh state has default")
         for conn in (st, pr.conn, op):
+            conn.close()
+    restored_shared(flowd, flow_file)
+
+
+def flushed(conn):
+    """What the daemon sent `conn` before now: the reply to a request sent now comes after it (§3)."""
+    nothing = {"session": "default", "attachment": 999999, "step": {"name": "movieIsPicked", "payload": 1}}
+    conn.request_error("STEP", nothing, "unknownAttachment")
+    return conn
+
+
+def restored_shared(flowd, flow_file):
+    section("restart: a kind's restored attachments wait for every process of the last run, then are shared (§5.1)")
+    # A grace of ten minutes: only the second process's HELLO can end the wait within this check.
+    with running(flowd, flow_file, config={"daemon": {"restart_grace_ms": 600000}}) as run:
+        op = connect(run.ctx, run.control, "operator", "foreign-operator")
+        names = ("fa-login", "fb-login")
+        steppers = {name: connect(run.ctx, run.control, "stepper", name, serves=["login.app"]) for name in names}
+        for i in range(1, 6):
+            op.request("CREATE_SESSION", {"session": "s%d" % i})
+        before = {name: [st.expect_type("ATTACH", kind="login.app")["attachment"] for _ in range(3)]
+                  for name, st in steppers.items()}
+        check(sorted(len(v) for v in before.values()) == [3, 3], "6 login.app attachments, 3 each", before)
+        run.stop(signal.SIGKILL)
+        run.start()
+        for st in steppers.values():
+            st.close()
+        first = connect(run.ctx, run.control, "stepper", "fa-login", instance="fa-2", serves=["login.app"])
+        check(flushed(first).kept("ATTACH") == [], "the first back gets none while fb-login is not back")
+        second = connect(run.ctx, run.control, "stepper", "fb-login", instance="fb-2", serves=["login.app"])
+        shares = {name: [(b["session"], b["attachment"]) for b in [st.expect_type("ATTACH", kind="login.app")
+                                                                    for _ in range(3)]]
+                  for name, st in (("fa-login", first), ("fb-login", second))}
+        check(not set(shares["fa-login"]) & set(shares["fb-login"]), "3 each, none twice", shares)
+        check(flushed(first).kept("ATTACH") == [] and flushed(second).kept("ATTACH") == [], "no more", shares)
+        for conn in (first, second, op):
             conn.close()
