@@ -121,6 +121,15 @@ struct IdleCommand: ParsableCommand {
             + "resident_per_session=\((after - before) / sessions) "
             + "creates_per_s=\(Int(Double(sessions) / seconds))"
             + String(format: " cpu_us_per_create=%.1f", cpuMicroseconds / Double(sessions))
+        // HEALTH's session_usage_max: a walk over every session, made or hibernated (docs/LIMITS.md). Best of five.
+        var walk = Int.max
+        var largest = SessionUsage.zero
+        for _ in 0..<5 {
+            let walking = monotonicNanoseconds()
+            largest = core.sessionUsageMax
+            walk = min(walk, Int(monotonicNanoseconds() - walking))
+        }
+        line += String(format: " health_walk_ms=%.2f", Double(walk) / 1e6) + " usage_max_screens=\(largest.screens)"
         if hibernateAfterS > 0 {
             // A first use of hibernated sessions: what making one again costs (its `seq` read, nothing else).
             let woken = min(1000, sessions)
