@@ -61,6 +61,11 @@ struct IdleCommand: ParsableCommand {
             "A deep link into each session right after its creation (the demo's settingsAreRequired, the bench's "
                 + "tick): sessions changed since their creation, which hibernate as their encoded state."))
     var changed = false
+    @Flag(
+        help: ArgumentHelp(
+            "With --hibernate-after-s: no tick while the sessions are created, so that all hibernate in one burst "
+                + "after; prints the resident memory made, hibernated, and after one malloc_trim(0) (its time too)."))
+    var burst = false
 
     func run() throws {
         let journaling = journal || stateDir != nil
@@ -98,20 +103,40 @@ struct IdleCommand: ParsableCommand {
                 send(.deepLink(DeepLinkRequest(req: req, session: String(format: "idle-%07d", index), step: step)))
             }
             if index % 100 == 0 { _ = core.takeJournal() }  // the I/O thread takes the records as they come
-            if hibernateAfterS > 0, index % 100 == 99 {
+            if hibernateAfterS > 0, !burst, index % 100 == 99 {
                 now += 100
                 _ = core.handle(.tick, now: now)
             }
         }
+        let residentMade = residentBytes()
         if hibernateAfterS > 0 {
             now += UInt64(hibernateAfterS) * 1000
-            _ = core.handle(.tick, now: now)
+            // A tick hibernates 32 sessions at most (DaemonCore.hibernatedPerTick): the loop ticks again at once
+            // while some are due, as flowd's does.
+            var hibernated = -1
+            while core.hibernatedSessionCount > hibernated {
+                hibernated = core.hibernatedSessionCount
+                _ = core.handle(.tick, now: now)
+                now += 1
+            }
         }
         _ = core.takeJournal()
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
         // CPU time, not the wall clock: what the load of other processes does not move.
         let cpuMicroseconds = Double(processCPUNanoseconds() - startedCPU) / 1e3
         let after = residentBytes()
+        var burstFigures = ""
+        if burst {
+            // What glibc keeps of the memory the burst freed, and what malloc_trim gives back (docs/LIMITS.md).
+            let trimming = monotonicNanoseconds()
+            // Not in Swift's Glibc module (malloc.h): found by name.
+            typealias MallocTrim = @convention(c) (Int) -> Int32
+            if let symbol = dlsym(nil, "malloc_trim") { _ = unsafeBitCast(symbol, to: MallocTrim.self)(0) }
+            let trimmed = Double(monotonicNanoseconds() - trimming) / 1e6
+            burstFigures = String(
+                format: " rss_made_mb=%d rss_hibernated_mb=%d rss_trimmed_mb=%d malloc_trim_ms=%.1f",
+                residentMade >> 20, after >> 20, residentBytes() >> 20, trimmed)
+        }
         guard core.sessionCount == sessions + 501 else {
             throw BenchError("\(core.sessionCount) sessions, not \(sessions + 501)")
         }
@@ -120,7 +145,7 @@ struct IdleCommand: ParsableCommand {
             "IDLE app=\(app.rawValue) journal=\(journaling) sessions=\(sessions) changed=\(changed) "
             + "resident_per_session=\((after - before) / sessions) "
             + "creates_per_s=\(Int(Double(sessions) / seconds))"
-            + String(format: " cpu_us_per_create=%.1f", cpuMicroseconds / Double(sessions))
+            + String(format: " cpu_us_per_create=%.1f", cpuMicroseconds / Double(sessions)) + burstFigures
         // HEALTH's session_usage_max: a walk over every session, made or hibernated (docs/LIMITS.md). Best of five.
         var walk = Int.max
         var largest = SessionUsage.zero
