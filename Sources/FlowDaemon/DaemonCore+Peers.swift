@@ -273,6 +273,7 @@ extension DaemonCore {
         _ address: PeerAddress, reassigning: Bool = true
     ) -> [(session: String, attachment: AttachmentID)] {
         guard let peer = peers.remove(address) else { return [] }
+        if peer.role == .stepper { stepperNamesVersion += 1 }  // not awaited at the next start (``RestartGrace``)
         // What the peer held, from the index: a lost peer costs what it held, not the number of sessions.
         for id in holdings.sessions(hostedBy: address) {
             guard let session = self.session(id) else { continue }

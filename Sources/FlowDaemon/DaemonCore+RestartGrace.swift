@@ -7,16 +7,14 @@ extension DaemonCore {
     /// the transport after ``recover(from:progress:)`` and before ``start(now:)``, which begins the grace.
     package mutating func expectStepperNames(_ names: [String: [String]]) { expectedStepperNames = names }
 
-    /// What to keep for the next start: the names of this run's stepper processes by kind, with those of the last
-    /// run still awaited while the grace runs (a crash before they are back forgets none), sorted.
+    /// What to keep for the next start: the names of the stepper processes connected, by kind, with those of the
+    /// last run still awaited while the grace runs (a crash before they are back forgets none), sorted. A process
+    /// that left (`BYE`) or was counted dead is not awaited: a service replaced under a new name is not waited for.
     package var stepperNamesToKeep: [String: [String]] {
-        var kinds = stepperNames.byKind
+        var kinds = peers.stepperNames
         for (kind, names) in restartGrace.missing { kinds[kind, default: []].formUnion(names) }
         return kinds.mapValues { $0.sorted() }
     }
-
-    /// Moves when ``stepperNamesToKeep`` does: the transport saves the file when it differs from the one it saved.
-    package var stepperNamesVersion: Int { stepperNames.version }
 
     /// At start after a recovery: holds back the waiting attachments of the kinds the last run's processes served.
     mutating func beginRestartGrace(now: UInt64) {
@@ -34,7 +32,7 @@ extension DaemonCore {
 
     /// A stepper process said `HELLO`: its name is kept; a kind whose last processes are all back is freed.
     mutating func restartGraceJoined(_ hello: Hello) {
-        stepperNames.joined(hello.name, serving: hello.serves)
+        stepperNamesVersion += 1
         guard restartGrace.joined(hello.name, serving: hello.serves), restartGrace.endsAt == nil else { return }
         logger.info("every stepper process of the last run is back; restored attachments offered")
     }
@@ -42,7 +40,7 @@ extension DaemonCore {
     /// The grace is over at `now` (`restart_grace_ms` passed): what still waits goes to the processes back.
     mutating func endRestartGraceIfDue(now: UInt64) {
         guard let missing = restartGrace.end(ifDueAt: now) else { return }
-        stepperNames.changed()  // the names that did not come back are not awaited again
+        stepperNamesVersion += 1  // the names that did not come back are not awaited again
         logger.notice(
             "restart grace over; restored attachments offered to the stepper processes back",
             metadata: ["missing": "\(Set(missing.values.joined()).sorted().joined(separator: ","))"])

@@ -52,8 +52,8 @@ package struct DaemonCore {
     var attachOffersDue: UInt64?
     /// After a restart, the kinds whose waiting attachments are held back for the last run's processes.
     var restartGrace = RestartGrace.none
-    /// The names of this run's stepper processes, kept for the next start (``stepperNamesToKeep``).
-    var stepperNames = StepperNames()
+    /// Moves when the stepper processes connected change, so the transport saves ``stepperNamesToKeep``.
+    package internal(set) var stepperNamesVersion = 0
     /// The names of the last run's stepper processes (``expectStepperNames(_:)``).
     var expectedStepperNames: [String: [String]] = [:]
     /// URI deep links whose chains wait for the flows their next step needs.

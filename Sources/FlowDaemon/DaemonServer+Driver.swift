@@ -24,9 +24,10 @@ extension DaemonServer {
         var bodyWriter = FastJSONWriter()
         /// Peers a send found gone, whose losses are handled next, the last one pushed first.
         var unreachablePeers: [PeerAddress] = []
-        /// Where the names of the stepper processes are kept for the next start (``StepperNames``), with a journal.
+        /// Where the names of the stepper processes are kept for the next start (``StepperNamesFile``), with a journal.
         let stepperNames: StepperNamesFile?
-        /// The ``DaemonCore/stepperNamesVersion`` saved last: the file is written when it moves (a new name, rare).
+        /// The ``DaemonCore/stepperNamesVersion`` saved last: the file is written when it moves (a stepper process
+        /// joined or left: rare).
         var savedStepperNames = 0
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is

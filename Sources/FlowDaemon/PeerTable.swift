@@ -72,6 +72,11 @@ struct PeerTable {
     /// The kinds some connected stepper process serves.
     var servedKinds: Dictionary<String, Set<PeerAddress>>.Keys { servers.keys }
 
+    /// The names of the stepper processes connected, by the kinds they serve.
+    var stepperNames: [String: Set<String>] {
+        servers.mapValues { addresses in Set(addresses.compactMap { byAddress[$0]?.hello.name }) }
+    }
+
     /// The ID for a new peer.
     mutating func nextID() -> String {
         lastNumber += 1

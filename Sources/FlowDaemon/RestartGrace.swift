@@ -1,10 +1,11 @@
-/// After a restart, the waiting attachments of a kind are held back until every process that served the kind in the
-/// last run is back, or `daemon.restart_grace_ms` after the start, whichever comes first (docs/PROTOCOL.md §5.1): so
-/// the first process to reconnect does not take them all while the others are a moment behind, and none waits long
-/// for a process that does not come back.
+/// After a restart, the waiting attachments of a kind that two or more processes served when the last run ended are
+/// held back until every one of them is back, or `daemon.restart_grace_ms` after the start, whichever comes first
+/// (docs/PROTOCOL.md §5.1): so the first process to reconnect does not take them all while the others are a moment
+/// behind, and none waits long for a process that does not come back. A kind one process served is not held: there is
+/// nothing to share, and that process may come back under another name.
 ///
 /// Which processes served each kind is not journaled: the daemon keeps their names beside the journal
-/// (``StepperNames``); without them (a fresh state, a state an older flowd wrote) nothing is held.
+/// (``StepperNamesFile``); without them (a fresh state, a state an older flowd wrote) nothing is held.
 struct RestartGrace {
     /// The names of the processes that served each kind in the last run and have not said `HELLO` since: the kinds
     /// held back. Empty once the grace is over.
@@ -20,9 +21,10 @@ struct RestartGrace {
         self.endsAt = endsAt
     }
 
-    /// A grace of `graceMs` from `now` for the kinds of `expected` (names by kind, as the last run kept them).
+    /// A grace of `graceMs` from `now` for the kinds of `expected` (names by kind, as the last run kept them) with two
+    /// names or more.
     init(expected: [String: [String]], now: UInt64, graceMs: Int) {
-        let kinds = expected.compactMapValues { $0.isEmpty ? nil : Set($0) }
+        let kinds = expected.compactMapValues { Set($0).count >= 2 ? Set($0) : nil }
         guard graceMs > 0, !kinds.isEmpty else {
             self = .none
             return

@@ -24,10 +24,21 @@ extension KioskFixture {
         a.restart(instance: "a-2")
         return (a, b)
     }
+
+    /// flowd restarts; `a` comes back first and gets nothing while `b` is awaited, then `b`; returns what each holds
+    /// then (nothing for `a` if `a` got some before `b` was back).
+    func restartSharing(_ a: FakeStepper, _ b: FakeStepper) throws -> [Int] {
+        try restart()
+        a.restart(instance: "\(a.name)-2")
+        guard a.attachments.isEmpty else { return [] }
+        b.restart(instance: "\(b.name)-2")
+        return [a.attachments.count, b.attachments.count]
+    }
 }
 
-/// docs/PROTOCOL.md §5.1: after a restart, the restored attachments of a kind wait until every process that served
-/// it in the last run is back, or `daemon.restart_grace_ms`, then go out spread over the processes back.
+/// docs/PROTOCOL.md §5.1: after a restart, the restored attachments of a kind that two or more processes served when
+/// the last run ended wait until every one of them is back, or `daemon.restart_grace_ms`, then go out spread over the
+/// processes back.
 struct RestartGraceTests {
     @Test func theFirstProcessBackWaitsForTheOthersOfTheLastRunThenTheyShare() throws {
         var f = KioskFixture(graceMs: 3000)
@@ -53,6 +64,38 @@ struct RestartGraceTests {
         try f.restart()
         a.restart(instance: "a-2")
         #expect(a.attachments.count == 5, "the only process of the last run is back: no wait")
+    }
+
+    @Test func aKindOneProcessServedIsNotHeldWhateverTheNameOfTheOneBack() throws {
+        var f = KioskFixture(graceMs: 3000)
+        _ = f.serving("login-pid-41")
+        f.createSessions(4)
+        try f.restart()
+        let renamed = f.serving("login-pid-97")
+        #expect(renamed.attachments.count == 5, "one name in the last run: nothing to share, no wait")
+    }
+
+    @Test func aProcessThatLeftOrWasCountedDeadBeforeTheRestartIsNotAwaited() throws {
+        var f = KioskFixture(graceMs: 3000)
+        let a = f.serving("a-login")
+        let b = f.serving("b-login")
+        let c = f.serving("c-login")
+        let d = f.serving("d-login")
+        f.createSessions(11)  // 12: 3 each
+        c.bye()
+        f.daemon.handle(.peerUnreachable(d.address))
+        #expect(f.daemon.core.stepperNamesToKeep == ["home": ["a-login", "b-login"]])
+        #expect(try f.restartSharing(a, b) == [6, 6], "c and d are not awaited")
+    }
+
+    @Test func aServiceReplacedUnderANewNameIsNotAwaited() throws {
+        var f = KioskFixture(graceMs: 3000)
+        let a = f.serving("a-login")
+        let old = f.serving("b-login-1")
+        f.createSessions(3)
+        old.bye()
+        let b = f.serving("b-login-2")
+        #expect(try f.restartSharing(a, b) == [2, 2], "b-login-1 is not awaited")
     }
 
     @Test func aProcessThatDoesNotComeBackHoldsNothingPastTheGraceAndTakesNothingLater() throws {
@@ -113,7 +156,9 @@ struct RestartGraceTests {
         #expect(grace.end(ifDueAt: 149) == nil)
         #expect(grace.end(ifDueAt: 150) == ["home": ["b-login"]])
         #expect(!grace.holds("home") && grace.endsAt == nil)
-        #expect(RestartGrace(expected: ["home": ["a"]], now: 0, graceMs: 0).endsAt == nil)
-        #expect(RestartGrace(expected: ["home": []], now: 0, graceMs: 10).endsAt == nil)
+        #expect(RestartGrace(expected: ["home": ["a", "b"]], now: 0, graceMs: 0).endsAt == nil)
+        #expect(RestartGrace(expected: ["home": ["a"], "other": []], now: 0, graceMs: 10).endsAt == nil, "one name")
+        let mixed = RestartGrace(expected: ["home": ["a", "b"], "other": ["c"]], now: 0, graceMs: 10)
+        #expect(mixed.holds("home") && !mixed.holds("other"))
     }
 }
