@@ -1,5 +1,6 @@
 import FlowCore
 import FlowDaemon
+import Foundation
 
 /// The benchmark's application: the default session has one ``BenchFlow`` whose screen a remote stepper serves, with
 /// `uiScreens` screens under it; every other session (the idle ones) the same flow with no screens under it and no
@@ -53,12 +54,20 @@ final class BenchFlow: RestorableFlow {
 
     static func screen(payload: JSONValue) -> Screen { .view(screenID, type: "Bench", data: payload) }
 
+    /// Screens a `tick` lists after the benchmark's own (which stays first: the presenter reads the stamp from the
+    /// first `data`), the same ones with the same data every time: `FLOWD_BENCH_RELIST=N` (0 by default), read by
+    /// every process of a run, so that the raw relay's `COMMAND` has the size of flowd's. From the second tick on,
+    /// each is a screen kept in place (SEMANTICS D21), looked up and compared, and the benchmark's own takes the
+    /// step's data: what re-listing the same children costs (docs/PERFORMANCE.md).
+    static let relisted: [Screen] = (0..<(ProcessInfo.processInfo.environment["FLOWD_BENCH_RELIST"].flatMap(Int.init)
+        ?? 0)).map { .view(PresentableID("bench.kept.\($0)"), type: "Kept", data: ["index": .int($0)]) }
+
     /// The stack the ticks replace.
     static func tickStack(uiScreens: Int) -> PresentableID { uiScreens > 0 ? deckID : stackID }
 
     /// The command a `tick` makes.
     static func tickCommand(payload: JSONValue, uiScreens: Int = 0) -> NavigationCommand {
-        .setStack(tickStack(uiScreens: uiScreens), [screen(payload: payload)])
+        .setStack(tickStack(uiScreens: uiScreens), [screen(payload: payload)] + relisted)
     }
 
     func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
