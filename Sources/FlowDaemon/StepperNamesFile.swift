@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+internal import LibC
 internal import Logging
+import SystemPackage
 
 /// The `stepper-names` file of a state directory: the names of the stepper processes connected, by the kinds they
 /// serve, that the next start waits for before it offers the restored attachments of a kind (``RestartGrace``). Beside
@@ -15,6 +17,9 @@ struct StepperNamesFile {
     static let name = "stepper-names"
 
     let path: String
+    /// Where a write goes before it is renamed over ``path``: one name, so a write a crash cut short is replaced by
+    /// the next one rather than left beside it (Foundation's atomic write names each attempt anew).
+    var temporaryPath: String { path + ".tmp" }
     let logger: Logger
 
     init(stateDirectory: String, logger: Logger) {
@@ -41,13 +46,23 @@ struct StepperNamesFile {
         }
     }
 
-    /// Replaces the file with `kinds` (written aside and renamed over it: a crash leaves the old file or the new).
-    /// Not synced: a file lost with a power cut costs one grace, not state. A failure is logged, not thrown.
+    /// Replaces the file with `kinds`: written to ``temporaryPath`` (mode 0600, as the journal's files) and renamed
+    /// over it, so a crash leaves the old file or the new. Not synced: a file lost with a power cut costs one grace,
+    /// not state. A failure is logged, not thrown.
     func write(_ kinds: [String: [String]]) {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(Contents(kinds: kinds)).write(to: URL(fileURLWithPath: path), options: .atomic)
+            let bytes = Array(try encoder.encode(Contents(kinds: kinds)))
+            // Made anew: whatever a crash or a hand left under that name (a fifo would block the open) goes first.
+            unlink(temporaryPath)
+            let file = try FileDescriptor.open(
+                journalFile: temporaryPath, .writeOnly, options: [.create, .exclusiveCreate])
+            defer { try? file.close() }
+            try file.write(bytes, at: 0, path: temporaryPath)
+            guard rename(temporaryPath, path) == 0 else {
+                throw JournalError.io("cannot rename \(temporaryPath) to \(path)", Errno(rawValue: errno))
+            }
         } catch {
             logger.warning("stepper names cannot be saved", metadata: ["file": "\(path)", "error": "\(error)"])
         }
