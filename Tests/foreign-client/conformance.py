@@ -11,7 +11,8 @@ holds. Waits are bounded waits for observable messages (generous deadlines); not
 Scenarios: protocol (every role against one daemon), security (CURVE, the allow-list), limits (a full session by
 screens and by bytes, SESSIONS over 2000), gaps (a presenter whose queue overflowed), time (deep link waits, idle
 expiry, liveness), restart (SIGKILL and SIGTERM on the same state), journal (its writes failing, then going through
-again), shares (ADAPT shared by two processes, a kept screen's new data, a hibernated session's row).
+again), shares (ADAPT shared by two processes, a kept screen's new data, a hibernated session's row), usage (each
+session's figures across restarts, hosted or hibernated).
 """
 
 import os
@@ -32,6 +33,7 @@ from roles import (adapt, attach_stepper, gaps, person_navigates, present_defaul
 from security import curve  # noqa: E402
 from shares import shares  # noqa: E402
 from timing import idle_expiry_and_liveness, waiting_deep_links  # noqa: E402
+from usage import usage_across_restarts  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -75,6 +77,7 @@ SCENARIOS = [
     ("restart", restarts),
     ("journal", journal_unavailable),
     ("shares", shares),
+    ("usage", usage_across_restarts),
 ]
 
 
