@@ -25,7 +25,7 @@ extension DaemonServer {
         /// Peers a send found gone, whose losses are handled next, the last one pushed first.
         var unreachablePeers: [PeerAddress] = []
         /// Where the names of the stepper processes are kept for the next start (``StepperNamesFile``), with a journal.
-        let stepperNames: StepperNamesFile?
+        var stepperNames: StepperNamesFile?
         /// When the file is written again after ``DaemonCore/stepperNamesVersion`` moved (a stepper process joined or
         /// left).
         var stepperNamesSchedule = StepperNamesSchedule()
@@ -58,11 +58,11 @@ extension DaemonServer {
         /// flowd stops); returns when the loop must wake to write them, `nil` when nothing waits.
         @discardableResult
         mutating func saveStepperNamesIfDue(_ core: DaemonCore, now time: UInt64, force: Bool = false) -> UInt64? {
-            guard let stepperNames else { return nil }
+            guard stepperNames != nil else { return nil }
             let version = core.stepperNamesVersion
             if stepperNamesSchedule.isDue(version: version, now: force ? .max : time) {
                 let start = now()
-                stepperNames.write(core.stepperNamesToKeep)
+                stepperNames!.write(core.stepperNamesToKeep)
                 stepperNamesSchedule.written(version: version, start: start, end: now())
             }
             return stepperNamesSchedule.wakeTime(version: version)

@@ -21,6 +21,8 @@ struct StepperNamesFile {
     /// the next one rather than left beside it (Foundation's atomic write names each attempt anew).
     var temporaryPath: String { path + ".tmp" }
     let logger: Logger
+    /// Writes that failed since the start: the 1st, 10th, 100th… are logged (a full disk fails each join's write).
+    private(set) var failures = 0
 
     init(stateDirectory: String, logger: Logger) {
         path = "\(stateDirectory)/\(Self.name)"
@@ -48,8 +50,8 @@ struct StepperNamesFile {
 
     /// Replaces the file with `kinds`: written to ``temporaryPath`` (mode 0600, as the journal's files) and renamed
     /// over it, so a crash leaves the old file or the new. Not synced: a file lost with a power cut costs one grace,
-    /// not state. A failure is logged, not thrown.
-    func write(_ kinds: [String: [String]]) {
+    /// not state. A failure is logged (``RepeatedWarning``), not thrown.
+    mutating func write(_ kinds: [String: [String]]) {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -64,7 +66,11 @@ struct StepperNamesFile {
                 throw JournalError.io("cannot rename \(temporaryPath) to \(path)", Errno(rawValue: errno))
             }
         } catch {
-            logger.warning("stepper names cannot be saved", metadata: ["file": "\(path)", "error": "\(error)"])
+            failures += 1
+            guard RepeatedWarning.isLogged(failures) else { return }
+            logger.warning(
+                "stepper names cannot be saved",
+                metadata: ["file": "\(path)", "error": "\(error)", "failures": "\(failures)"])
         }
     }
 }

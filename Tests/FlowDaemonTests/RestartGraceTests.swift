@@ -136,7 +136,7 @@ struct RestartGraceTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("regrace-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = StepperNamesFile(
+        var file = StepperNamesFile(
             stateDirectory: folder.path, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         #expect(file.read() == [:], "no file: a fresh state, or one an older flowd wrote")
         file.write(["home": ["a-login", "b-login"], "login.form": ["a-login"]])
