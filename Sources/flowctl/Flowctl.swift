@@ -9,9 +9,9 @@ import Logging
 ///
 /// Exit codes: 0 on success, 1 when the daemon refused the request (an `ERROR` reply: the code is printed; `check`,
 /// `graph`: the file has mistakes; `keygen`: the keys could not be written; `present`: a step failed, the session was
-/// refused or ended, or the steps did not complete within `--timeout`), 2 when the daemon did not answer within
-/// `--timeout` or could not be reached (`present`: or the SNAPSHOT it announced did not come; `graph`: Graphviz is
-/// missing or failed), 64 for a usage mistake.
+/// refused or ended, the steps did not complete within `--timeout` or a signal stopped it first), 2 when the daemon
+/// did not answer within `--timeout` or could not be reached (`present`: or the SNAPSHOT it announced did not come;
+/// `graph`: Graphviz is missing or failed), 64 for a usage mistake.
 @main
 struct Flowctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,8 +27,8 @@ struct Flowctl: AsyncParsableCommand {
             A daemon running with CURVE keys needs --key-file (an operator key on its allow-list) and --server-key, \
             or FLOWD_KEY_FILE and FLOWD_SERVER_KEY; `flowctl keygen` makes key pairs (docs/SECURITY.md).
             Exit codes: 0 success; 1 the daemon refused the request (check, graph: the file has mistakes; keygen: \
-            the keys could not be written; present: a step failed, the session was refused or ended, or the steps \
-            did not complete in time); 2 the \
+            the keys could not be written; present: a step failed, the session was refused or ended, the steps \
+            did not complete in time, or a signal stopped it first); 2 the \
             daemon did not answer in time or could not be reached (present: or the SNAPSHOT it announced did not \
             come; graph: Graphviz is missing or failed); 64 usage.
             """,

@@ -19,10 +19,10 @@ struct PresentCommand: AsyncParsableCommand {
             without steps it hosts the session until SIGTERM or SIGINT. It leaves (BYE) when done, and at once when \
             an operator ends the session (sessionEnded). The session must not have a live presenter of another name \
             (sessionHosted); over CURVE, --key-file is a presenter's key.
-            Exit codes: 0 every step done; 1 a step failed, the daemon refused or ended the session, or the steps \
-            did not complete within --timeout; 2 the daemon sent no UI within --timeout (or the SNAPSHOT it announced \
-            did not come: one over the client's largest message, 128 MiB, never does) or could not be reached; 64 \
-            usage.
+            Exit codes: 0 every step done (without steps: stopped by SIGTERM or SIGINT); 1 a step failed, the \
+            daemon refused or ended the session, the steps did not complete within --timeout, or SIGTERM or SIGINT \
+            stopped it first; 2 the daemon sent no UI within --timeout (or the SNAPSHOT it announced did not come: \
+            one over the client's largest message, 128 MiB, never does) or could not be reached; 64 usage.
             """
     )
 

@@ -59,6 +59,28 @@ struct FlowctlPresentProcessTests {
         }
     }
 
+    /// SIGTERM stops `flowctl present` as a failure while steps are left (exit 1, saying so), and as the normal end
+    /// of a run without steps (exit 0), as its `--help` says.
+    @Test func flowctlPresentStoppedBySIGTERMFailsOnlyWithStepsLeft() async throws {
+        try await withCluster { cluster in
+            try await cluster.startFlowd()
+            try cluster.startLoginService()
+            let waiting = try cluster.launch(
+                "flowctl", ["present", "--timeout", "600", "wait:onboarding.login", "wait:onboarding.apikey"])
+            _ = try await waiting.waitForOutput(line: "done: wait:onboarding.login")
+            waiting.signal(SIGTERM)
+            #expect(await waiting.waitForExit(within: generousDeadline) == .exited(1), "\(waiting.diagnostics)")
+            #expect(
+                waiting.stderr.lines.contains { $0 == "flowctl: the presenter stopped before the steps completed" },
+                "\(waiting.diagnostics)")
+
+            let hosting = try cluster.launch("flowctl", ["present", "--create", "--session", "hosted"])
+            _ = try await hosting.waitForOutput("a visible line") { $0.hasPrefix("visible: ") }
+            hosting.signal(SIGTERM)
+            #expect(await hosting.waitForExit(within: generousDeadline) == .exited(0), "\(hosting.diagnostics)")
+        }
+    }
+
     @Test func flowctlPresentFailsClearlyWithItsExitCodes() async throws {
         try await withCluster { cluster in
             // No daemon: no UI within --timeout, exit 2 (as any flowctl command that gets no answer).
