@@ -1,8 +1,8 @@
 /// When the `stepper-names` file (``StepperNamesFile``) is written again after the stepper processes changed: at once,
-/// unless the last write was long, then once writing has taken at most a tenth of the time since it began. The file
-/// holds every connected process's name and is written whole, so a burst of thousands of processes saying `HELLO`
-/// (every service reconnecting after a restart) rewrote a file growing with each: 2000 joins took 55 s of the I/O
-/// thread instead of 1.5 s (debug build, 1.1 MB file). A write put off costs at most one grace if flowd dies first.
+/// unless the last write was long, then once writing has taken at most a tenth of the time since it began, since the
+/// file is written whole and a burst of joins made that quadratic (figures: docs/RELIABILITY.md). A process that joined
+/// after the last write is not in the file if flowd dies before the next: a restart neither waits for it nor, when it
+/// was its kind's second process, holds that kind's attachments back.
 struct StepperNamesSchedule {
     /// The I/O thread's time between the end of a write and the next, per unit of time the write took.
     static let pausePerWriteTime: UInt64 = 9
