@@ -206,7 +206,7 @@ extension DaemonCore {
             assign(attachment, in: session, preferring: hello.serves.contains(remote.kind) ? address : nil)
         }
         if hello.role == .stepper {
-            restartGraceJoined(hello)
+            stepperProcessJoined(hello)
             // The attachments waiting for a process of the kinds it serves (the index: not every session), a batch
             // at a time so that they fit in its queue (§5.1).
             offerWaitingAttachments(servedBy: hello, now: now)
@@ -273,7 +273,7 @@ extension DaemonCore {
         _ address: PeerAddress, reassigning: Bool = true
     ) -> [(session: String, attachment: AttachmentID)] {
         guard let peer = peers.remove(address) else { return [] }
-        if peer.role == .stepper { stepperNamesVersion += 1 }  // not awaited at the next start (``RestartGrace``)
+        if peer.role == .stepper { stepperProcessLeft(peer.hello) }
         // What the peer held, from the index: a lost peer costs what it held, not the number of sessions.
         for id in holdings.sessions(hostedBy: address) {
             guard let session = self.session(id) else { continue }

@@ -7,11 +7,13 @@ extension DaemonCore {
     /// the transport after ``recover(from:progress:)`` and before ``start(now:)``, which begins the grace.
     package mutating func expectStepperNames(_ names: [String: [String]]) { expectedStepperNames = names }
 
-    /// What to keep for the next start: the names of the stepper processes connected, by kind, with those of the
-    /// last run still awaited while the grace runs (a crash before they are back forgets none), sorted. A process
-    /// that left (`BYE`) or was counted dead is not awaited: a service replaced under a new name is not waited for.
+    /// What to keep for the next start, by kind, sorted: the names of the stepper processes connected, of those that
+    /// left since a process serving the kind last joined (``stepperProcessLeft(_:)``: so a planned restart, where the
+    /// services stop first, is shared too), and of the last run's still awaited while the grace runs (a crash before
+    /// they are back forgets none).
     package var stepperNamesToKeep: [String: [String]] {
         var kinds = peers.stepperNames
+        for (kind, names) in leftStepperNames { kinds[kind, default: []].formUnion(names) }
         for (kind, names) in restartGrace.missing { kinds[kind, default: []].formUnion(names) }
         return kinds.mapValues { $0.sorted() }
     }
@@ -19,6 +21,8 @@ extension DaemonCore {
     /// At start after a recovery: holds back the waiting attachments of the kinds the last run's processes served.
     mutating func beginRestartGrace(now: UInt64) {
         guard recoveredRecords > 0 else { return }  // a fresh state restored nothing
+        // The last run's processes count as left at this start: kept until a process of their kind joins.
+        leftStepperNames = expectedStepperNames.compactMapValues { $0.isEmpty ? nil : Set($0) }
         restartGrace = RestartGrace(expected: expectedStepperNames, now: now, graceMs: configuration.restartGraceMs)
         guard let endsAt = restartGrace.endsAt else { return }
         logger.info(
@@ -30,11 +34,21 @@ extension DaemonCore {
             ])
     }
 
-    /// A stepper process said `HELLO`: its name is kept; a kind whose last processes are all back is freed.
-    mutating func restartGraceJoined(_ hello: Hello) {
+    /// A stepper process said `HELLO`: the names that left its kinds before it are not kept any more (it is their
+    /// newest process: a service replaced under a new name is not awaited), and a kind whose last run's processes
+    /// are all back is freed.
+    mutating func stepperProcessJoined(_ hello: Hello) {
         stepperNamesVersion += 1
+        for kind in hello.serves { leftStepperNames[kind] = nil }
         guard restartGrace.joined(hello.name, serving: hello.serves), restartGrace.endsAt == nil else { return }
         logger.info("every stepper process of the last run is back; restored attachments offered")
+    }
+
+    /// A stepper process left (`BYE`), was counted dead or forgotten: its name is kept for its kinds until another
+    /// process serving them joins, so the next start awaits it (a deliberate scale-down costs one grace then).
+    mutating func stepperProcessLeft(_ hello: Hello) {
+        stepperNamesVersion += 1
+        for kind in hello.serves { leftStepperNames[kind, default: []].insert(hello.name) }
     }
 
     /// The grace is over at `now` (`restart_grace_ms` passed): what still waits goes to the processes back.

@@ -52,7 +52,10 @@ package struct DaemonCore {
     var attachOffersDue: UInt64?
     /// After a restart, the kinds whose waiting attachments are held back for the last run's processes.
     var restartGrace = RestartGrace.none
-    /// Moves when the stepper processes connected change, so the transport saves ``stepperNamesToKeep``.
+    /// The names of stepper processes that left (or were the last run's), by kind, kept until a process serving
+    /// that kind joins after them (``stepperNamesToKeep``).
+    var leftStepperNames: [String: Set<String>] = [:]
+    /// Moves when ``stepperNamesToKeep`` may have changed, so the transport saves it to `stepper-names`.
     package internal(set) var stepperNamesVersion = 0
     /// The names of the last run's stepper processes (``expectStepperNames(_:)``).
     var expectedStepperNames: [String: [String]] = [:]

@@ -75,17 +75,51 @@ struct RestartGraceTests {
         #expect(renamed.attachments.count == 5, "one name in the last run: nothing to share, no wait")
     }
 
-    @Test func aProcessThatLeftOrWasCountedDeadBeforeTheRestartIsNotAwaited() throws {
+    @Test func aPlannedRestartWhereTheServicesSaidByeFirstIsSharedToo() throws {
         var f = KioskFixture(graceMs: 3000)
         let a = f.serving("a-login")
         let b = f.serving("b-login")
+        f.createSessions(9)
+        a.bye()
+        b.bye()  // as systemd stops them before flowd (PartOf=)
+        #expect(f.daemon.core.stepperNamesToKeep == ["home": ["a-login", "b-login"]], "left: kept")
+        #expect(try f.restartSharing(a, b) == [5, 5])
+    }
+
+    @Test func aNameThatLeftIsKeptUntilAnotherProcessOfItsKindJoins() throws {
+        var f = KioskFixture(graceMs: 3000)
+        let a = f.serving("a-login")
+        _ = f.serving("b-login")
         let c = f.serving("c-login")
         let d = f.serving("d-login")
-        f.createSessions(11)  // 12: 3 each
         c.bye()
         f.daemon.handle(.peerUnreachable(d.address))
+        #expect(f.daemon.core.stepperNamesToKeep == ["home": ["a-login", "b-login", "c-login", "d-login"]])
+        a.restart(instance: "a-2")  // a later join of the kind: those that left before it are not awaited
         #expect(f.daemon.core.stepperNamesToKeep == ["home": ["a-login", "b-login"]])
-        #expect(try f.restartSharing(a, b) == [6, 6], "c and d are not awaited")
+        let other = f.daemon.connectStepper(name: "other", kinds: ["login.form"])
+        other.bye()
+        _ = f.serving("e-login")
+        #expect(
+            f.daemon.core.stepperNamesToKeep == ["home": ["a-login", "b-login", "e-login"], "login.form": ["other"]],
+            "a join frees only the kinds it serves")
+    }
+
+    @Test func aScaleDownCostsOneGraceAtTheNextRestart() throws {
+        var f = KioskFixture(graceMs: 1000)
+        let a = f.serving("a-login")
+        let b = f.serving("b-login")
+        let c = f.serving("c-login")
+        f.createSessions(11)
+        c.bye()  // for good: nothing else serving `home` joins before the restart
+        try f.restart()
+        a.restart(instance: "a-2")
+        b.restart(instance: "b-2")
+        #expect(a.attachments.isEmpty && b.attachments.isEmpty, "c-login is awaited")
+        f.daemon.passTime(.milliseconds(1000))
+        #expect(a.attachments.count == 6 && b.attachments.count == 6, "the grace is over: a and b share")
+        #expect(f.daemon.core.stepperNamesToKeep == ["home": ["a-login", "b-login"]], "c-login is not kept")
+        #expect(try f.restartSharing(a, b) == [6, 6], "the restart after that: no wait past b's HELLO")
     }
 
     @Test func aServiceReplacedUnderANewNameIsNotAwaited() throws {
