@@ -44,6 +44,27 @@ private func scriptedRun(recordingInto metrics: inout DaemonMetrics, midway: Boo
     return h
 }
 
+/// What the gauge tests start from: metrics recording into a registry of their own, and a harness whose configuration
+/// `configure` sets.
+private struct GaugeRun {
+    let registry = PrometheusCollectorRegistry()
+    var metrics: DaemonMetrics
+    let h: DaemonHarness
+
+    init(_ configure: (inout DaemonConfiguration) -> Void = { _ in }) {
+        metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var configuration = DaemonConfiguration()
+        configure(&configuration)
+        h = DaemonHarness(configuration: configuration)
+    }
+
+    /// The registry's series as printed.
+    var values: [String: String] { scrape(registry).values }
+
+    /// A reading of every figure, as the I/O loop's once-a-second refresh takes it.
+    mutating func record() { metrics.record(h.core) }
+}
+
 struct MetricsTests {
     private static let expected: [String: String] = [
         "flowd_steps_accepted_total": "1",
@@ -118,35 +139,30 @@ struct MetricsTests {
     }
 
     @Test func gaugesFollowPeersLeavingAndSessionsCreated() {
-        let registry = PrometheusCollectorRegistry()
-        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
-        let h = DaemonHarness()
-        metrics.record(h.core)
-        #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "0.0")
-        #expect(scrape(registry).values["flowd_sessions"] == "1.0")
-        h.presenter(Peers.tui, name: "tui", session: "kiosk", create: true)
-        metrics.record(h.core)
-        #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "1.0")
-        #expect(scrape(registry).values["flowd_sessions"] == "2.0")
-        h.receive(.bye, from: Peers.tui)
-        metrics.record(h.core)
-        #expect(scrape(registry).values["flowd_peers{role=\"presenter\"}"] == "0.0")
-        #expect(scrape(registry).values["flowd_sessions"] == "2.0")
+        var run = GaugeRun()
+        run.record()
+        #expect(run.values["flowd_peers{role=\"presenter\"}"] == "0.0")
+        #expect(run.values["flowd_sessions"] == "1.0")
+        run.h.presenter(Peers.tui, name: "tui", session: "kiosk", create: true)
+        run.record()
+        #expect(run.values["flowd_peers{role=\"presenter\"}"] == "1.0")
+        #expect(run.values["flowd_sessions"] == "2.0")
+        run.h.receive(.bye, from: Peers.tui)
+        run.record()
+        #expect(run.values["flowd_peers{role=\"presenter\"}"] == "0.0")
+        #expect(run.values["flowd_sessions"] == "2.0")
     }
 
     @Test func theSessionUsageGaugesAreTheLargestOfEachFigureAndTheBounds() {
-        let registry = PrometheusCollectorRegistry()
-        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
-        var configuration = DaemonConfiguration()
-        configuration.maxSessionUIBytes = 4096
-        let h = DaemonHarness(configuration: configuration)
+        var run = GaugeRun { $0.maxSessionUIBytes = 4096 }
+        let h = run.h
         h.hello(Peers.flowctl, .operator, name: "flowctl")
         h.receive(.createSession(SessionRequest(req: 2, session: "kiosk")), from: Peers.flowctl)
         for movie in 1...3 {
             h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), session: "kiosk", req: UInt64(10 + movie))
         }
-        metrics.record(h.core)
-        let values = scrape(registry).values
+        run.record()
+        let values = run.values
         let largest = h.core.sessionUsageMax
         #expect(largest.screens == 5 && largest.uiBytes == 315 && largest.attachments == 5)
         for (name, value) in largest.quantities {
@@ -156,32 +172,29 @@ struct MetricsTests {
         #expect(values["flowd_session_bound{quantity=\"outbox_commands\"}"] == "1024.0")
         // The 100 ms refresh leaves them; the once-a-second one sets them.
         h.deepLink(Peers.flowctl, Step("openDetail", payload: 4), session: "kiosk", req: 20)
-        metrics.recordGauges(of: h.core)
-        #expect(scrape(registry).values["flowd_session_usage_max{quantity=\"screens\"}"] == "5.0")
-        metrics.recordSessionUsage(of: h.core)
-        #expect(scrape(registry).values["flowd_session_usage_max{quantity=\"screens\"}"] == "6.0")
+        run.metrics.recordGauges(of: h.core)
+        #expect(run.values["flowd_session_usage_max{quantity=\"screens\"}"] == "5.0")
+        run.metrics.recordSessionUsage(of: h.core)
+        #expect(run.values["flowd_session_usage_max{quantity=\"screens\"}"] == "6.0")
     }
 
     @Test func theHibernatedGaugeFollowsSessionsHibernatingAndMadeAgain() {
-        let registry = PrometheusCollectorRegistry()
-        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
-        var configuration = DaemonConfiguration()
-        configuration.hibernateAfterS = 30
-        let h = DaemonHarness(configuration: configuration)
-        metrics.record(h.core)
-        #expect(scrape(registry).values["flowd_sessions_hibernated"] == "0.0")
+        var run = GaugeRun { $0.hibernateAfterS = 30 }
+        let h = run.h
+        run.record()
+        #expect(run.values["flowd_sessions_hibernated"] == "0.0")
         h.tick(at: 31_000)
-        metrics.record(h.core)
+        run.record()
         #expect(h.core.hibernatedSessionCount == 1)
-        #expect(scrape(registry).values["flowd_sessions_hibernated"] == "1.0")
-        #expect(scrape(registry).values["flowd_sessions"] == "1.0", "a hibernated session is still held")
+        #expect(run.values["flowd_sessions_hibernated"] == "1.0")
+        #expect(run.values["flowd_sessions"] == "1.0", "a hibernated session is still held")
         // The I/O loop's refresh every 100 ms sets the gauges alone; it set this one to 0.
-        metrics.recordGauges(of: h.core)
-        #expect(scrape(registry).values["flowd_sessions_hibernated"] == "1.0")
+        run.metrics.recordGauges(of: h.core)
+        #expect(run.values["flowd_sessions_hibernated"] == "1.0")
         h.presenter(Peers.tui, name: "tui")  // its SYNC names the default session: made again
-        metrics.record(h.core)
+        run.record()
         #expect(h.core.hibernatedSessionCount == 0)
-        #expect(scrape(registry).values["flowd_sessions_hibernated"] == "0.0")
+        #expect(run.values["flowd_sessions_hibernated"] == "0.0")
     }
 
     @Test func refusedConnectionsAreCountedOnlyWithCURVE() {
