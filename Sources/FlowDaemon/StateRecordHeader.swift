@@ -19,9 +19,10 @@ struct StateRecordHeader: Equatable {
     private static let kindFirst = Array(#"{"kind":"state","session":""#.utf8)
     private static let stateKey = Array(#","state":{"#.utf8)
     private static let versionKey = Array(#"},"v":"#.utf8)
-    private static let usageKeys = [
-        #","usage":{"attachments":"#, #","outbox_bytes":"#, #","outbox_commands":"#, #","screens":"#, #","ui_bytes":"#,
-    ].map { Array($0.utf8) }
+    private static let usageKey = Array(#","usage":"#.utf8)
+    private static let usageFields: [StaticString] = [
+        "attachments", "outbox_bytes", "outbox_commands", "screens", "ui_bytes",
+    ]
 
     /// `versions`: the format versions that hold `state` records, 3 up to this flowd's (a parameter for tests).
     init?(_ bytes: [UInt8], versions: ClosedRange<Int> = 3...JournalRecord.formatVersion) {
@@ -43,33 +44,28 @@ struct StateRecordHeader: Equatable {
         usage = Self.usage(before: tail, in: bytes, after: offset)
     }
 
-    /// The usage object that ends at `tail` (the `}` before `,"v":`), in the one spelling flowd writes: a flat object
-    /// of five non-negative integers, so it is found by walking back to its `{` (a few dozen bytes, the UI not read).
+    /// The usage object that ends at `tail` (the `}` before `,"v":`): a flat object (flowd writes one of five
+    /// non-negative integers), so it is found by walking back to its `{` (a few dozen bytes, the UI not read), then read
+    /// as the full record's reading would read it, with the wire's fast reader; `nil` if that reader cannot.
     private static func usage(before tail: Int, in bytes: [UInt8], after offset: Int) -> SessionUsage? {
         var start = tail
         while start > offset, tail - start < 200, bytes[start] != UInt8(ascii: "{") { start -= 1 }
-        var at = start - #","usage":"#.utf8.count
-        guard at > offset else { return nil }
-        var figures: [Int] = []
-        for key in usageKeys {
-            guard match(key, in: bytes, at: &at), let figure = integer(in: bytes, at: &at) else { return nil }
-            figures.append(figure)
+        var at = start - usageKey.count
+        guard at > offset, match(usageKey, in: bytes, at: &at) else { return nil }
+        return FastJSONReader.read(bytes[start...tail]) { reader throws(FastPathUnsupported) in
+            var figures = [Int?](repeating: nil, count: usageFields.count)
+            try reader.fields(usageFields, depth: 1) { reader, field throws(FastPathUnsupported) in
+                let figure = try reader.integer()
+                guard figure >= 0 else { throw FastPathUnsupported() }
+                figures[field] = figure
+            }
+            guard let attachments = figures[0], let outboxBytes = figures[1], let outboxCommands = figures[2],
+                let screens = figures[3], let uiBytes = figures[4]
+            else { throw FastPathUnsupported() }
+            return SessionUsage(
+                screens: screens, uiBytes: uiBytes, attachments: attachments, outboxCommands: outboxCommands,
+                outboxBytes: outboxBytes)
         }
-        guard at == tail else { return nil }
-        return SessionUsage(
-            screens: figures[3], uiBytes: figures[4], attachments: figures[0], outboxCommands: figures[2],
-            outboxBytes: figures[1])
-    }
-
-    /// A non-negative decimal integer without leading zeros, up to 18 digits.
-    private static func integer(in bytes: [UInt8], at offset: inout Int) -> Int? {
-        var end = offset
-        while end < bytes.count, end - offset < 18, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) {
-            end += 1
-        }
-        guard end > offset, bytes[offset] != UInt8(ascii: "0") || end - offset == 1 else { return nil }
-        defer { offset = end }
-        return bytes[offset..<end].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
     /// N where `bytes` end with `},"v":N}`, N in decimal without leading zeros (up to 9 digits: a format version may

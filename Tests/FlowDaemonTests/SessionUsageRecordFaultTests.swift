@@ -8,7 +8,7 @@ import Testing
 
 /// docs/RELIABILITY.md, `state` records' `usage`: a hint for `HEALTH` and `SESSIONS` while a session's UI is unread,
 /// never a bound. A field that disagrees with the session is shown until the session's UI is read, then the session's
-/// own figures; a field in a spelling the header does not read (a number of 19 digits) counts as none.
+/// own figures; a field the header cannot read (a number past an `Int`) counts as none.
 struct SessionUsageRecordFaultTests {
     private func harness() -> DaemonHarness {
         let h = DaemonHarness(configuration: DaemonConfiguration(), journaling: true)
@@ -45,7 +45,7 @@ struct SessionUsageRecordFaultTests {
         for movie in 1...3 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
         h.core.compactJournal()
         let truth = try #require(try largest(h))
-        let giant = "999999999999999999"  // 18 digits, the most the header reads
+        let giant = "999999999999999999"  // 18 digits: read, as any `Int` is
         let lie = #"{"attachments":7,"outbox_bytes":\#(giant),"outbox_commands":0,"screens":1,"ui_bytes":\#(giant)}"#
         let journal = try withUsage(lie, h.core.journalHistory)
         #expect(journal != h.core.journalHistory)
@@ -61,13 +61,13 @@ struct SessionUsageRecordFaultTests {
         #expect((restarted.core.seq(of: "default") ?? 0) > (h.core.seq(of: "default") ?? .max), "the step was taken")
     }
 
-    /// 19 digits, beyond what the header reads; 21, beyond an `Int`: not counted while pending, restored all the same.
+    /// 20 and 21 digits, beyond an `Int`: not counted while pending, restored all the same.
     @Test func aUsageTheHeaderCannotReadCountsAsNoneAndTheSessionIsRestored() throws {
         let h = harness()
         for movie in 1...3 { h.deepLink(Peers.flowctl, Step("openDetail", payload: .int(movie)), req: UInt64(movie)) }
         h.core.compactJournal()
         let truth = try #require(try largest(h))
-        for digits in [19, 21] {
+        for digits in [20, 21] {
             let figure = "1" + String(repeating: "0", count: digits - 1)
             let long = #"{"attachments":7,"outbox_bytes":1,"outbox_commands":0,"screens":1,"ui_bytes":\#(figure)}"#
             let restarted = try h.restarted(journal: try withUsage(long, h.core.journalHistory), lazily: true)
