@@ -26,11 +26,9 @@ extension DaemonServer {
         var unreachablePeers: [PeerAddress] = []
         /// Where the names of the stepper processes are kept for the next start (``StepperNamesFile``), with a journal.
         var stepperNames: StepperNamesFile?
-        /// When the file is written again after ``DaemonCore/stepperNamesVersion`` moved (a stepper process joined or
-        /// left).
-        var stepperNamesSchedule = StepperNamesSchedule()
-        /// The loop's clock (milliseconds), read again after a write to time it.
-        let now: () -> UInt64
+        /// The ``DaemonCore/stepperNamesVersion`` saved last: the file is written when it moves (a stepper process
+        /// joined or left), in the turn that moved it, so a process whose `HELLO` was answered is in it.
+        var savedStepperNames = 0
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
         /// written (and synced, by the fsync policy). While the journal cannot be written, outputs wait in the
@@ -51,21 +49,10 @@ extension DaemonServer {
                 outputs = try journal!.commit(records, outputs: consume outputs, core: &core, now: now)
             }
             try send(consume outputs, on: &core, now: now)
-            saveStepperNamesIfDue(core, now: now)
-        }
-
-        /// Writes the stepper names when they changed and ``stepperNamesSchedule`` lets it (always with `force`, as
-        /// flowd stops); returns when the loop must wake to write them, `nil` when nothing waits.
-        @discardableResult
-        mutating func saveStepperNamesIfDue(_ core: DaemonCore, now time: UInt64, force: Bool = false) -> UInt64? {
-            guard stepperNames != nil else { return nil }
-            let version = core.stepperNamesVersion
-            if stepperNamesSchedule.isDue(version: version, now: force ? .max : time) {
-                let start = now()
+            if stepperNames != nil, core.stepperNamesVersion != savedStepperNames {
                 stepperNames!.write(core.stepperNamesToKeep)
-                stepperNamesSchedule.written(version: version, start: start, end: now())
+                savedStepperNames = core.stepperNamesVersion
             }
-            return stepperNamesSchedule.wakeTime(version: version)
         }
 
         /// Commits what a failing journal holds once its retry is due, and sends what waited for it.

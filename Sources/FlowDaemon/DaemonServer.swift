@@ -281,7 +281,7 @@ public final class DaemonServer: Service, Sendable {
             router: sockets.router, publisher: sockets.publisher,
             codec: WireCodec(maxBodyBytes: configuration.daemon.maxBodyBytes), server: self,
             journal: journal.map { JournalCommitter(store: $0, logger: logger) },
-            logger: logger, stepperNames: stepperNames, now: now
+            logger: logger, stepperNames: stepperNames
         )
         try driver.perform(core.start(now: now()), on: &core, now: now())
         announceReady(sockets, daemonID: core.daemonID)
@@ -294,7 +294,6 @@ public final class DaemonServer: Service, Sendable {
             metrics: &metrics, journalMetrics: &journalMetrics
         )
         metrics?.record(core)
-        driver.saveStepperNamesIfDue(core, now: now(), force: true)
         driver.detachAll()
         logger.notice("flowd stopping", metadata: ["daemon": "\(core.daemonID)"])
     }
@@ -422,7 +421,6 @@ public final class DaemonServer: Service, Sendable {
                 nextTick = min(nextTick, core.nextDeadline(now: time))
             }
             socketFiles.checkIfDue(now: time, core: &core, logger: logger)
-            if let due = driver.saveStepperNamesIfDue(core, now: time) { nextTick = min(nextTick, max(due, time + 1)) }
             if let journal { try compactIfDue(journal, &compaction, core: &core, clock: clock, now: time) }
             // Counters after each turn, gauges (which walk the peers and sessions) at most every 100 ms.
             if metrics != nil {
