@@ -96,7 +96,12 @@ extension DaemonCore {
                     records: log.count, recoveredRecords: recoveredRecords, available: journalAvailable)
                 : nil,
             appVersion: apps.current?.id,
-            sessionBounds: sessionBounds, sessionUsageMax: sessionUsageMax
+            sessionBounds: sessionBounds, sessionUsageMax: sessionUsageMax,
+            restartGrace: restartGrace.endsAt.map { endsAt in
+                HealthReport.RestartGrace(
+                    awaited: restartGrace.missing.mapValues { $0.sorted() },
+                    msLeft: Int(endsAt > now ? endsAt - now : 0))
+            }
         )
     }
 

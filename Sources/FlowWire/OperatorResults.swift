@@ -197,12 +197,35 @@ public struct HealthReport: WireResult, Hashable {
     /// The largest of each figure over the sessions made now (each may be another session's; §7); with
     /// ``sessionBounds``, whether any session is near a bound. `nil` from a daemon that does not say.
     public var sessionUsageMax: SessionUsage?
+    /// After a restart, while restored attachments are held back for the last run's stepper processes (§5.1): what
+    /// is awaited and for how long still; `nil` when no grace runs, or from a daemon that does not say.
+    public var restartGrace: RestartGrace?
+
+    /// `HEALTH`'s `restart_grace`: `{"awaited": {"login.app": ["login-b"]}, "ms_left": 2140}`.
+    public struct RestartGrace: Sendable, Hashable, Codable {
+        /// The kinds held back, each with the names of its last run's processes not back yet, sorted.
+        public var awaited: [String: [String]]
+        /// Milliseconds until the grace ends whoever is back.
+        public var msLeft: Int
+
+        public init(awaited: [String: [String]], msLeft: Int) {
+            self.awaited = awaited
+            self.msLeft = msLeft
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case awaited
+            case msLeft = "ms_left"
+        }
+    }
 
     public init(
         status: String = "ok", daemon: String, uptimeSeconds: Double, sessions: Int, sessionsPending: Int? = nil,
         sessionsUnrestorable: Int? = nil, peers: [String: Int], counters: JSONValue, journal: Journal? = nil,
-        appVersion: String? = nil, sessionBounds: SessionUsage? = nil, sessionUsageMax: SessionUsage? = nil
+        appVersion: String? = nil, sessionBounds: SessionUsage? = nil, sessionUsageMax: SessionUsage? = nil,
+        restartGrace: RestartGrace? = nil
     ) {
+        self.restartGrace = restartGrace
         self.sessionBounds = sessionBounds
         self.sessionUsageMax = sessionUsageMax
         self.sessionsPending = sessionsPending
@@ -225,5 +248,6 @@ public struct HealthReport: WireResult, Hashable {
         case appVersion = "app_version"
         case sessionBounds = "session_bounds"
         case sessionUsageMax = "session_usage_max"
+        case restartGrace = "restart_grace"
     }
 }

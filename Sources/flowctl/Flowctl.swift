@@ -322,6 +322,13 @@ struct Health: AsyncParsableCommand {
         printLine(
             "peers: " + health.peers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         printLine("counters: " + (try encodeJSON(health.counters, pretty: false)))
+        if let grace = health.restartGrace {
+            // `restart grace: 2140 ms left, awaiting login.app=login-b home=b-login,c-login`.
+            printLine(
+                "restart grace: \(grace.msLeft) ms left, awaiting "
+                    + grace.awaited.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.joined(separator: ","))" }
+                    .joined(separator: " "))
+        }
         if let largest = health.sessionUsageMax, let bounds = health.sessionBounds {
             // The largest of each figure over the sessions, against its bound: `screens=12/20000 …`.
             printLine(

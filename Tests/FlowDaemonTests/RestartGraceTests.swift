@@ -50,6 +50,18 @@ struct RestartGraceTests {
         #expect(f.daemon.core.holdingsMismatches == [])
     }
 
+    @Test func healthShowsTheGraceInProgressAndNothingOnceItIsOver() throws {
+        var f = KioskFixture(graceMs: 1000)
+        let (_, b) = try f.twoProcessesThenARestart()
+        f.daemon.passTime(.milliseconds(300))
+        let now = f.daemon.clock.milliseconds
+        #expect(
+            f.daemon.core.healthReport(now: now).restartGrace
+                == HealthReport.RestartGrace(awaited: ["home": ["b-login"]], msLeft: 700))
+        b.restart(instance: "b-2")
+        #expect(f.daemon.core.healthReport(now: now).restartGrace == nil, "every process is back: none runs")
+    }
+
     @Test func withoutTheGraceTheFirstProcessBackTakesTheFirstBatchAlone() throws {
         var f = KioskFixture(graceMs: 0)
         let (a, b) = try f.twoProcessesThenARestart()

@@ -55,14 +55,19 @@ extension FlowdIntegrationTests {
         return ["--state-dir", cluster.runtimeDirectory + "/state", "--config", config]
     }
 
-    /// Starts flowd again on its state, then login-a, then (once login-a joined) login-b, and expects them to share
-    /// the 15 restored attachments, 8 and 7; returns the restarted flowd.
+    /// Starts flowd again on its state, then login-a, then (once login-a joined and `flowctl health` shows login-b
+    /// awaited) login-b, and expects them to share the 15 restored attachments, 8 and 7; returns the restarted flowd.
     private func startAgainThenLoginAThenLoginB(_ cluster: Cluster, _ arguments: [String]) async throws -> Daemon {
         let daemon = try await cluster.startFlowd(arguments)
         let first = try cluster.startLoginService(["--name", "login-a"])
         try await daemon.process.waitForError("login-a back") {
             $0.contains("peer joined") && $0.contains("name=login-a")
         }
+        // HEALTH shows the grace in progress (PROTOCOL §7 `restart_grace`): each kind login-a serves awaits login-b.
+        let health = try await cluster.flowctlSucceeding(["health"])
+        let grace = health.stdout.first { $0.hasPrefix("restart grace: ") }
+        let awaited = ["login.apiKey", "login.app", "login.form", "login.logout"].map { "\($0)=login-b" }
+        #expect(grace?.hasSuffix(" ms left, awaiting " + awaited.joined(separator: " ")) == true, "\(health)")
         let second = try cluster.startLoginService(["--name", "login-b"])
         try await waitForShares(first, 8, second, 7)
         let a = attachments(loggedBy: first)
