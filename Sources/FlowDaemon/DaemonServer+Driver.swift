@@ -49,8 +49,8 @@ extension DaemonServer {
                 outputs = try journal!.commit(records, outputs: consume outputs, core: &core, now: now)
             }
             try send(consume outputs, on: &core, now: now)
-            if stepperNames != nil, core.stepperNamesVersion != savedStepperNames {
-                stepperNames!.write(core.stepperNamesToKeep)
+            if core.stepperNamesVersion != savedStepperNames {
+                stepperNames?.write(core.stepperNamesToKeep)  // not even computed without a state directory
                 savedStepperNames = core.stepperNamesVersion
             }
         }
