@@ -55,8 +55,8 @@ package struct DaemonCore {
     /// The names of stepper processes that left (or were the last run's), by kind, kept until a process serving
     /// that kind joins after them (``stepperNamesToKeep``).
     var leftStepperNames: [String: Set<String>] = [:]
-    /// Moves when ``stepperNamesToKeep`` may have changed, so the transport saves it to `stepper-names`.
-    package internal(set) var stepperNamesVersion = 0
+    /// What ``stepperNamesToKeep`` holds, with its changes for the transport to save to `stepper-names`.
+    var keptStepperNames: KeptStepperNames
     /// The names of the last run's stepper processes (``expectStepperNames(_:)``).
     var expectedStepperNames: [String: [String]] = [:]
     /// URI deep links whose chains wait for the flows their next step needs.
@@ -105,6 +105,7 @@ package struct DaemonCore {
         journaling: Bool = false
     ) {
         self.log = JournalLog(enabled: journaling)
+        keptStepperNames = KeptStepperNames(recordingChanges: journaling)
         self.accessPolicy = accessPolicy
         if accessPolicy != nil {
             counters.authDenied = 0

@@ -26,9 +26,6 @@ extension DaemonServer {
         var unreachablePeers: [PeerAddress] = []
         /// Where the names of the stepper processes are kept for the next start (``StepperNamesFile``), with a journal.
         var stepperNames: StepperNamesFile?
-        /// The ``DaemonCore/stepperNamesVersion`` saved last: the file is written when it moves (a stepper process
-        /// joined or left), in the turn that moved it, so a process whose `HELLO` was answered is in it.
-        var savedStepperNames = 0
 
         /// Commits the core's journal records, then carries out `outputs`: nothing leaves before what caused it is
         /// written (and synced, by the fsync policy). While the journal cannot be written, outputs wait in the
@@ -48,11 +45,10 @@ extension DaemonServer {
             if journal != nil {
                 outputs = try journal!.commit(records, outputs: consume outputs, core: &core, now: now)
             }
+            // Before the turn's sends: a process whose `WELCOME` left is in the file, whatever SIGKILL follows.
+            let nameChanges = core.takeStepperNameChanges()
+            if !nameChanges.isEmpty { stepperNames?.write(nameChanges) }
             try send(consume outputs, on: &core, now: now)
-            if core.stepperNamesVersion != savedStepperNames {
-                stepperNames?.write(core.stepperNamesToKeep)  // not even computed without a state directory
-                savedStepperNames = core.stepperNamesVersion
-            }
         }
 
         /// Commits what a failing journal holds once its retry is due, and sends what waited for it.

@@ -23,13 +23,15 @@ struct StepperNamesFile {
     let logger: Logger
     /// Writes that failed since the start: the 1st, 10th, 100th… are logged (a full disk fails each join's write).
     private(set) var failures = 0
+    /// What the file holds after the next write: changed name by name, never built from every name again.
+    private var contents = EncodedStepperNames()
 
     init(stateDirectory: String, logger: Logger) {
         path = "\(stateDirectory)/\(Self.name)"
         self.logger = logger
     }
 
-    private struct Contents: Codable {
+    private struct Contents: Decodable {
         var kinds: [String: [String]]
     }
 
@@ -48,14 +50,24 @@ struct StepperNamesFile {
         }
     }
 
-    /// Replaces the file with `kinds`: written to ``temporaryPath`` (mode 0600, as the journal's files) and renamed
-    /// over it, so a crash leaves the old file or the new. Not synced: a file lost with a power cut costs one grace,
-    /// not state. A failure is logged (``RepeatedWarning``), not thrown.
+    /// Replaces the file with exactly `kinds` (the daemon writes its changes instead, below).
     mutating func write(_ kinds: [String: [String]]) {
+        contents = EncodedStepperNames(kinds)
+        save()
+    }
+
+    /// Applies what the names kept gained and lost since the last write, and replaces the file with them.
+    mutating func write(_ changes: [KeptStepperNames.Change]) {
+        contents.apply(changes)
+        save()
+    }
+
+    /// Replaces the file with ``contents``: written to ``temporaryPath`` (mode 0600, as the journal's files) and
+    /// renamed over it, so a crash leaves the old file or the new. Not synced: a file lost with a power cut costs one
+    /// grace, not state. A failure is logged (``RepeatedWarning``), not thrown.
+    private mutating func save() {
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let bytes = Array(try encoder.encode(Contents(kinds: kinds)))
+            let bytes = contents.bytes()
             // Made anew: whatever a crash or a hand left under that name (a fifo would block the open) goes first.
             unlink(temporaryPath)
             let file = try FileDescriptor.open(

@@ -94,4 +94,79 @@ struct StepperNamesFileTests {
         #expect(file.failures == 101)
         #expect(recorder.lines("stepper names cannot be saved").count == 3)
     }
+
+    /// A write applies the names gained and lost since the last one: the file holds exactly what the changes add up
+    /// to, kinds and names sorted, a kind whose last name went gone, and names needing JSON escapes read back as they
+    /// were.
+    @Test func changesAddUpToTheFileAKindWithoutNamesGone() throws {
+        defer { cleanUp() }
+        var file = self.file
+        typealias Change = KeptStepperNames.Change
+        file.write([
+            Change(kind: "login.app", name: "login-b", kept: true), Change(kind: "login.app", name: "login-a", kept: true),
+            Change(kind: "home", name: "q\"uote\\", kept: true), Change(kind: "home", name: "login-a", kept: true),
+        ])
+        #expect(
+            try String(contentsOf: URL(fileURLWithPath: file.path), encoding: .utf8)
+                == #"{"kinds":{"home":["login-a","q\"uote\\"],"login.app":["login-a","login-b"]}}"#)
+        file.write([Change(kind: "login.app", name: "login-a", kept: false)])
+        #expect(file.read() == ["home": ["login-a", "q\"uote\\"], "login.app": ["login-b"]])
+        file.write([Change(kind: "home", name: "q\"uote\\", kept: false), Change(kind: "home", name: "login-a", kept: false)])
+        #expect(file.read() == ["login.app": ["login-b"]])
+        file.write([Change(kind: "login.app", name: "login-b", kept: false)])
+        #expect(try String(contentsOf: URL(fileURLWithPath: file.path), encoding: .utf8) == #"{"kinds":{}}"#)
+    }
+
+    /// Names inserted and removed in any order leave the bytes `JSONEncoder` writes for the same names, sorted.
+    @Test func theEncodedNamesAreTheSortedJSONOfWhatIsLeft() throws {
+        var generator = SystemRandomNumberGenerator()
+        var encoded = EncodedStepperNames()
+        var expected: [String: Set<String>] = [:]
+        for _ in 0..<2000 {
+            let kind = "kind-\(Int.random(in: 0..<3, using: &generator))"
+            let name = "p\(Int.random(in: 0..<40, using: &generator))"
+            if Bool.random(using: &generator) {
+                encoded.insert(name, for: kind)
+                expected[kind, default: []].insert(name)
+            } else {
+                encoded.remove(name, from: kind)
+                expected[kind]?.remove(name)
+                if expected[kind]?.isEmpty == true { expected[kind] = nil }
+            }
+        }
+        // Many changes to a kind at once rebuild it: the same bytes.
+        var rebuilt = EncodedStepperNames()
+        rebuilt.apply(expected.flatMap { kind, names in
+            names.map { KeptStepperNames.Change(kind: kind, name: $0, kept: true) }
+                + (0..<EncodedStepperNames.rebuiltAbove).map { KeptStepperNames.Change(kind: kind, name: "gone-\($0)", kept: false) }
+        })
+        #expect(rebuilt.bytes() == encoded.bytes())
+        var whole = EncodedStepperNames(expected.mapValues { Array($0) + Array($0) })
+        #expect(whole.bytes() == encoded.bytes())
+        struct Contents: Encodable { var kinds: [String: [String]] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(encoded.bytes() == Array(try encoder.encode(Contents(kinds: expected.mapValues { $0.sorted() }))))
+    }
+
+    /// A name is kept while one reason holds (two connections of one name, a name that left, one awaited), and what
+    /// a turn kept and released again (a process replaced by its restart) is no change to write.
+    @Test func aNameIsKeptWhileOneReasonHoldsAndAChangeUndoneIsNone() {
+        var kept = KeptStepperNames(recordingChanges: true)
+        kept.keep("login-a", for: "login.app")
+        kept.keep("login-a", for: "login.app")
+        #expect(kept.takeChanges() == [KeptStepperNames.Change(kind: "login.app", name: "login-a", kept: true)])
+        kept.release("login-a", for: "login.app")
+        #expect(kept.takeChanges().isEmpty && kept.byKind == ["login.app": ["login-a"]])
+        kept.release("login-a", for: "login.app")
+        kept.keep("login-a", for: "login.app")
+        #expect(kept.takeChanges().isEmpty, "released and kept again in one turn")
+        kept.release("login-a", for: "login.app")
+        kept.release("login-a", for: "login.app")  // no reason left: nothing to release
+        #expect(kept.takeChanges() == [KeptStepperNames.Change(kind: "login.app", name: "login-a", kept: false)])
+        #expect(kept.byKind.isEmpty)
+        var unrecorded = KeptStepperNames(recordingChanges: false)
+        unrecorded.keep("login-a", for: "login.app")
+        #expect(unrecorded.takeChanges().isEmpty && unrecorded.byKind == ["login.app": ["login-a"]])
+    }
 }
