@@ -29,7 +29,7 @@ extension DaemonCore {
             "restored attachments wait for the stepper processes of the last run",
             metadata: [
                 "kinds": "\(restartGrace.missing.count)",
-                "names": "\(Set(restartGrace.missing.values.joined()).sorted().joined(separator: ","))",
+                "names": "\(RestartGrace.logged(restartGrace.missing))",
                 "grace_ms": "\(endsAt - now)",
             ])
     }
@@ -67,7 +67,7 @@ extension DaemonCore {
         for (kind, names) in missing { for name in names { keptStepperNames.release(name, for: kind) } }
         logger.notice(
             "restart grace over; restored attachments offered to the stepper processes back",
-            metadata: ["missing": "\(Set(missing.values.joined()).sorted().joined(separator: ","))"])
+            metadata: ["missing": "\(RestartGrace.logged(missing))"])
         offerWaitingAttachments(now: now)
     }
 }

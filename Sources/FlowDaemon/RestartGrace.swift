@@ -57,4 +57,14 @@ struct RestartGrace {
         }
         return missing
     }
+
+    /// The names of `missing` for a log line: how many, and the first ``loggedNames`` sorted, so that a line stays
+    /// short whatever the file held (a 34 MB `stepper-names` once made a 28 MB line).
+    static func logged(_ missing: [String: Set<String>]) -> String {
+        let names = Set(missing.values.joined()).sorted()
+        let shown = names.prefix(loggedNames).joined(separator: ",")
+        return names.count > loggedNames ? "\(names.count): \(shown),…" : "\(names.count): \(shown)"
+    }
+
+    static let loggedNames = 10
 }

@@ -15,6 +15,9 @@ import SystemPackage
 /// `{"kinds": {"login.app": ["login-a", "login-b"]}}`.
 struct StepperNamesFile {
     static let name = "stepper-names"
+    /// A larger file is not read (logged; nothing held back): 2000 processes serving 9 kinds each under 64-byte names
+    /// write some 1.2 MB, and a 34 MB file once took 6.5 s of a start.
+    static let maxBytes = 16 << 20
 
     let path: String
     /// Where a write goes before it is renamed over ``path``: one name, so a write a crash cut short is replaced by
@@ -40,6 +43,15 @@ struct StepperNamesFile {
     func read() -> [String: [String]] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
         do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            if attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int,
+                size > Self.maxBytes
+            {
+                logger.warning(
+                    "stepper names of the last run are too many to read; restored attachments are offered at once",
+                    metadata: ["file": "\(path)", "bytes": "\(size)", "max_bytes": "\(Self.maxBytes)"])
+                return [:]
+            }
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             return try JSONDecoder().decode(Contents.self, from: data).kinds
         } catch {

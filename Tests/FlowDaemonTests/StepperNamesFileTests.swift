@@ -149,6 +149,23 @@ struct StepperNamesFileTests {
         #expect(encoded.bytes() == Array(try encoder.encode(Contents(kinds: expected.mapValues { $0.sorted() }))))
     }
 
+    /// A file larger than ``StepperNamesFile/maxBytes`` is not read (nothing held back), logged with its size: a start
+    /// does not spend seconds on it.
+    @Test func aFileOverTheBoundIsNotReadAndLogged() throws {
+        defer { cleanUp() }
+        var bytes = Array(#"{"kinds": {"login.app": ["login-a", "login-b"]}}"#.utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: " "), count: StepperNamesFile.maxBytes - bytes.count)
+        try Data(bytes).write(to: URL(fileURLWithPath: file.path))
+        #expect(file.read() == ["login.app": ["login-a", "login-b"]], "at the bound: read")
+        bytes.append(UInt8(ascii: " "))
+        try Data(bytes).write(to: URL(fileURLWithPath: file.path))
+        #expect(file.read() == [:])
+        let logged = recorder.lines(
+            "stepper names of the last run are too many to read; restored attachments are offered at once")
+        #expect(logged.count == 1)
+        #expect(unreadable() == 0)
+    }
+
     /// A name is kept while one reason holds (two connections of one name, a name that left, one awaited), and what
     /// a turn kept and released again (a process replaced by its restart) is no change to write.
     @Test func aNameIsKeptWhileOneReasonHoldsAndAChangeUndoneIsNone() {
@@ -168,5 +185,12 @@ struct StepperNamesFileTests {
         var unrecorded = KeptStepperNames(recordingChanges: false)
         unrecorded.keep("login-a", for: "login.app")
         #expect(unrecorded.takeChanges().isEmpty && unrecorded.byKind == ["login.app": ["login-a"]])
+    }
+
+    /// A log line names how many names a grace awaits and the first ten, sorted, whatever the file held.
+    @Test func aGracesLogLineNamesTenNamesAtMost() {
+        #expect(RestartGrace.logged(["a": ["x", "y"], "b": ["y"]]) == "2: x,y")
+        let many = Set((0..<5000).map { "p\(10000 + $0)" })
+        #expect(RestartGrace.logged(["a": many]) == "5000: " + (10000..<10010).map { "p\($0)" }.joined(separator: ",") + ",…")
     }
 }
