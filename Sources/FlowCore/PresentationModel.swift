@@ -115,12 +115,22 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
     /// A screen a command puts where it already is (the current root, a child `setStack`/`setTabs` keep, the shown
     /// master or detail) takes the command's type and data, as a presenter applying the command shows them; its
     /// subtree stays. A different kind is not taken: the subtree was built for the kind it has (docs/SEMANTICS.md D21).
-    private mutating func refresh(_ screen: Screen) {
-        guard let index = nodes.index(forKey: screen.id) else { return }
+    /// Returns where its node is. `guess`: where it may be, checked before hashing its ID (a container's children
+    /// added together sit together, and a re-listed container refreshes them all, docs/PERFORMANCE.md).
+    @discardableResult
+    private mutating func refresh(_ screen: Screen, guess: Int? = nil) -> Int? {
+        let index: Int
+        if let guess, guess < nodes.count, nodes.keys[guess] == screen.id {
+            index = guess
+        } else {
+            guard let found = nodes.index(forKey: screen.id) else { return nil }
+            index = found
+        }
         let kept = nodes.values[index].screen
-        guard kept.kind == screen.kind, kept != screen else { return }
+        guard kept.kind == screen.kind, kept != screen else { return index }
         estimatedBytes &+= screen.estimatedBytes &- kept.estimatedBytes
         nodes.values[index].screen = screen
+        return index
     }
 
     /// Removes a node in O(1): the last node takes its place.
@@ -404,10 +414,11 @@ public struct PresentationModel: Hashable, Sendable, CustomStringConvertible {
         with screens: [Screen]
     ) throws(PresentationError) -> [PresentableID] {
         let old = nodes.index(forKey: container).map { nodes.values[$0].children } ?? []
-        // The children it has, in their order: each is in the UI once, as this container's child, so nothing to check
-        // and nothing changes.
-        if old.count == screens.count, zip(old, screens).allSatisfy({ $0 == $1.id }) {
-            for screen in screens { refresh(screen) }
+        // The children it has, in their order: each is in the UI once, as this container's child, so nothing to check;
+        // each takes the command's type and data. By index: a `for` or `zip` over the screens copies each one.
+        if old.count == screens.count, screens.indices.allSatisfy({ old[$0] == screens[$0].id }) {
+            var next: Int?
+            for index in screens.indices { next = refresh(screens[index], guess: next).map { $0 + 1 } }
             return []
         }
         // A short list is checked pairwise: hashing every ID into a set costs more than comparing a few.

@@ -130,6 +130,24 @@ struct PresentationModelTests {
         #expect(split.screen("d")?.data == 2)
     }
 
+    /// D21 with the children's nodes out of their order (a removal moves the last node into its place): each kept
+    /// child still takes its own data, whatever where its node sits.
+    @Test func reListedChildrenTakeTheirOwnDataWhereverTheirNodesAre() throws {
+        var model = PresentationModel()
+        _ = try model.apply(.setRoot(.stack("nav")))
+        _ = try model.apply(.setStack("nav", [view("a"), view("x"), view("b"), view("c")]))
+        _ = try model.apply(.setStack("nav", [view("a"), view("b"), view("c")]))
+        func listed(_ data: Int) -> [Screen] {
+            ["a", "b", "c"].enumerated().map { .view($1, type: "Item", data: .int(data + $0)) }
+        }
+        #expect(try model.apply(.setStack("nav", listed(10))) == [])
+        #expect(["a", "b", "c"].map { model.screen($0)?.data } == [10, 11, 12])
+        #expect(try model.apply(.setStack("nav", listed(20))) == [])
+        #expect(["a", "b", "c"].map { model.screen($0)?.data } == [20, 21, 22])
+        #expect(model.children(of: "nav") == ["a", "b", "c"])
+        #expect(model.estimatedBytes == model.presentables.reduce(0) { $0 + model.screen($1)!.estimatedBytes })
+    }
+
     // MARK: - Modals
 
     @Test func presentCoversThePresenterAndEverythingUnderIt() throws {
