@@ -162,7 +162,8 @@ struct IdleCommand: ParsableCommand {
             for index in 0..<woken { _ = core.seq(of: String(format: "idle-%07d", sessions - 1 - index)) }
             let wakeMicroseconds = Double(processCPUNanoseconds() - waking) / 1e3
             line +=
-                " hibernate_after_s=\(hibernateAfterS) hibernated=\(hibernated)"
+                // Of every session in the core: the measured ones, the 500 warm-up ones and the default one.
+                " hibernate_after_s=\(hibernateAfterS) hibernated=\(hibernated) of_sessions=\(core.sessionCount)"
                 + core.counters.sessionsNotHibernated.keys.sorted().map {
                     " not_hibernated_\($0)=\(core.counters.sessionsNotHibernated[$0]!)"
                 }.joined()
