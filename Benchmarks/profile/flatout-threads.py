@@ -44,7 +44,8 @@ if phase == "start":
         if os.fork() != 0: os._exit(0)
         os.closerange(0, 1024)
         latest = {}
-        while not os.path.exists(base + ".stop"):
+        # Until `end`, or until the server is gone (a run that failed before its end).
+        while not os.path.exists(base + ".stop") and os.path.exists(f"/proc/{pid}"):
             snap(parent, latest); t = time.monotonic()
             json.dump({"t": t, "threads": latest}, open(base + ".tmp", "w")); os.rename(base + ".tmp", base + ".last")
             time.sleep(0.05)
