@@ -119,6 +119,7 @@ struct StepperNamesFileTests {
 
     /// Names inserted and removed in any order leave the bytes `JSONEncoder` writes for the same names, sorted.
     @Test func theEncodedNamesAreTheSortedJSONOfWhatIsLeft() throws {
+        defer { cleanUp() }  // the suite's init made the folder
         var generator = SystemRandomNumberGenerator()
         var encoded = EncodedStepperNames()
         var expected: [String: Set<String>] = [:]
@@ -169,6 +170,7 @@ struct StepperNamesFileTests {
     /// A name is kept while one reason holds (two connections of one name, a name that left, one awaited), and what
     /// a turn kept and released again (a process replaced by its restart) is no change to write.
     @Test func aNameIsKeptWhileOneReasonHoldsAndAChangeUndoneIsNone() {
+        defer { cleanUp() }  // the suite's init made the folder
         var kept = KeptStepperNames(recordingChanges: true)
         kept.keep("login-a", for: "login.app")
         kept.keep("login-a", for: "login.app")
@@ -189,6 +191,7 @@ struct StepperNamesFileTests {
 
     /// A log line names how many names a grace awaits and the first ten, sorted, whatever the file held.
     @Test func aGracesLogLineNamesTenNamesAtMost() {
+        defer { cleanUp() }  // the suite's init made the folder
         #expect(RestartGrace.logged(["a": ["x", "y"], "b": ["y"]]) == "2: x,y")
         let many = Set((0..<5000).map { "p\(10000 + $0)" })
         #expect(RestartGrace.logged(["a": many]) == "5000: " + (10000..<10010).map { "p\($0)" }.joined(separator: ",") + ",…")
