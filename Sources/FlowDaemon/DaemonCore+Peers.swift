@@ -187,7 +187,8 @@ extension DaemonCore {
         }
         peers.insert(Peer(
             address: address, id: id, hello: hello, identity: identity, userID: identity == nil ? nil : userID,
-            lastHeard: now, nextHeartbeat: now + UInt64(configuration.heartbeatMs)
+            livenessMs: UInt64(configuration.livenessIntervals * hello.heartbeatMs), lastHeard: now,
+            nextHeartbeat: now + UInt64(configuration.heartbeatMs)
         ))
         logger.info(
             "peer joined",
@@ -216,23 +217,18 @@ extension DaemonCore {
 
     // MARK: - Liveness
 
-    func expiry(of peer: Peer) -> UInt64 {
-        peer.lastHeard + UInt64(configuration.livenessIntervals * peer.hello.heartbeatMs)
-    }
-
+    /// Forgets the peers silent for their liveness interval and sends the heartbeats due, each in join order.
     mutating func tick(now: UInt64) {
-        let ordered = peers.inJoinOrder
         let heardUntil = min(now, inboxReadAt ?? now)
-        for peer in ordered where heardUntil > expiry(of: peer) {
+        for peer in peers.silent(before: heardUntil) {
             logger.notice("peer silent, counted dead", metadata: ["peer": "\(peer.id)", "name": "\(peer.hello.name)"])
             counters.peersLost += 1
             peerLost(peer.address)
         }
-        for peer in ordered where peers[peer.address] != nil && now >= peer.nextHeartbeat {
+        for peer in peers.takeHeartbeatsDue(at: now, next: now + UInt64(configuration.heartbeatMs)) {
             var hosted: [String: UInt64] = [:]
             for id in holdings.sessions(hostedBy: peer.address) { hosted[id] = self.session(id)?.seq }
             send(.heartbeat(Heartbeat(sessions: hosted)), to: peer.address)
-            peers.heartbeatSent(to: peer.address, next: now + UInt64(configuration.heartbeatMs))
         }
     }
 

@@ -127,7 +127,7 @@ extension DaemonCore {
             resumeRecovered(session)
             session.lastActive = pending.lastActive  // what resuming journals is no activity (idle expiry)
             // Its attachments wait, as a recovered session's do: offered to the stepper processes connected already.
-            if !session.remoteAttachments.isEmpty, attachOffersDue == nil, peers.all.contains(where: { $0.role == .stepper }) {
+            if !session.remoteAttachments.isEmpty, attachOffersDue == nil, peers.counts[.stepper] != nil {
                 attachOffersDue = currentTime
             }
         }

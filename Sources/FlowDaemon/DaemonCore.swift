@@ -192,9 +192,7 @@ package struct DaemonCore {
     /// When the next ``DaemonInput/tick`` is due, at the latest.
     package func nextDeadline(now: UInt64) -> UInt64 {
         var deadline = now + UInt64(configuration.heartbeatMs)
-        for peer in peers.all {
-            deadline = min(deadline, peer.nextHeartbeat, expiry(of: peer))
-        }
+        if let due = peers.nextDeadline { deadline = min(deadline, due) }
         if let idle = idleDeadlines.next { deadline = min(deadline, idle) }
         if let hibernation = hibernationDeadlines.next { deadline = min(deadline, hibernation) }
         if let offers = attachOffersDue { deadline = min(deadline, offers) }

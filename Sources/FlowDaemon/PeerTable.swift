@@ -22,14 +22,20 @@ extension DaemonCore {
         }
 
         private let joined: Joined
+        /// How long the peer may stay silent before it counts as dead.
+        let livenessMs: UInt64
         var lastHeard: UInt64
         var nextHeartbeat: UInt64
+        /// Which insertion into the ``PeerTable`` this is: a `HELLO` again at the same address makes a new one, so the
+        /// table's deadlines tell the peer they were made for from its successor.
+        fileprivate(set) var generation: UInt64 = 0
 
         init(
             address: PeerAddress, id: String, hello: Hello, identity: AllowedClient?, userID: String?,
-            lastHeard: UInt64, nextHeartbeat: UInt64
+            livenessMs: UInt64, lastHeard: UInt64, nextHeartbeat: UInt64
         ) {
             joined = Joined(address: address, id: id, hello: hello, identity: identity, userID: userID)
+            self.livenessMs = livenessMs
             self.lastHeard = lastHeard
             self.nextHeartbeat = nextHeartbeat
         }
@@ -42,16 +48,35 @@ extension DaemonCore {
         /// The connection's `User-Id` (its key, Z85) when it said `HELLO`: every later message must carry the same.
         var userID: String? { joined.userID }
         var role: PeerRole { joined.hello.role }
+        /// When the peer counts as dead unless heard from before.
+        var expiry: UInt64 { lastHeard + livenessMs }
     }
 }
 
 /// The connected peers by address, and the IDs they are known by (`p1`, `p2`, … in the order they joined).
+///
+/// Indexed so that what a message, a `HELLO` and a tick do costs the peers concerned, not every peer: the stepper
+/// processes by the kinds they serve, the presenters and stepper processes by name (whom a `HELLO` replaces), and
+/// the deadlines of heartbeats and liveness.
 struct PeerTable {
+    /// A client as a `HELLO` names it: its role and name.
+    private struct Name: Hashable {
+        let role: PeerRole
+        let name: String
+    }
+
     private var byAddress: [PeerAddress: DaemonCore.Peer] = [:]
     /// The stepper processes serving each kind: choosing one for an attachment costs the processes of its kind, not
     /// every peer (presenters are most of them).
     private var servers: [String: Set<PeerAddress>] = [:]
+    /// The presenters and stepper processes by name (operators are not replaced, so not indexed).
+    private var byName: [Name: Set<PeerAddress>] = [:]
+    private var deadlines = PeerDeadlines()
     private var lastNumber = 0
+    private var lastGeneration: UInt64 = 0
+
+    /// How many peers of each role are connected (a role with none is absent).
+    private(set) var counts: [PeerRole: Int] = [:]
 
     subscript(address: PeerAddress) -> DaemonCore.Peer? { byAddress[address] }
 
@@ -66,16 +91,14 @@ struct PeerTable {
         lhs.id.count != rhs.id.count ? lhs.id.count < rhs.id.count : lhs.id < rhs.id
     }
 
-    /// How many peers of each role are connected.
-    var counts: [PeerRole: Int] { Dictionary(grouping: byAddress.values, by: \.role).mapValues(\.count) }
-
     /// The kinds some connected stepper process serves.
     var servedKinds: Dictionary<String, Set<PeerAddress>>.Keys { servers.keys }
 
-    /// The names of the stepper processes connected, by the kinds they serve.
-    var stepperNames: [String: Set<String>] {
-        servers.mapValues { addresses in Set(addresses.compactMap { byAddress[$0]?.hello.name }) }
-    }
+    /// The earliest heartbeat or expiry of a peer, if any peer is connected; may be early (``PeerDeadlines``).
+    var nextDeadline: UInt64? { deadlines.next }
+
+    /// How many deadlines wait, for tests: two per peer, plus those of peers lost or heard since they were set.
+    var deadlineCount: Int { deadlines.count }
 
     /// The ID for a new peer.
     mutating func nextID() -> String {
@@ -85,12 +108,21 @@ struct PeerTable {
 
     /// Adds a peer, or replaces the one at its address.
     mutating func insert(_ peer: DaemonCore.Peer) {
+        var peer = peer
+        lastGeneration += 1
+        peer.generation = lastGeneration
         if let old = byAddress.updateValue(peer, forKey: peer.address) { unindex(old) }
+        counts[peer.role, default: 0] += 1
+        deadlines.watchHeartbeat(of: peer)
+        deadlines.watchExpiry(of: peer)
+        if peer.role != .operator {
+            byName[Name(role: peer.role, name: peer.hello.name), default: []].insert(peer.address)
+        }
         guard peer.role == .stepper else { return }
         for kind in peer.hello.serves { servers[kind, default: []].insert(peer.address) }
     }
 
-    /// Forgets a peer; returns it if it was connected.
+    /// Forgets a peer; returns it if it was connected. Its deadlines are dropped when they come due.
     mutating func remove(_ address: PeerAddress) -> DaemonCore.Peer? {
         guard let peer = byAddress.removeValue(forKey: address) else { return nil }
         unindex(peer)
@@ -98,6 +130,13 @@ struct PeerTable {
     }
 
     private mutating func unindex(_ peer: DaemonCore.Peer) {
+        counts[peer.role, default: 0] -= 1
+        if counts[peer.role] == 0 { counts[peer.role] = nil }
+        if peer.role != .operator {
+            let name = Name(role: peer.role, name: peer.hello.name)
+            byName[name]?.remove(peer.address)
+            if byName[name]?.isEmpty == true { byName[name] = nil }
+        }
         guard peer.role == .stepper else { return }
         for kind in peer.hello.serves {
             servers[kind]?.remove(peer.address)
@@ -108,23 +147,52 @@ struct PeerTable {
     /// The peer at `address` was heard from (any message is a sign of life); returns it, if it is connected.
     ///
     /// Every message comes here: the peer found by index once (the message's handling needs it too) and written in
-    /// place only when the millisecond changed, since a `modify` through the address hashes it again.
+    /// place only when the millisecond changed, since a `modify` through the address hashes it again. Its expiry
+    /// entry stays where it was: it is found to have moved when it comes due.
     mutating func heard(_ address: PeerAddress, at now: UInt64) -> DaemonCore.Peer? {
         guard let index = byAddress.index(forKey: address) else { return nil }
         if byAddress.values[index].lastHeard != now { byAddress.values[index].lastHeard = now }
         return byAddress.values[index]
     }
 
-    /// The peer at `address` is due its next heartbeat at `next`.
-    mutating func heartbeatSent(to address: PeerAddress, next: UInt64) { byAddress[address]?.nextHeartbeat = next }
+    /// The peers silent since before `heardUntil` (their ``DaemonCore/Peer/expiry`` is earlier), in join order,
+    /// for the caller to forget. Costs the entries due: one heard since is set again at its expiry now.
+    mutating func silent(before heardUntil: UInt64) -> [DaemonCore.Peer] {
+        var silent: [DaemonCore.Peer] = []
+        while let entry = deadlines.popExpiry(before: heardUntil) {
+            guard let peer = byAddress[entry.address], peer.generation == entry.generation else { continue }
+            if peer.expiry < heardUntil {
+                silent.append(peer)
+            } else {
+                deadlines.watchExpiry(of: peer)
+            }
+        }
+        return silent.sorted { Self.joinedBefore($0, $1) }
+    }
+
+    /// The peers due a heartbeat at `now`, in join order, each due its next one at `next` from here on (one
+    /// heartbeat per due time, however late the tick). Costs the entries due.
+    mutating func takeHeartbeatsDue(at now: UInt64, next: UInt64) -> [DaemonCore.Peer] {
+        var due: [DaemonCore.Peer] = []
+        while let entry = deadlines.popHeartbeat(dueAt: now) {
+            guard let index = byAddress.index(forKey: entry.address) else { continue }
+            let peer = byAddress.values[index]
+            guard peer.generation == entry.generation, peer.nextHeartbeat == entry.deadline else { continue }
+            byAddress.values[index].nextHeartbeat = next
+            deadlines.watchHeartbeat(of: byAddress.values[index])
+            due.append(peer)
+        }
+        return due.sorted { Self.joinedBefore($0, $1) }
+    }
 
     /// Other connections of the client that says `hello` at `address` (same role, name and key), which it replaces.
     /// Operators hold nothing, so several may share a name.
     func replaced(by hello: Hello, at address: PeerAddress, userID: String?) -> [PeerAddress] {
-        byAddress.values.filter {
-            $0.address != address && $0.role == hello.role && $0.role != .operator && $0.hello.name == hello.name
-                && $0.userID == userID
-        }.map(\.address).sorted { $0.routingID.lexicographicallyPrecedes($1.routingID) }
+        guard hello.role != .operator, let named = byName[Name(role: hello.role, name: hello.name)] else { return [] }
+        return named.filter { other in
+            guard other != address, let peer = byAddress[other] else { return false }
+            return peer.userID == userID
+        }.sorted { $0.routingID.lexicographicallyPrecedes($1.routingID) }
     }
 
     /// The stepper process serving `kind` (and passing `isEligible`) that work of that kind goes to (PROTOCOL §5):

@@ -41,7 +41,7 @@ struct PeerTableTests {
                 table.insert(
                     DaemonCore.Peer(
                         address: address, id: table.nextID(), hello: hello, identity: nil,
-                        userID: nil, lastHeard: 0, nextHeartbeat: 0))
+                        userID: nil, livenessMs: 3000, lastHeard: 0, nextHeartbeat: 0))
                 load[address] = Int(random.next() % 3)
                 if random.next() % 6 == 0 { _ = table.remove(PeerAddress([UInt8(random.next() % 30)])) }
             }
