@@ -69,14 +69,14 @@ public struct FlowClientOptions: ParsableArguments, Sendable {
         if let heartbeatMs, !(100...60_000).contains(heartbeatMs) {
             throw ValidationError("--heartbeat-ms must be 100...60000")
         }
-        if let logLevel, Logger.Level(rawValue: logLevel.lowercased()) == nil {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        if let logLevel, Logger.Level(named: logLevel) == nil {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allNames)")
         }
     }
 
     /// The level `--log-level` names, else `defaultLevel`.
     public func level(default defaultLevel: Logger.Level = .info) -> Logger.Level {
-        logLevel.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? defaultLevel
+        logLevel.flatMap(Logger.Level.init(named:)) ?? defaultLevel
     }
 
     /// Sends the process's logs to standard error at ``level(default:)``: the whole logging setup of a client

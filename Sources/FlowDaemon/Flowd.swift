@@ -34,9 +34,6 @@ public struct FlowdSettings: Sendable {
         self.metricsAddress = metricsAddress
         self.reloadAccessPolicy = reloadAccessPolicy
     }
-
-    /// The log level named `name`.
-    package static func logLevel(named name: String) -> Logger.Level? { Logger.Level(rawValue: name.lowercased()) }
 }
 
 /// Runs a Flowd daemon for an application.

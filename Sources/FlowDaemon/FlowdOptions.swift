@@ -5,6 +5,8 @@ import FoundationEssentials
 import Foundation
 #endif
 public import FlowWire
+internal import FlowCore
+internal import Logging
 import ZeroMQ
 
 /// The command-line options of a Flowd daemon, to pull into an application's own `@main` command with
@@ -154,8 +156,8 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         var fromFlags = DaemonConfiguration()
         applyDaemonFlags(to: &fromFlags)
         if let bad = fromFlags.outOfBounds() { throw ValidationError("\(bad.flag) must be \(bad.allowed)") }
-        if let logLevel, FlowdSettings.logLevel(named: logLevel) == nil {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        if let logLevel, Logger.Level(named: logLevel) == nil {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allNames)")
         }
         if let metrics, metrics != "off", MetricsEndpoint.parseAddress(metrics) == nil {
             throw ValidationError("--metrics must be host:port (e.g. 127.0.0.1:9464) or off")
@@ -189,10 +191,9 @@ public struct FlowdOptions: ParsableArguments, Sendable {
                 path: path,
                 reason: "sets daemon.default_session to '\(daemon.defaultSession)': it must be [A-Za-z0-9._-]{1,64}")
         }
-        if logLevel == nil, let name = file.logLevel, FlowdSettings.logLevel(named: name) == nil {
+        if logLevel == nil, let name = file.logLevel, Logger.Level(named: name) == nil {
             throw FlowdConfigError(
-                path: path,
-                reason: "sets log_level to '\(name)': it must be trace, debug, info, notice, warning, error or critical")
+                path: path, reason: "sets log_level to '\(name)': it must be one of \(Logger.Level.allNames)")
         }
         var sockets = ZMQSocketOptions()
         if let linger = file.sockets?.lingerMs { sockets.linger = .milliseconds(linger) }
@@ -233,7 +234,7 @@ public struct FlowdOptions: ParsableArguments, Sendable {
                 security: security,
                 journal: journal
             ),
-            logLevel: (logLevel ?? file.logLevel).flatMap(FlowdSettings.logLevel(named:)) ?? .info,
+            logLevel: (logLevel ?? file.logLevel).flatMap(Logger.Level.init(named:)) ?? .info,
             metricsAddress: metricsAddress == "off" ? nil : metricsAddress,
             reloadAccessPolicy: reloadAccessPolicy
         )

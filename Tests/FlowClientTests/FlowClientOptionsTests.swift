@@ -46,12 +46,18 @@ struct FlowClientOptionsTests {
         #expect(off.connectionSocketOptions.heartbeat == nil)
     }
 
-    @Test func badValuesAreRefusedWhenParsing() {
+    @Test func badValuesAreRefusedWhenParsing() throws {
         for arguments in [
             ["--heartbeat-ms", "50"], ["--heartbeat-ms", "60001"], ["--log-level", "loud"],
             ["--server-key", "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"],
         ] {
             #expect(throws: (any Error).self, "\(arguments)") { try FlowClientOptions.parse(arguments) }
         }
+        // The same words as flowd's own flag; a name in any case is read.
+        #expect(
+            #expect(throws: (any Error).self) { try FlowClientOptions.parse(["--log-level", "loud"]) }
+                .map(FlowClientOptions.message(for:))
+                == "--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        #expect(try FlowClientOptions.parse(["--log-level", "DEBUG"]).level() == .debug)
     }
 }

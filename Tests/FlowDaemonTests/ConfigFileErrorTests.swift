@@ -65,7 +65,7 @@ struct ConfigFileErrorTests {
             ),
             (
                 #"{"log_level": "loud"}"#,
-                "sets log_level to 'loud': it must be trace, debug, info, notice, warning, error or critical"
+                "sets log_level to 'loud': it must be one of trace, debug, info, notice, warning, error, critical"
             ),
         ]
         for (json, reason) in refusals { #expect(try configError(json) == reason) }
@@ -74,6 +74,9 @@ struct ConfigFileErrorTests {
         }
         #expect(flagError(["--hibernate-after-s", "9223372036854775807"]) == "--hibernate-after-s must be 0...315360000")
         #expect(flagError(["--max-sessions", "0"]) == "--max-sessions must be at least 1")
+        #expect(
+            flagError(["--log-level", "loud"])
+                == "--log-level must be one of trace, debug, info, notice, warning, error, critical")
         // A flag wins over the file: a good flag over a bad field starts.
         let path = NSTemporaryDirectory() + "flowd-config-\(UUID().uuidString).json"
         try #"{"daemon": {"heartbeat_ms": 5}}"#.write(toFile: path, atomically: true, encoding: .utf8)
