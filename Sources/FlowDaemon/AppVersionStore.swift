@@ -27,22 +27,8 @@ struct AppVersionStore {
         let target = filePath(version.id)
         if access(target, F_OK) == 0 { return }
         try makeFolder()
-        let temporary = "\(path)/\(version.id).tmp"
-        let file = try FileDescriptor.open(journalFile: temporary, .writeOnly, options: [.create, .truncate])
-        do throws(JournalError) {
-            try file.write(version.text, at: 0, path: temporary)
-            try file.syncAll(path: temporary)
-        } catch {
-            try? file.close()
-            unlink(temporary)
-            throw error
-        }
-        try? file.close()
-        guard rename(temporary, target) == 0 else {
-            let error = JournalError.io("cannot rename \(temporary) to \(target)", Errno(rawValue: errno))
-            unlink(temporary)
-            throw error
-        }
+        try FileReplacement.replace(
+            target, with: version.text, writingAside: "\(path)/\(version.id).tmp", synced: true)
         try syncFolder(path)
     }
 

@@ -74,21 +74,11 @@ struct StepperNamesFile {
         save()
     }
 
-    /// Replaces the file with ``contents``: written to ``temporaryPath`` (mode 0600, as the journal's files) and
-    /// renamed over it, so a crash leaves the old file or the new. Not synced: a file lost with a power cut costs one
-    /// grace, not state. A failure is logged (``RepeatedWarning``), not thrown.
+    /// Replaces the file with ``contents``, written aside to ``temporaryPath`` (``FileReplacement``). Not synced: a
+    /// file lost with a power cut costs one grace, not state. A failure is logged (``RepeatedWarning``), not thrown.
     private mutating func save() {
         do {
-            let bytes = contents.bytes()
-            // Made anew: whatever a crash or a hand left under that name (a fifo would block the open) goes first.
-            unlink(temporaryPath)
-            let file = try FileDescriptor.open(
-                journalFile: temporaryPath, .writeOnly, options: [.create, .exclusiveCreate])
-            defer { try? file.close() }
-            try file.write(bytes, at: 0, path: temporaryPath)
-            guard rename(temporaryPath, path) == 0 else {
-                throw JournalError.io("cannot rename \(temporaryPath) to \(path)", Errno(rawValue: errno))
-            }
+            try FileReplacement.replace(path, with: contents.bytes(), writingAside: temporaryPath, synced: false)
         } catch {
             failures += 1
             guard RepeatedWarning.isLogged(failures) else { return }
