@@ -24,7 +24,7 @@ extension DaemonCore {
         while hibernated < Self.hibernatedPerTick, written < hibernatedBytesPerTick,
             let entry = hibernationDeadlines.popDue(now: now)
         {
-            guard let session = sessions[made: entry.session], session.hibernationEntry == entry.serial else { continue }
+            guard let session = sessions[made: entry.key], session.hibernationEntry == entry.serial else { continue }
             session.hibernationEntry = nil
             guard session.host == nil else { continue }  // watched again when it loses its presenter
             if session.lastActive + hibernationDeadlines.timeoutMs > now {

@@ -1,31 +1,20 @@
-internal import HeapModule
-
 /// When sessions without a presenter may have been idle long enough to end (`daemon.idle_session_timeout_s`): a heap
-/// of deadlines, at most one entry per session, checked again when due. A tick looks at the due entries only, never
+/// of deadlines keyed by session ID, at most one entry per session, checked again when due. A tick looks at the due entries only, never
 /// at every session; a change to a session only moves its `lastActive` (the entry finds that out when it is due).
 ///
 /// Not `Sendable`: owned by ``DaemonCore`` on the daemon's I/O thread.
 struct IdleDeadlines {
-    struct Entry: Comparable {
-        let deadline: UInt64
-        let session: String
-        /// Tells this entry from an older one of a session ended and created again under the same ID.
-        let serial: UInt64
-
-        static func < (lhs: Entry, rhs: Entry) -> Bool {
-            (lhs.deadline, lhs.session, lhs.serial) < (rhs.deadline, rhs.session, rhs.serial)
-        }
-    }
+    typealias Entry = DeadlineHeap<String>.Entry
 
     /// The idle time that ends a session, in milliseconds; 0: never.
     let timeoutMs: UInt64
-    private var heap = Heap<Entry>()
+    private var heap = DeadlineHeap<String>()
     private var lastSerial: UInt64 = 0
 
     init(timeoutMs: UInt64) { self.timeoutMs = timeoutMs }
 
     /// The earliest deadline, if any.
-    var next: UInt64? { heap.min?.deadline }
+    var next: UInt64? { heap.next }
 
     /// How many entries are waiting (at most one per session, plus those of sessions ended since).
     var count: Int { heap.count }
@@ -41,13 +30,12 @@ struct IdleDeadlines {
         guard timeoutMs > 0, entry == nil else { return }
         lastSerial += 1
         entry = lastSerial
-        heap.insert(Entry(deadline: lastActive + timeoutMs, session: id, serial: lastSerial))
+        heap.insert(lastActive + timeoutMs, for: id, serial: lastSerial)
     }
 
     /// The next entry due at `now`, taken out of the heap.
     mutating func popDue(now: UInt64) -> Entry? {
-        guard let first = heap.min, first.deadline <= now else { return nil }
-        return heap.removeMin()
+        heap.popFirst(before: now + 1)
     }
 }
 
@@ -57,7 +45,7 @@ extension DaemonCore {
     mutating func endIdleSessions(now: UInt64) {
         guard journalAvailable else { return }
         while let entry = idleDeadlines.popDue(now: now) {
-            if var pending = sessions[pending: entry.session] {
+            if var pending = sessions[pending: entry.key] {
                 // Pending: nothing changed it since recovery or hibernation (a change makes it), no presenter hosts it.
                 guard pending.idleEntry == entry.serial else { continue }
                 if pending.lastActive + idleDeadlines.timeoutMs > now {
@@ -69,7 +57,7 @@ extension DaemonCore {
                 endSession(pending.id, reason: "idle")
                 continue
             }
-            guard let session = sessions[made: entry.session], session.idleEntry == entry.serial else { continue }
+            guard let session = sessions[made: entry.key], session.idleEntry == entry.serial else { continue }
             session.idleEntry = nil
             // A hosted session is watched again when it loses its presenter (``peerLost(_:reassigning:)``).
             guard session.host == nil else { continue }

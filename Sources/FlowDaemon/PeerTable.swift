@@ -65,13 +65,25 @@ struct PeerTable {
         let name: String
     }
 
+    /// A peer's address as its deadlines' key: peers due together are taken in the order of their routing IDs.
+    private struct DeadlineKey: Comparable {
+        let address: PeerAddress
+
+        static func < (lhs: DeadlineKey, rhs: DeadlineKey) -> Bool {
+            lhs.address.routingID.lexicographicallyPrecedes(rhs.address.routingID)
+        }
+    }
+
     private var byAddress: [PeerAddress: DaemonCore.Peer] = [:]
     /// The stepper processes serving each kind: choosing one for an attachment costs the processes of its kind, not
     /// every peer (presenters are most of them).
     private var servers: [String: Set<PeerAddress>] = [:]
     /// The presenters and stepper processes by name (operators are not replaced, so not indexed).
     private var byName: [Name: Set<PeerAddress>] = [:]
-    private var deadlines = PeerDeadlines()
+    /// When each peer is due its next heartbeat, and when it counts as dead unless heard from before (an entry is
+    /// checked when it comes due: a peer heard since is set again at its expiry then).
+    private var heartbeats = DeadlineHeap<DeadlineKey>()
+    private var expiries = DeadlineHeap<DeadlineKey>()
     private var lastNumber = 0
     private var lastGeneration: UInt64 = 0
 
@@ -94,11 +106,16 @@ struct PeerTable {
     /// The kinds some connected stepper process serves.
     var servedKinds: Dictionary<String, Set<PeerAddress>>.Keys { servers.keys }
 
-    /// The earliest heartbeat or expiry of a peer, if any peer is connected; may be early (``PeerDeadlines``).
-    var nextDeadline: UInt64? { deadlines.next }
+    /// The earliest heartbeat or expiry of a peer, if any peer is connected; may be early (``DeadlineHeap``).
+    var nextDeadline: UInt64? {
+        switch (heartbeats.next, expiries.next) {
+        case let (heartbeat?, expiry?): return min(heartbeat, expiry)
+        case let (heartbeat, expiry): return heartbeat ?? expiry
+        }
+    }
 
     /// How many deadlines wait, for tests: two per peer, plus those of peers lost or heard since they were set.
-    var deadlineCount: Int { deadlines.count }
+    var deadlineCount: Int { heartbeats.count + expiries.count }
 
     /// The ID for a new peer.
     mutating func nextID() -> String {
@@ -113,8 +130,8 @@ struct PeerTable {
         peer.generation = lastGeneration
         if let old = byAddress.updateValue(peer, forKey: peer.address) { unindex(old) }
         counts[peer.role, default: 0] += 1
-        deadlines.watchHeartbeat(of: peer)
-        deadlines.watchExpiry(of: peer)
+        heartbeats.insert(peer.nextHeartbeat, for: DeadlineKey(address: peer.address), serial: peer.generation)
+        expiries.insert(peer.expiry, for: DeadlineKey(address: peer.address), serial: peer.generation)
         if peer.role != .operator {
             byName[Name(role: peer.role, name: peer.hello.name), default: []].insert(peer.address)
         }
@@ -159,12 +176,12 @@ struct PeerTable {
     /// for the caller to forget. Costs the entries due: one heard since is set again at its expiry now.
     mutating func silent(before heardUntil: UInt64) -> [DaemonCore.Peer] {
         var silent: [DaemonCore.Peer] = []
-        while let entry = deadlines.popExpiry(before: heardUntil) {
-            guard let peer = byAddress[entry.address], peer.generation == entry.generation else { continue }
+        while let entry = expiries.popFirst(before: heardUntil) {
+            guard let peer = byAddress[entry.key.address], peer.generation == entry.serial else { continue }
             if peer.expiry < heardUntil {
                 silent.append(peer)
             } else {
-                deadlines.watchExpiry(of: peer)
+                expiries.insert(peer.expiry, for: DeadlineKey(address: peer.address), serial: peer.generation)
             }
         }
         return silent.sorted { Self.joinedBefore($0, $1) }
@@ -174,12 +191,12 @@ struct PeerTable {
     /// heartbeat per due time, however late the tick). Costs the entries due.
     mutating func takeHeartbeatsDue(at now: UInt64, next: UInt64) -> [DaemonCore.Peer] {
         var due: [DaemonCore.Peer] = []
-        while let entry = deadlines.popHeartbeat(dueAt: now) {
-            guard let index = byAddress.index(forKey: entry.address) else { continue }
+        while let entry = heartbeats.popFirst(before: now + 1) {
+            guard let index = byAddress.index(forKey: entry.key.address) else { continue }
             let peer = byAddress.values[index]
-            guard peer.generation == entry.generation, peer.nextHeartbeat == entry.deadline else { continue }
+            guard peer.generation == entry.serial, peer.nextHeartbeat == entry.deadline else { continue }
             byAddress.values[index].nextHeartbeat = next
-            deadlines.watchHeartbeat(of: byAddress.values[index])
+            heartbeats.insert(next, for: DeadlineKey(address: peer.address), serial: peer.generation)
             due.append(peer)
         }
         return due.sorted { Self.joinedBefore($0, $1) }
