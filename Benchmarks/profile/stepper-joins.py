@@ -2,12 +2,14 @@
 """A burst of stepper joins against one flowd: what each HELLO costs as stepper peers pile up (docs/RELIABILITY.md,
 `stepper-names`).
 
-    Benchmarks/profile/stepper-joins.py FLOWD [--count 2000] [--kinds 9] [--no-state] [--keep]
+    Benchmarks/profile/stepper-joins.py FLOWD [--count 2000] [--kinds 9] [--no-state] [--idle SECONDS] [--keep]
 
 Starts FLOWD on ipc:// endpoints in a temporary folder (with a state directory unless --no-state, --no-journal), then N stepper
 processes' connections say HELLO one after another, each a distinct name serving the first --kinds kinds of the movie
 file, each waiting for its WELCOME. Prints, per quarter of the joins, the wall time and flowd's CPU time (the process,
-and its busiest thread: the I/O thread), then the `stepper-names` file's size. A measurement, not a test.
+and its busiest thread: the I/O thread), then the `stepper-names` file's size. With --idle, then waits SECONDS with
+every connection idle (their HELLOs ask for a 60 s heartbeat, so none is counted dead) and prints flowd's CPU time
+over that wait: the daemon's heartbeats to every peer and its timers. A measurement, not a test.
 """
 
 import argparse
@@ -48,7 +50,12 @@ def cpu_seconds(pid):
             continue
         if seconds > busiest[1]:
             busiest = (name, seconds)
+        if name == "flowd-io":
+            io_thread[0] = seconds
     return total, busiest
+
+
+io_thread = [0.0]  # the I/O thread's CPU seconds at the last cpu_seconds()
 
 
 def main():
@@ -57,6 +64,8 @@ def main():
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--kinds", type=int, default=len(KINDS))
     parser.add_argument("--no-state", action="store_true", help="flowd without a state directory (--no-journal)")
+    parser.add_argument("--idle", type=float, default=0, metavar="SECONDS",
+                        help="then measure flowd's CPU with every connection idle for SECONDS")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (flowd.log, state)")
     parser.add_argument("--perf", metavar="DATA", help="perf record -g flowd's joins into DATA")
     args = parser.parse_args()
@@ -105,6 +114,13 @@ def main():
         cpu, (thread, thread_cpu) = cpu_seconds(flowd.pid)
         print("total: %d joins, %d kinds each: wall %.2f s, flowd cpu %.2f s, busiest thread (%s) %.2f s"
               % (args.count, len(kinds), time.monotonic() - began, cpu - cpu_began, thread, thread_cpu - thread_began))
+        if args.idle > 0:
+            cpu_idle, _ = cpu_seconds(flowd.pid)
+            io_idle = io_thread[0]
+            time.sleep(args.idle)
+            cpu, _ = cpu_seconds(flowd.pid)
+            print("idle: %d peers for %.0f s: flowd cpu %.2f s, of which the I/O thread (flowd-io) %.2f s"
+                  % (args.count, args.idle, cpu - cpu_idle, io_thread[0] - io_idle))
         names = os.path.join(folder, "state", "stepper-names")
         if os.path.exists(names):
             print("stepper-names: %d bytes" % os.path.getsize(names))

@@ -150,6 +150,45 @@ public struct ErrorReply: Sendable, Hashable, Codable {
 }
 
 // The fast path's reader and writer (FastJSONWriter.swift says why they are by hand).
+extension Welcome {
+    func write(to writer: inout FastJSONWriter) {
+        writer.raw("{\"daemon\":")
+        writer.string(daemon)
+        writer.raw(",\"heartbeat_ms\":")
+        writer.int(heartbeatMs)
+        writer.raw(",\"peer\":")
+        writer.string(peer)
+        writer.raw(",\"protocol\":")
+        writer.int(`protocol`)
+        writer.raw(",\"req\":")
+        writer.unsigned(req)
+        writer.raw("}")
+    }
+}
+
+extension Heartbeat {
+    /// What a client's heartbeat (no sessions) is written as: read back without `JSONDecoder`.
+    static let emptyBody = Array(#"{"sessions":{}}"#.utf8)
+
+    /// The sessions in `JSONEncoder`'s sorted order (by UTF-8 bytes).
+    func write(to writer: inout FastJSONWriter) {
+        writer.raw("{\"sessions\":{")
+        if sessions.count == 1, let (session, seq) = sessions.first {
+            writer.string(session)
+            writer.raw(":")
+            writer.unsigned(seq)
+        } else if !sessions.isEmpty {
+            for (index, session) in sessions.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                if index > 0 { writer.raw(",") }
+                writer.string(session)
+                writer.raw(":")
+                writer.unsigned(sessions[session]!)
+            }
+        }
+        writer.raw("}}")
+    }
+}
+
 extension OKReply {
     func write(to writer: inout FastJSONWriter) throws(FastPathUnsupported) {
         writer.raw("{\"req\":")

@@ -9,8 +9,9 @@ extension WireCodec {
     }
 }
 
-// The messages of a step's round trip are written without `JSONEncoder`, to the same bytes: each side's own switch,
-// so that the daemon's hot path does not copy its message into a `WireMessage`.
+// The messages of a step's round trip, and those sent to every peer (HEARTBEAT, WELCOME), are written without
+// `JSONEncoder`, to the same bytes: each side's own switch, so that the daemon's hot path does not copy its message
+// into a `WireMessage`.
 
 extension ClientMessage {
     /// ``WireMessage/writeFastBody(to:)`` on a client's message.
@@ -19,6 +20,7 @@ extension ClientMessage {
             switch self {
             case .step(let body): try body.write(to: &writer)
             case .ack(let body): body.write(to: &writer)
+            case .heartbeat(let body): body.write(to: &writer)
             default: return false
             }
         } catch {
@@ -37,6 +39,8 @@ extension DaemonMessage {
             case .ok(let body): try body.write(to: &writer)
             case .event(let body): try body.write(to: &writer)
             case .adapt(let body): try body.write(to: &writer)
+            case .heartbeat(let body): body.write(to: &writer)
+            case .welcome(let body): body.write(to: &writer)
             default: return false
             }
         } catch {

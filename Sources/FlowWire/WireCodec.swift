@@ -118,7 +118,7 @@ public struct WireCodec: Sendable {
         }
         // A step's round trip (STEP, ACK) is read without JSONDecoder when the body is plain enough; anything else,
         // errors included, goes the Codable way below.
-        if let message = WireMessage.fastMessage(type, body: body) {
+        if let message = WireMessage.fastMessage(type, body: body, from: sender) {
             try validate(message, type, req: message.req)
             return message
         }

@@ -3,9 +3,10 @@ import FlowWire
 import Foundation
 import Testing
 
-/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT) and ADAPT, and reads STEP, ACK, ADAPTED, COMMAND and OK
-/// without `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md): these tests hold those fast paths to the `Codable` reference,
-/// byte for byte when writing and value for value when reading (HEARTBEAT, which goes the `Codable` way, too).
+/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT), ADAPT, HEARTBEAT and WELCOME, and reads STEP,
+/// ACK, ADAPTED, COMMAND, OK and a client's empty HEARTBEAT without `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md):
+/// these tests hold those fast paths to the `Codable` reference, byte for byte when writing and value for value when
+/// reading.
 struct FastPathTests {
     private static let trickyPayload: JSONValue = [
         "null": nil, "bool": true, "int": -42, "min": .int(Int.min), "max": .int(Int.max),
@@ -53,7 +54,14 @@ struct FastPathTests {
         .client(.step(StepMessage(req: 32, session: "default", attachment: -1, step: Step("x", payload: trickyPayload)))),
         .client(.step(StepMessage(req: 33, session: "default", attachment: 1, step: Step("x", payload: 0.5)))),
         .client(.heartbeat(Heartbeat())),
+        .daemon(.heartbeat(Heartbeat())),
+        .daemon(.heartbeat(Heartbeat(sessions: ["default": .max]))),
         .daemon(.heartbeat(Heartbeat(sessions: ["default": 42, "Kiosk": 1, "kiosk-3": 0]))),
+        .daemon(.heartbeat(
+            Heartbeat(sessions: ["B": 1, "a": 2, "_x": 3, "a10": 4, "a9": .max, "Ä": 6, "é": 7, "e\u{301}x": 8, "\"/\\\n": 9])
+        )),
+        .daemon(.welcome(Welcome(req: 1, peer: "p1", daemon: "0123456789abcdef0123456789abcdef", heartbeatMs: 1000))),
+        .daemon(.welcome(Welcome(req: 9_007_199_254_740_992, peer: "p\"/\\é\u{1F}", daemon: "", heartbeatMs: 60_000, protocol: 7))),
         .daemon(.adapt(
             AdaptMessage(
                 session: "default", request: 3, kind: "movies.wishlist", flow: "wishlist", coordinator: 4,
@@ -80,6 +88,7 @@ struct FastPathTests {
         case .client(.ack(let body)): return try reference(body)
         case .client(.step(let body)): return try reference(body)
         case .client(.heartbeat(let body)), .daemon(.heartbeat(let body)): return try reference(body)
+        case .daemon(.welcome(let body)): return try reference(body)
         case .daemon(.adapt(let body)): return try reference(body)
         case .client(.adapted(let body)): return try reference(body)
         default: return nil
@@ -277,10 +286,23 @@ struct FastPathTests {
             }
             let body = codec.encodeBody(message)
             if body.contains(0x5C) { continue }  // an escape is JSONDecoder's
-            #expect(WireMessage.fastMessage(type, body: body) == message, "\(message)")
+            #expect(WireMessage.fastMessage(type, body: body, from: .daemon) == message, "\(message)")
             read += 1
         }
         #expect(read == 13)
+    }
+
+    /// A client's heartbeat as the clients write it is read as it is; the same bytes from the daemon, and any other
+    /// heartbeat body, go to `JSONDecoder`.
+    @Test func aClientsEmptyHeartbeatIsReadAsJSONDecoderReadsIt() throws {
+        let body = WireCodec().encodeBody(.client(.heartbeat(Heartbeat())))
+        #expect(WireMessage.fastMessage(.heartbeat, body: body, from: .client) == .client(.heartbeat(Heartbeat())))
+        #expect(try JSONDecoder().decode(Heartbeat.self, from: Data(body)) == Heartbeat())
+        #expect(WireMessage.fastMessage(.heartbeat, body: body, from: .daemon) == nil)
+        #expect(WireMessage.fastMessage(.heartbeat, body: Array(#"{"sessions":{"s":1}}"#.utf8), from: .client) == nil)
+        let frames = [Array("FLOWD1".utf8), Array("HEARTBEAT".utf8), body]
+        #expect(try WireCodec().decode(frames, from: .client) == .client(.heartbeat(Heartbeat())))
+        #expect(try WireCodec().decode(frames, from: .daemon) == .daemon(.heartbeat(Heartbeat())))
     }
 
     /// Strings the fast reader makes itself: empty, small ASCII (up to 15 bytes, taken as they are), heap ASCII, and
@@ -290,7 +312,7 @@ struct FastPathTests {
         let payload = "[" + texts.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         let body = Array(#"{"attachment":1,"req":2,"session":"fifteen-bytes-a","step":{"name":"tick","payload":"#.utf8)
             + Array(payload.utf8) + Array("}}".utf8)
-        let fast = try #require(WireMessage.fastMessage(.step, body: body))
+        let fast = try #require(WireMessage.fastMessage(.step, body: body, from: .client))
         #expect(fast == .client(.step(try JSONDecoder().decode(StepMessage.self, from: Data(body)))))
         guard case .client(.step(let step)) = fast else { return }
         #expect(step.step.payload == .array(texts.map(JSONValue.string)))
