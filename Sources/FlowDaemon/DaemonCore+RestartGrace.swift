@@ -13,6 +13,9 @@ extension DaemonCore {
     /// they are back forgets none). Kept as they change (``KeptStepperNames``), not gathered from every peer.
     package var stepperNamesToKeep: [String: [String]] { keptStepperNames.byKind }
 
+    /// How many stepper processes (names, each once) the restart grace still awaits; 0 when none runs.
+    package var restartGraceAwaited: Int { Set(restartGrace.missing.values.joined()).count }
+
     /// What ``stepperNamesToKeep`` gained and lost since the last call, for the transport to save.
     mutating func takeStepperNameChanges() -> [KeptStepperNames.Change] { keptStepperNames.takeChanges() }
 
@@ -46,6 +49,7 @@ extension DaemonCore {
             }
         }
         guard restartGrace.joined(hello.name, serving: hello.serves), restartGrace.endsAt == nil else { return }
+        counters.restartGracesEnded["allBack", default: 0] += 1
         logger.info("every stepper process of the last run is back; restored attachments offered")
     }
 
@@ -63,6 +67,7 @@ extension DaemonCore {
     /// The grace is over at `now` (`restart_grace_ms` passed): what still waits goes to the processes back.
     mutating func endRestartGraceIfDue(now: UInt64) {
         guard let missing = restartGrace.end(ifDueAt: now) else { return }
+        counters.restartGracesEnded["timedOut", default: 0] += 1
         // The names that did not come back are not awaited again.
         for (kind, names) in missing { for name in names { keptStepperNames.release(name, for: kind) } }
         logger.notice(

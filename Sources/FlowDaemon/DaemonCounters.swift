@@ -58,6 +58,9 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Connections closed as they came because no file descriptor was left (``AcceptGuard``); in ``json`` once there
     /// is one (docs/LIMITS.md).
     package var connectionsClosedAtLimit = 0
+    /// Restart graces ended (docs/PROTOCOL.md §5.1), by how: `allBack` (every awaited stepper process said `HELLO`)
+    /// or `timedOut` (`daemon.restart_grace_ms` passed first); in ``json`` once there is one.
+    package var restartGracesEnded: [String: Int] = [:]
 
     package init() {}
 
@@ -106,6 +109,9 @@ package struct DaemonCounters: Sendable, Hashable {
         }
         if socketFilesWithdrawn > 0 { fields["socket_files_withdrawn"] = .int(socketFilesWithdrawn) }
         if connectionsClosedAtLimit > 0 { fields["connections_closed_at_limit"] = .int(connectionsClosedAtLimit) }
+        if !restartGracesEnded.isEmpty {
+            fields["restart_graces_ended"] = .object(restartGracesEnded.mapValues { .int($0) })
+        }
         if let authDenied { fields["auth_denied"] = .int(authDenied) }
         if let peersRevoked { fields["peers_revoked"] = .int(peersRevoked) }
         if let appReloads { fields["app_reloads"] = .int(appReloads) }

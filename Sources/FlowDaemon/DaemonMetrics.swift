@@ -24,6 +24,8 @@ package struct DaemonMetrics: Sendable {
     private var appReloads: [String: Counter] = [:]
     /// `ipc://` socket files bound again after they were removed, by socket (`control`, `events`).
     private var socketFilesRebound: [String: Counter] = [:]
+    /// Restart graces ended, by outcome (`allBack`, `timedOut`).
+    private var restartGracesEnded: [String: Counter] = [:]
     /// Made when the socket files are first moved aside near the descriptor limit.
     private var socketFilesWithdrawn: Counter?
     /// Made when a connection is first closed at the descriptor limit.
@@ -37,6 +39,7 @@ package struct DaemonMetrics: Sendable {
     private let sessionsPending: Gauge
     private let sessionsUnrestorable: Gauge
     private let sessionsHibernated: Gauge
+    private let restartGraceAwaited: Gauge
     /// By quantity (``SessionUsage/quantities``' names): the largest over the made sessions, and the bound.
     private let sessionUsageMax: [String: Gauge]
     private let sessionBound: [String: Gauge]
@@ -65,6 +68,7 @@ package struct DaemonMetrics: Sendable {
         sessionsPending = Gauge(label: MetricName.sessionsPending, factory: factory)
         sessionsUnrestorable = Gauge(label: MetricName.sessionsUnrestorable, factory: factory)
         sessionsHibernated = Gauge(label: MetricName.sessionsHibernated, factory: factory)
+        restartGraceAwaited = Gauge(label: MetricName.restartGraceAwaited, factory: factory)
         let quantities = SessionUsage.zero.quantities.map(\.name)
         func byQuantity(_ label: String) -> [String: Gauge] {
             Dictionary(
@@ -94,6 +98,9 @@ package struct DaemonMetrics: Sendable {
         addLabelled(
             counters.socketFilesRebound, last.socketFilesRebound, to: &socketFilesRebound,
             MetricName.socketFilesRebound, "socket")
+        addLabelled(
+            counters.restartGracesEnded, last.restartGracesEnded, to: &restartGracesEnded,
+            MetricName.restartGracesEnded, "outcome")
         addMadeOnFirstUse(
             counters.socketFilesWithdrawn, last.socketFilesWithdrawn, to: &socketFilesWithdrawn,
             MetricName.socketFilesWithdrawn)
@@ -106,15 +113,17 @@ package struct DaemonMetrics: Sendable {
     }
 
     /// Sets the gauges: connected peers by role (every role, 0 when none), sessions held and, of those, pending,
-    /// unrestorable and hibernated.
+    /// unrestorable and hibernated, and the stepper processes a restart grace awaits.
     package func record(
-        peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0, unrestorable: Int = 0, hibernated: Int = 0
+        peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0, unrestorable: Int = 0, hibernated: Int = 0,
+        restartGraceAwaited awaited: Int = 0
     ) {
         for (role, gauge) in peers { gauge.record(counts[role] ?? 0) }
         sessions.record(count)
         sessionsPending.record(pending)
         sessionsUnrestorable.record(unrestorable)
         sessionsHibernated.record(hibernated)
+        restartGraceAwaited.record(awaited)
     }
 
     /// Sets the gauges from `core`'s peers and sessions: the one list of them, so that no caller leaves one at its
@@ -122,7 +131,8 @@ package struct DaemonMetrics: Sendable {
     package func recordGauges(of core: DaemonCore) {
         record(
             peers: core.peerCounts, sessions: core.sessionCount, pending: core.pendingSessionCount,
-            unrestorable: core.unrestorableSessionCount, hibernated: core.hibernatedSessionCount)
+            unrestorable: core.unrestorableSessionCount, hibernated: core.hibernatedSessionCount,
+            restartGraceAwaited: core.restartGraceAwaited)
     }
 
     /// Sets the session usage gauges from `core`: the largest of each figure over its made sessions (a walk over them:

@@ -20,6 +20,7 @@ package enum MetricName: Sendable {
     package static let socketFilesRebound = "flowd_socket_files_rebound_total"
     package static let socketFilesWithdrawn = "flowd_socket_files_withdrawn_total"
     package static let connectionsClosedAtLimit = "flowd_connections_closed_at_limit_total"
+    package static let restartGracesEnded = "flowd_restart_graces_ended_total"
     package static let peers = "flowd_peers"
     package static let sessions = "flowd_sessions"
     package static let sessionsPending = "flowd_sessions_pending"
@@ -27,6 +28,7 @@ package enum MetricName: Sendable {
     package static let sessionsHibernated = "flowd_sessions_hibernated"
     package static let sessionUsageMax = "flowd_session_usage_max"
     package static let sessionBound = "flowd_session_bound"
+    package static let restartGraceAwaited = "flowd_restart_grace_awaited"
     // The journal's (``JournalMetrics``).
     package static let journalBytes = "flowd_journal_bytes"
     package static let snapshotBytes = "flowd_snapshot_bytes"

@@ -80,7 +80,7 @@ struct MetricsTests {
         "flowd_peers{role=\"presenter\"}": "1.0",
         "flowd_peers{role=\"operator\"}": "1.0",
         "flowd_sessions": "1.0", "flowd_sessions_pending": "0.0", "flowd_sessions_unrestorable": "0.0",
-        "flowd_sessions_hibernated": "0.0",
+        "flowd_sessions_hibernated": "0.0", "flowd_restart_grace_awaited": "0.0",
         // `app`, `home`, `detail.7`; `start` and `openDetail(7)`'s push (the dropped step made no command).
         "flowd_session_usage_max{quantity=\"screens\"}": "3.0",
         "flowd_session_usage_max{quantity=\"ui_bytes\"}": "181.0",
@@ -119,6 +119,7 @@ struct MetricsTests {
                 "flowd_peers": "gauge", "flowd_sessions": "gauge", "flowd_sessions_pending": "gauge",
                 "flowd_sessions_unrestorable": "gauge", "flowd_sessions_hibernated": "gauge",
                 "flowd_session_usage_max": "gauge", "flowd_session_bound": "gauge",
+                "flowd_restart_grace_awaited": "gauge",
             ]
         )
     }
@@ -195,6 +196,47 @@ struct MetricsTests {
         run.record()
         #expect(h.core.hibernatedSessionCount == 0)
         #expect(run.values["flowd_sessions_hibernated"] == "0.0")
+    }
+
+    /// docs/PROTOCOL.md §5.1: the gauge counts the last run's stepper processes not back yet while a grace runs; the
+    /// counter, graces ended by every process back and by `restart_grace_ms`.
+    @Test(arguments: [false, true])
+    func aRestartGraceShowsTheProcessesAwaitedAndHowItEnded(timedOut: Bool) throws {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var f = KioskFixture(graceMs: 3000)
+        let a = f.serving("a-login")
+        let b = f.serving("b-login")
+        let c = f.serving("c-login")
+        f.createSessions(8)
+        metrics.record(f.daemon.core)
+        #expect(scrape(registry).values["flowd_restart_grace_awaited"] == "0.0", "no grace before a restart")
+        try f.restart()
+        metrics.record(f.daemon.core)
+        #expect(scrape(registry).values["flowd_restart_grace_awaited"] == "3.0")
+        a.restart(instance: "a-2")
+        b.restart(instance: "b-2")
+        metrics.record(f.daemon.core)
+        #expect(scrape(registry).values["flowd_restart_grace_awaited"] == "1.0", "c is awaited")
+        #expect(!scrape(registry).values.keys.contains { $0.hasPrefix(MetricName.restartGracesEnded) })
+        if timedOut {
+            f.daemon.passTime(.milliseconds(3000))
+        } else {
+            c.restart(instance: "c-2")
+        }
+        metrics.record(f.daemon.core)
+        let (values, types) = scrape(registry)
+        #expect(values["flowd_restart_grace_awaited"] == "0.0")
+        let outcome = timedOut ? "timedOut" : "allBack"
+        #expect(values.filter { $0.key.hasPrefix(MetricName.restartGracesEnded) } == [
+            "flowd_restart_graces_ended_total{outcome=\"\(outcome)\"}": "1"
+        ])
+        #expect(types["flowd_restart_graces_ended_total"] == "counter")
+        guard case .object(let counters) = f.daemon.core.counters.json(hibernatedNow: 0) else {
+            Issue.record("HEALTH's counters are an object")
+            return
+        }
+        #expect(counters["restart_graces_ended"] == [outcome: 1], "and in HEALTH's counters")
     }
 
     @Test func refusedConnectionsAreCountedOnlyWithCURVE() {
