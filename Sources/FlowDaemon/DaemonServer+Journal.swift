@@ -45,16 +45,20 @@ extension DaemonServer {
         } catch {
             let journalError = error as? JournalError
             let recoveryError = error as? RecoveryError
+            var metadata: Logger.Metadata = [
+                "file": "\(journalError?.file ?? recoveryError?.file ?? settings.directory)",
+                "code": "\(journalError.map { "\($0.code)" } ?? recoveryError.map { "\($0.code)" } ?? "io")",
+                "error": "\(error)",
+                "hint": "\(Self.hint(journalError, recoveryError, snapshotPath: store.snapshotPath))",
+            ]
+            if let offset = journalError?.offset ?? recoveryError?.offset { metadata["offset"] = "\(offset)" }
+            // A file that cannot be opened or read (its owner, mode or type) is not damage: said apart.
+            let unreadable = journalError?.code == .io
             logger.critical(
-                "flowd cannot start: its state directory cannot be trusted",
-                metadata: [
-                    "file": "\(journalError?.file ?? recoveryError?.file ?? settings.directory)",
-                    "offset": "\(journalError?.offset ?? recoveryError?.offset ?? -1)",
-                    "code": "\(journalError.map { "\($0.code)" } ?? recoveryError.map { "\($0.code)" } ?? "io")",
-                    "error": "\(error)",
-                    "hint": "\(Self.hint(journalError, recoveryError, snapshotPath: store.snapshotPath))",
-                ]
-            )
+                unreadable
+                    ? "flowd cannot start: its state directory cannot be read"
+                    : "flowd cannot start: its state directory cannot be trusted",
+                metadata: metadata)
             throw error
         }
         if damage != nil { core.changeDaemonID(to: newDaemonID) }
@@ -88,6 +92,9 @@ extension DaemonServer {
         let doc = "(docs/RELIABILITY.md, \"Torn tail or damage\")"
         let cuttable: Bool
         switch (journalError?.code, recoveryError?.code) {
+        case (.io?, _):
+            return "the files are left as they are; flowd's user must be able to read and write the state directory "
+                + "and every file in it: check their owner, mode and type (docs/RELIABILITY.md, \"Files and crash safety\")"
         case (.damaged?, _): cuttable = true
         case (_, .newerRecord?): return "the files are left as they are; a newer flowd wrote them: run it \(doc)"
         case (_, .missingAppVersion?):

@@ -25,6 +25,27 @@ extension FlowdIntegrationTests {
         }
     }
 
+    /// A state directory flowd cannot read (here a `journal-1` that is a directory; for a non-root flowd, files another
+    /// user owns) stops the start with a `critical` line that says so and what to check, not one about damage.
+    @Test func aStateDirectoryItCannotReadStopsTheStartSayingSo() async throws {
+        try await withCluster { cluster in
+            let state = cluster.runtimeDirectory + "/state"
+            try FileManager.default.createDirectory(atPath: state + "/journal-1", withIntermediateDirectories: true)
+            let run = try await cluster.runToEnd(
+                Cluster.daemonExecutable,
+                [
+                    "--runtime-dir", cluster.runtimeDirectory, "--control", "ipc://\(cluster.runtimeDirectory)/c.sock",
+                    "--events", "ipc://\(cluster.runtimeDirectory)/e.sock", "--state-dir", state,
+                ])
+            #expect(run.exit == .exited(1), "\(run)")
+            let refusal = run.stderr.filter { $0.contains(" critical ") && $0.contains("state directory cannot be read") }
+            #expect(refusal.count == 1, "\(run)")
+            #expect(refusal.first?.contains("Is a directory") == true, "\(run)")
+            #expect(refusal.first?.contains("check their owner, mode and type") == true, "\(run)")
+            #expect(!run.stderr.contains { $0.contains("cannot be trusted") || $0.contains("offset=") }, "\(run)")
+        }
+    }
+
     // MARK: - Bad input
 
     /// Over TCP (ports chosen by the OS, read from flowd's ready line): a raw DEALER sends a malformed frame, a wrong
