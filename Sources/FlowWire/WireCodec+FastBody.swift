@@ -9,9 +9,9 @@ extension WireCodec {
     }
 }
 
-// The messages of a step's round trip, and those sent to every peer (HEARTBEAT, WELCOME), are written without
-// `JSONEncoder`, to the same bytes: each side's own switch, so that the daemon's hot path does not copy its message
-// into a `WireMessage`.
+// The messages of a step's round trip, and those the daemon sends to every peer (HEARTBEAT, WELCOME), are written
+// without `JSONEncoder`, to the same bytes: each side's own switch, so that the daemon's hot path does not copy its
+// message into a `WireMessage`.
 
 extension ClientMessage {
     /// ``WireMessage/writeFastBody(to:)`` on a client's message.
@@ -20,7 +20,6 @@ extension ClientMessage {
             switch self {
             case .step(let body): try body.write(to: &writer)
             case .ack(let body): body.write(to: &writer)
-            case .heartbeat(let body): body.write(to: &writer)
             default: return false
             }
         } catch {

@@ -3,10 +3,10 @@ import FlowWire
 import Foundation
 import Testing
 
-/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT), ADAPT, HEARTBEAT and WELCOME, and reads STEP,
-/// ACK, ADAPTED, COMMAND, OK and a client's empty HEARTBEAT without `JSONEncoder`/`JSONDecoder` (docs/PERFORMANCE.md):
-/// these tests hold those fast paths to the `Codable` reference, byte for byte when writing and value for value when
-/// reading.
+/// The codec writes a step's round trip (STEP, COMMAND, OK, ACK, EVENT), ADAPT, the daemon's HEARTBEAT and WELCOME, and
+/// reads STEP, ACK, ADAPTED, COMMAND, OK and a client's empty HEARTBEAT without `JSONEncoder`/`JSONDecoder`
+/// (docs/PERFORMANCE.md): these tests hold those fast paths to the `Codable` reference, byte for byte when writing and
+/// value for value when reading (a client's HEARTBEAT, which goes the `Codable` way, too).
 struct FastPathTests {
     private static let trickyPayload: JSONValue = [
         "null": nil, "bool": true, "int": -42, "min": .int(Int.min), "max": .int(Int.max),
