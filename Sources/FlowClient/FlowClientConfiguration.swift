@@ -73,11 +73,10 @@ public struct FlowClientConfiguration: Sendable {
         self.logger = logger
     }
 
-    /// The largest message a client takes from the daemon by default: 128 MiB. The daemon is the only peer of a
-    /// client's sockets and does not bound what it sends; libzmq drops the connection on a larger one. Twice the
-    /// daemon's default `max_session_ui_bytes` (64 MiB): a session's `SNAPSHOT` at that bound is over 64 MiB (its JSON
-    /// is larger than the bound's count), with room for the step that took it past the bound.
-    public static let defaultMaxMessageSize: Int64 = 128 << 20
+    /// The largest message a client takes from the daemon by default, ``FlowWire/WireProtocol/clientMaxMessageBytes``
+    /// (128 MiB). The daemon is the only peer of a client's sockets and does not bound what it sends; it logs a
+    /// warning when it sends a larger one.
+    public static let defaultMaxMessageSize = Int64(WireProtocol.clientMaxMessageBytes)
 
     /// The options of the sockets that talk to the daemon: ``socketOptions`` with ``curve``, if set, as a CURVE client,
     /// and a ZMTP heartbeat TTL of at least ``livenessIntervals`` of ``heartbeatInterval``.

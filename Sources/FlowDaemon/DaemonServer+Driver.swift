@@ -22,6 +22,7 @@ extension DaemonServer {
         var localSubscriptions = LocalSubscriptions()
         /// Where each control message's body is written before it is sent, reused message after message.
         var bodyWriter = FastJSONWriter()
+        var largeSends = LargeSendWarning()
         /// Peers a send found gone, whose losses are handled next, the last one pushed first.
         var unreachablePeers: [PeerAddress] = []
         /// Where the names of the stepper processes are kept for the next start (``StepperNamesFile``), with a journal.
@@ -87,7 +88,9 @@ extension DaemonServer {
                             try router.trySend(
                                 routingID: address.routingID, WireProtocol.signature, message.typeFrame, body)
                         }
-                        if !sent {
+                        if sent {
+                            largeSends.sent(message.type, bytes: bodyWriter.count, to: address, logger: logger)
+                        } else {
                             core.sendDropped(message, to: address)
                             // A stuck peer makes one drop per message: the 1st, 10th, 100th… are logged.
                             droppedSends += 1
