@@ -115,8 +115,8 @@ package struct DaemonMetrics: Sendable {
     /// Sets the gauges: connected peers by role (every role, 0 when none), sessions held and, of those, pending,
     /// unrestorable and hibernated, and the stepper processes a restart grace awaits.
     package func record(
-        peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0, unrestorable: Int = 0, hibernated: Int = 0,
-        restartGraceAwaited awaited: Int = 0
+        peers counts: [PeerRole: Int], sessions count: Int, pending: Int = 0, unrestorable: Int = 0,
+        hibernated: Int = 0, restartGraceAwaited awaited: Int = 0
     ) {
         for (role, gauge) in peers { gauge.record(counts[role] ?? 0) }
         sessions.record(count)

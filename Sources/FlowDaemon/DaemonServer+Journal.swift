@@ -94,7 +94,8 @@ extension DaemonServer {
         switch (journalError?.code, recoveryError?.code) {
         case (.io?, _):
             return "the files are left as they are; flowd's user must be able to read and write the state directory "
-                + "and every file in it: check their owner, mode and type (docs/RELIABILITY.md, \"Files and crash safety\")"
+                + "and every file in it: check their owner, mode and type "
+                + "(docs/RELIABILITY.md, \"Files and crash safety\")"
         case (.damaged?, _): cuttable = true
         case (_, .newerRecord?): return "the files are left as they are; a newer flowd wrote them: run it \(doc)"
         case (_, .missingAppVersion?):

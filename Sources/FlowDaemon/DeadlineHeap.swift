@@ -1,10 +1,9 @@
 internal import HeapModule
 
 /// Deadlines, earliest first (then by key, so that things due together are taken in a set order), each for a `key`
-/// and made by one watch (its `serial`). An entry stays as it is when what
-/// it watches changes: whoever takes it out checks it against the watched thing's serial and watches again if the
-/// deadline moved. So a change costs nothing here, a tick costs the entries due, and ``next`` may be early (the tick
-/// it wakes finds nothing due).
+/// and made by one watch (its `serial`). An entry stays as it is when what it watches changes: whoever takes it out
+/// checks it against the watched thing's serial and watches again if the deadline moved. So a change costs nothing
+/// here, a tick costs the entries due, and ``next`` may be early (the tick it wakes finds nothing due).
 ///
 /// Not `Sendable`: owned by ``DaemonCore`` on the daemon's I/O thread.
 struct DeadlineHeap<Key: Comparable> {

@@ -1,6 +1,7 @@
 /// When sessions without a presenter may have been idle long enough to end (`daemon.idle_session_timeout_s`): a heap
-/// of deadlines keyed by session ID, at most one entry per session, checked again when due. A tick looks at the due entries only, never
-/// at every session; a change to a session only moves its `lastActive` (the entry finds that out when it is due).
+/// of deadlines keyed by session ID, at most one entry per session, checked again when due. A tick looks at the due
+/// entries only, never at every session; a change to a session only moves its `lastActive` (the entry finds that out
+/// when it is due).
 ///
 /// Not `Sendable`: owned by ``DaemonCore`` on the daemon's I/O thread.
 struct IdleDeadlines {

@@ -18,7 +18,7 @@ struct LargeSendWarning {
         count += 1
         guard RepeatedWarning.isLogged(count) else { return }
         logger.warning(
-            "message over a FlowClient client's default largest message sent: its connection drops it unless the client raised socketOptions.maxMessageSize (docs/LIMITS.md)",
+            "sent a message larger than a FlowClient client takes by default: it drops the connection (docs/LIMITS.md)",
             metadata: [
                 "type": "\(type.rawValue)", "bytes": "\(bytes)", "limit": "\(limit)", "peer": "\(peer)",
                 "larger_so_far": "\(count)",

@@ -178,7 +178,8 @@ extension Heartbeat {
             writer.raw(":")
             writer.unsigned(seq)
         } else if !sessions.isEmpty {
-            for (index, session) in sessions.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            let sorted = sessions.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (index, session) in sorted.enumerated() {
                 if index > 0 { writer.raw(",") }
                 writer.string(session)
                 writer.raw(":")

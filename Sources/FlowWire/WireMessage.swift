@@ -105,11 +105,12 @@ extension WireMessage {
     }
 
     /// The message `body` holds for `type`, for the messages of a step's round trip (`STEP`, `ACK` and `ADAPTED` to the
-    /// daemon, `COMMAND` and `OK` to its clients) and a client's `HEARTBEAT` as a ``FlowClient`` writes it; `nil` to use
-    /// `JSONDecoder` (another type, or a body the fast path is not sure to read as `JSONDecoder` does).
+    /// daemon, `COMMAND` and `OK` to its clients) and a client's `HEARTBEAT` as a `FlowClient` writes it; `nil` to
+    /// use `JSONDecoder` (another type, or a body the fast path is not sure to read as `JSONDecoder` does).
     package static func fastMessage(_ type: MessageType, body: [UInt8], from sender: WireSender) -> WireMessage? {
         switch type {
-        case .heartbeat where sender == .client: return body == Heartbeat.emptyBody ? .client(.heartbeat(Heartbeat())) : nil
+        case .heartbeat where sender == .client:
+            return body == Heartbeat.emptyBody ? .client(.heartbeat(Heartbeat())) : nil
         case .step: return FastJSONReader.read(body, StepMessage.init(reading:)).map { .client(.step($0)) }
         case .ack: return FastJSONReader.read(body, Ack.init(reading:)).map { .client(.ack($0)) }
         case .adapted: return FastJSONReader.read(body, AdaptedMessage.init(reading:)).map { .client(.adapted($0)) }

@@ -10,10 +10,10 @@ public enum WireProtocol: Sendable {
     public static let signaturePrefix: [UInt8] = Array("FLOWD".utf8)
     /// The default limit on a body's size.
     public static let defaultMaxBodyBytes = 256 * 1024
-    /// The largest message a ``FlowClient`` client takes from the daemon by default: 128 MiB (its sockets'
+    /// The largest message a `FlowClient` client takes from the daemon by default: 128 MiB (its sockets'
     /// `ZMQ_MAXMSGSIZE`; libzmq drops the connection on a larger one). Twice the daemon's default
-    /// `max_session_ui_bytes` (64 MiB): a session's `SNAPSHOT` at that bound is over 64 MiB (its JSON is larger than the
-    /// bound's count), with room for the step that took it past the bound.
+    /// `max_session_ui_bytes` (64 MiB): a session's `SNAPSHOT` at that bound is over 64 MiB (its JSON is larger than
+    /// the bound's count), with room for the step that took it past the bound.
     public static let clientMaxMessageBytes = 128 << 20
     /// How deep objects and arrays may nest in a body, the body's own object being the first level: deeper is
     /// `malformedBody`. It keeps every accepted message cheap to decode and writable again (the daemon forwards

@@ -9,7 +9,7 @@ import Testing
 /// 1st, 10th, 100th… (docs/LIMITS.md, *Known gaps*).
 struct LargeSendWarningTests {
     private static let message =
-        "message over a FlowClient client's default largest message sent: its connection drops it unless the client raised socketOptions.maxMessageSize (docs/LIMITS.md)"
+        "sent a message larger than a FlowClient client takes by default: it drops the connection (docs/LIMITS.md)"
 
     @Test func theLimitIsAFlowClientClientsDefault() {
         #expect(LargeSendWarning().limit == Int(FlowClientConfiguration.defaultMaxMessageSize))
