@@ -49,7 +49,6 @@ struct DaemonSockets {
                 routerOptions.curve = .server(secretKey: secretKey, zapDomain: AccessPolicy.controlDomain)
                 publisherOptions.curve = .server(secretKey: secretKey, zapDomain: AccessPolicy.eventsDomain)
             }
-            publisherOptions.heartbeat = nil
             let router = try ZMQSocket(.router, context: context, options: routerOptions)
             opened.append(router)
             let publisher = try ZMQSocket(.xpub, context: context, options: publisherOptions)

@@ -99,7 +99,7 @@ struct RestartGraceTests {
     }
 
     @Test func aNameThatLeftIsKeptUntilAnotherProcessOfItsKindJoins() throws {
-        var f = KioskFixture(graceMs: 3000)
+        let f = KioskFixture(graceMs: 3000)
         let a = f.serving("a-login")
         _ = f.serving("b-login")
         let c = f.serving("c-login")
