@@ -19,6 +19,13 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Ordered by routing ID: peers due at the same moment, or replaced by one `HELLO`, are taken in this order.
+extension PeerAddress: Comparable {
+    public static func < (lhs: PeerAddress, rhs: PeerAddress) -> Bool {
+        lhs.routingID.lexicographicallyPrecedes(rhs.routingID)
+    }
+}
+
 /// What happens to the daemon: the inputs of ``DaemonCore``.
 package enum DaemonInput: Sendable {
     /// A message arrived on the control socket (frames after the routing ID).

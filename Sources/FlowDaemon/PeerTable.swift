@@ -65,15 +65,6 @@ struct PeerTable {
         let name: String
     }
 
-    /// A peer's address as its deadlines' key: peers due together are taken in the order of their routing IDs.
-    private struct DeadlineKey: Comparable {
-        let address: PeerAddress
-
-        static func < (lhs: DeadlineKey, rhs: DeadlineKey) -> Bool {
-            lhs.address.routingID.lexicographicallyPrecedes(rhs.address.routingID)
-        }
-    }
-
     private var byAddress: [PeerAddress: DaemonCore.Peer] = [:]
     /// The stepper processes serving each kind: choosing one for an attachment costs the processes of its kind, not
     /// every peer (presenters are most of them).
@@ -82,8 +73,8 @@ struct PeerTable {
     private var byName: [Name: Set<PeerAddress>] = [:]
     /// When each peer is due its next heartbeat, and when it counts as dead unless heard from before (an entry is
     /// checked when it comes due: a peer heard since is set again at its expiry then).
-    private var heartbeats = DeadlineHeap<DeadlineKey>()
-    private var expiries = DeadlineHeap<DeadlineKey>()
+    private var heartbeats = DeadlineHeap<PeerAddress>()
+    private var expiries = DeadlineHeap<PeerAddress>()
     private var lastNumber = 0
     private var lastGeneration: UInt64 = 0
 
@@ -130,8 +121,8 @@ struct PeerTable {
         peer.generation = lastGeneration
         if let old = byAddress.updateValue(peer, forKey: peer.address) { unindex(old) }
         counts[peer.role, default: 0] += 1
-        heartbeats.insert(peer.nextHeartbeat, for: DeadlineKey(address: peer.address), serial: peer.generation)
-        expiries.insert(peer.expiry, for: DeadlineKey(address: peer.address), serial: peer.generation)
+        heartbeats.insert(peer.nextHeartbeat, for: peer.address, serial: peer.generation)
+        expiries.insert(peer.expiry, for: peer.address, serial: peer.generation)
         if peer.role != .operator {
             byName[Name(role: peer.role, name: peer.hello.name), default: []].insert(peer.address)
         }
@@ -177,11 +168,11 @@ struct PeerTable {
     mutating func silent(before heardUntil: UInt64) -> [DaemonCore.Peer] {
         var silent: [DaemonCore.Peer] = []
         while let entry = expiries.popFirst(before: heardUntil) {
-            guard let peer = byAddress[entry.key.address], peer.generation == entry.serial else { continue }
+            guard let peer = byAddress[entry.key], peer.generation == entry.serial else { continue }
             if peer.expiry < heardUntil {
                 silent.append(peer)
             } else {
-                expiries.insert(peer.expiry, for: DeadlineKey(address: peer.address), serial: peer.generation)
+                expiries.insert(peer.expiry, for: peer.address, serial: peer.generation)
             }
         }
         return silent.sorted { Self.joinedBefore($0, $1) }
@@ -192,11 +183,11 @@ struct PeerTable {
     mutating func takeHeartbeatsDue(at now: UInt64, next: UInt64) -> [DaemonCore.Peer] {
         var due: [DaemonCore.Peer] = []
         while let entry = heartbeats.popFirst(before: now + 1) {
-            guard let index = byAddress.index(forKey: entry.key.address) else { continue }
+            guard let index = byAddress.index(forKey: entry.key) else { continue }
             let peer = byAddress.values[index]
             guard peer.generation == entry.serial, peer.nextHeartbeat == entry.deadline else { continue }
             byAddress.values[index].nextHeartbeat = next
-            heartbeats.insert(next, for: DeadlineKey(address: peer.address), serial: peer.generation)
+            heartbeats.insert(next, for: peer.address, serial: peer.generation)
             due.append(peer)
         }
         return due.sorted { Self.joinedBefore($0, $1) }
@@ -209,7 +200,7 @@ struct PeerTable {
         return named.filter { other in
             guard other != address, let peer = byAddress[other] else { return false }
             return peer.userID == userID
-        }.sorted { $0.routingID.lexicographicallyPrecedes($1.routingID) }
+        }.sorted()
     }
 
     /// The stepper process serving `kind` (and passing `isEligible`) that work of that kind goes to (PROTOCOL §5):
