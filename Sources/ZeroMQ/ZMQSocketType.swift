@@ -35,9 +35,6 @@ package struct ZMQSocketType: Hashable, Sendable, CustomStringConvertible {
     package static let req = ZMQSocketType(ZMQ_REQ, "REQ")
     /// `ZMQ_REP`: strict receive/send alternation (a ZAP handler's socket).
     package static let rep = ZMQSocketType(ZMQ_REP, "REP")
-    /// `ZMQ_STREAM`: raw TCP; each message is a peer's routing id and bytes, an empty one when a peer connects or
-    /// leaves (tests speak ZMTP through it by hand).
-    package static let stream = ZMQSocketType(ZMQ_STREAM, "STREAM")
 
     package var description: String { name }
 }

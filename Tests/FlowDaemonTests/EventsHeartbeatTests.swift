@@ -1,14 +1,15 @@
 import FlowDaemon
 import Foundation
+import LibC
 import Logging
 import TestFlows
 import Testing
 import ZeroMQ
 
 /// The events socket's ZMTP heartbeats (docs/LIMITS.md): the daemon PINGs every subscriber, and drops one that stops
-/// answering (a stopped process, a vanished host), so that its queue and its subscriptions go; a subscriber whose libzmq
-/// runs answers on its own and stays. The silent subscriber is a `STREAM` socket speaking ZMTP 3.0 by hand: it says
-/// `READY` as a `SUB`, subscribes to `nav/`, then reads without answering.
+/// answering (a stopped process, a vanished host), so that its queue and its subscriptions go; a subscriber whose
+/// libzmq runs answers on its own and stays. The silent subscriber is a plain TCP connection speaking ZMTP 3.0 by
+/// hand: it says `READY` as a `SUB`, subscribes to `nav/`, then reads without answering.
 struct EventsHeartbeatTests {
     @Test func aSubscriberThatStopsAnsweringIsDroppedAndOneThatAnswersStays() async throws {
         let heartbeat = ZMQSocketOptions.Heartbeat(interval: .milliseconds(200), timeout: .seconds(2), ttl: .seconds(2))
@@ -16,7 +17,7 @@ struct EventsHeartbeatTests {
             let context = try ZMQContext()
             let answering = try AnsweringSubscriber(endpoint: events, context: context)
             defer { answering.close() }
-            let silent = try SilentSubscriber(endpoint: events, context: context)
+            let silent = try SilentSubscriber(endpoint: events)
             defer { silent.close() }
             let dropped = try silent.readUntilDropped()
             return (dropped, silent.received, try answering.connectionEventsSince())
@@ -32,8 +33,7 @@ struct EventsHeartbeatTests {
 
     @Test func withHeartbeatsOffTheDaemonSendsNoPing() async throws {
         let (dropped, received) = try await withTCPDaemon(heartbeat: nil) { events in
-            let context = try ZMQContext()
-            let silent = try SilentSubscriber(endpoint: events, context: context)
+            let silent = try SilentSubscriber(endpoint: events)
             defer { silent.close() }
             // Five of the other test's PING intervals.
             return (try silent.readUntilDropped(giveUpAfterMs: 1000), silent.received)
@@ -82,55 +82,84 @@ private final class AnsweringSubscriber {
     }
 }
 
-/// A subscriber that completes the ZMTP 3.0 handshake as a `SUB`, subscribes to `nav/`, and never answers a PING.
+/// A subscriber that completes the ZMTP 3.0 handshake as a `SUB` over a plain TCP connection, subscribes to `nav/`,
+/// and never answers a PING.
 private final class SilentSubscriber {
     static let ready = Array("\u{5}READY".utf8)
     static let ping = Array("\u{4}PING".utf8)
 
-    let socket: ZMQSocket
-    let peer: [UInt8]
+    private let descriptor: Int32
     /// Every byte the daemon sent.
     private(set) var received: [UInt8] = []
 
-    init(endpoint: String, context: ZMQContext) throws {
-        socket = try ZMQSocket(
-            .stream, context: context, options: ZMQSocketOptions(linger: .zero, maxMessageSize: nil, heartbeat: nil))
-        try socket.setOption(.receiveTimeout, to: 30_000)
-        try socket.connect(endpoint)
-        // The connection's notification: the peer's routing id and no bytes.
-        peer = try socket.receive().frames[0]
+    /// Connects to `endpoint` (`tcp://127.0.0.1:<port>`).
+    init(endpoint: String) throws {
+        guard let port = endpoint.split(separator: ":").last.flatMap({ UInt16($0) }) else {
+            throw SilentSubscriberError("not a loopback TCP endpoint: \(endpoint)")
+        }
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw SilentSubscriberError("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            _ = LibC.close(descriptor)
+            throw SilentSubscriberError("connect: errno \(errno)")
+        }
         let signature: [UInt8] = [0xFF] + [UInt8](repeating: 0, count: 8) + [0x7F]
         let mechanism = Array("NULL".utf8) + [UInt8](repeating: 0, count: 16)
         let greeting = signature + [3, 0] + mechanism + [0] + [UInt8](repeating: 0, count: 31)
         let readyBody = Self.ready + [11] + Array("Socket-Type".utf8) + [0, 0, 0, 3] + Array("SUB".utf8)
-        try socket.send(ZMQMessage([peer, greeting + [0x04, UInt8(readyBody.count)] + readyBody]))
+        try send(greeting + [0x04, UInt8(readyBody.count)] + readyBody)
         // A message sent before the daemon's READY would be taken for a handshake command.
         while !received.contains(Self.ready) {
-            let frames = try socket.receive().frames
-            guard frames.count == 2, !frames[1].isEmpty else { throw DroppedDuringHandshake() }
-            received += frames[1]
+            guard try receive(timeoutMs: 30_000) else { throw SilentSubscriberError("dropped during the handshake") }
         }
         let subscription = [1] + Array("nav/".utf8)
-        try socket.send(ZMQMessage([peer, [0x00, UInt8(subscription.count)] + subscription]))
+        try send([0x00, UInt8(subscription.count)] + subscription)
     }
 
     /// Reads what the daemon sends until it closes the connection (`true`) or `giveUpAfterMs` pass without it.
-    func readUntilDropped(giveUpAfterMs: Int32 = 30_000) throws -> Bool {
-        try socket.setOption(.receiveTimeout, to: giveUpAfterMs)
+    func readUntilDropped(giveUpAfterMs: Int = 30_000) throws -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(giveUpAfterMs)
         while ContinuousClock.now < deadline {
-            guard let frames = try receiveUnlessTimedOut(socket)?.frames else { return false }
-            guard frames.count == 2 else { continue }
-            if frames[1].isEmpty { return true }
-            received += frames[1]
+            if !(try receive(timeoutMs: 100)) { return true }
         }
         return false
     }
 
-    func close() { socket.close() }
+    func close() { _ = LibC.close(descriptor) }
+
+    private func send(_ bytes: [UInt8]) throws {
+        let sent = bytes.withUnsafeBytes { LibC.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else { throw SilentSubscriberError("send: errno \(errno)") }
+    }
+
+    /// Waits up to `timeoutMs` for bytes and keeps them; `false` once the daemon closed the connection.
+    private func receive(timeoutMs: Int32) throws -> Bool {
+        var poll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard LibC.poll(&poll, 1, timeoutMs) > 0 else { return true }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        if count > 0 {
+            received += buffer[..<count]
+            return true
+        }
+        if count == 0 || errno == ECONNRESET { return false }
+        throw SilentSubscriberError("recv: errno \(errno)")
+    }
 }
 
-private struct DroppedDuringHandshake: Error {}
+private struct SilentSubscriberError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
 
 /// The next message, or `nil` when the socket's receive timeout runs out first.
 private func receiveUnlessTimedOut(_ socket: ZMQSocket) throws -> ZMQMessage? {
@@ -149,23 +178,14 @@ extension Array where Element == UInt8 {
     }
 }
 
-/// Runs `body` on a thread of its own against a live `DaemonServer` on loopback TCP (a `STREAM` socket speaks TCP
-/// only), with `heartbeat` as its sockets' ZMTP heartbeats.
+/// Runs `body` with the events endpoint of a ``TickerApplication`` daemon on loopback TCP (the silent subscriber
+/// speaks TCP), with `heartbeat` as its sockets' ZMTP heartbeats.
 private func withTCPDaemon<Result: Sendable>(
     heartbeat: ZMQSocketOptions.Heartbeat?, _ body: @escaping @Sendable (String) throws -> Result
 ) async throws -> Result {
-    let server = DaemonServer(
-        application: TickerApplication(),
-        configuration: DaemonServer.Configuration(
-            controlEndpoint: "tcp://127.0.0.1:*", eventsEndpoint: "tcp://127.0.0.1:*",
-            socketOptions: ZMQSocketOptions(heartbeat: heartbeat)
-        ),
-        logger: Logger(label: "EventsHeartbeatTests", factory: { _ in SwiftLogNoOpLogHandler() })
+    let server = DaemonServer.Configuration(
+        controlEndpoint: "tcp://127.0.0.1:*", eventsEndpoint: "tcp://127.0.0.1:*",
+        socketOptions: ZMQSocketOptions(heartbeat: heartbeat)
     )
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await server.run() }
-        defer { server.stop() }
-        let bound = try await server.waitUntilReady()
-        return try await onDedicatedThread("events-heartbeat-test") { try body(bound.events) }
-    }
+    return try await withTickerDaemon(server) { try body($0.events) }
 }

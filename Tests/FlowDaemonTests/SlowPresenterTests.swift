@@ -173,8 +173,8 @@ extension SlowPresenterTests {
     }
 }
 
-/// Runs `body` on a thread of its own against a `DaemonServer` serving ``TickerApplication`` with `configuration`
-/// and `sockets` over `ipc://` in a temporary folder; the daemon is stopped and the folder removed afterwards.
+/// Runs `body` with the control endpoint of a ``TickerApplication`` daemon with `configuration` and `sockets` over
+/// `ipc://` in a temporary folder, removed afterwards.
 private func withLiveDaemon<Result: Sendable>(
     _ configuration: DaemonConfiguration, sockets: ZMQSocketOptions = ZMQSocketOptions(),
     _ body: @escaping @Sendable (String) throws -> Result
@@ -183,19 +183,9 @@ private func withLiveDaemon<Result: Sendable>(
     let directory = "/tmp/flowd-limits-" + UUID().uuidString.prefix(8)
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let server = DaemonServer(
-        application: TickerApplication(),
-        configuration: DaemonServer.Configuration(
-            controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock",
-            daemon: configuration, socketOptions: sockets
-        ),
-        logger: Logger(label: "SlowPresenterTests", factory: { _ in SwiftLogNoOpLogHandler() })
+    let server = DaemonServer.Configuration(
+        controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock",
+        daemon: configuration, socketOptions: sockets
     )
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await server.run() }
-        // Whatever happens below, the daemon stops, or the group would wait for it forever.
-        defer { server.stop() }
-        let bound = try await server.waitUntilReady()
-        return try await onDedicatedThread("limits-test") { try body(bound.control) }
-    }
+    return try await withTickerDaemon(server) { try body($0.control) }
 }
