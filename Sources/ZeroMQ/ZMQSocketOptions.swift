@@ -19,8 +19,13 @@ public struct ZMQSocketOptions: Hashable, Sendable {
         public var interval: Duration
         /// The connection is dropped when nothing arrives this long after a PING.
         public var timeout: Duration
-        /// The peer is asked to drop the connection when it hears nothing from us this long (≥ 100 ms to matter).
+        /// The peer is asked to drop the connection when it hears nothing from us this long (≥ 100 ms to matter);
+        /// a longer one than ``longestTTL`` is sent as that.
         public var ttl: Duration
+
+        /// The longest TTL a PING can carry: ZMTP sends it in tenths of a second in 16 bits, and libzmq refuses a
+        /// longer `ZMQ_HEARTBEAT_TTL` (`EINVAL`).
+        public static let longestTTL: Duration = .milliseconds(6_553_500)
 
         /// Heartbeat settings; the defaults notice a dead peer in about 3 to 4 seconds.
         public init(interval: Duration = .seconds(1), timeout: Duration = .seconds(3), ttl: Duration = .seconds(3)) {
@@ -78,7 +83,7 @@ public struct ZMQSocketOptions: Hashable, Sendable {
         if let heartbeat {
             try socket.setOption(.heartbeatInterval, to: milliseconds(heartbeat.interval))
             try socket.setOption(.heartbeatTimeout, to: milliseconds(heartbeat.timeout))
-            try socket.setOption(.heartbeatTTL, to: milliseconds(heartbeat.ttl))
+            try socket.setOption(.heartbeatTTL, to: milliseconds(min(heartbeat.ttl, Heartbeat.longestTTL)))
         }
         if let sendHighWaterMark { try socket.setOption(.sendHighWaterMark, to: sendHighWaterMark) }
         if let receiveHighWaterMark { try socket.setOption(.receiveHighWaterMark, to: receiveHighWaterMark) }

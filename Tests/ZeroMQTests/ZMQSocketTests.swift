@@ -74,6 +74,19 @@ struct ZMQSocketTests {
         #expect(try !custom.option(.immediate))
     }
 
+    /// ZMTP carries a PING's TTL in tenths of a second in 16 bits: a longer one is set as the longest, where libzmq
+    /// would refuse it (`EINVAL`).
+    @Test func aHeartbeatTTLBeyondZMTPsLongestIsSetAsTheLongest() throws {
+        let context = try ZMQContext()
+        let heartbeat = ZMQSocketOptions.Heartbeat(
+            interval: .seconds(3600), timeout: .seconds(10_800), ttl: .seconds(10_800))
+        let socket = try ZMQSocket(
+            .router, context: context, options: ZMQSocketOptions(linger: .zero, heartbeat: heartbeat))
+        #expect(try socket.option(.heartbeatTTL) == 6_553_500)
+        #expect(ZMQSocketOptions.Heartbeat.longestTTL == .milliseconds(6_553_500))
+        #expect(try socket.option(.heartbeatTimeout) == 10_800_000)
+    }
+
     @Test func typedOptionsRoundTrip() throws {
         let context = try ZMQContext()
         let dealer = try ZMQSocket(.dealer, context: context)
