@@ -242,6 +242,9 @@ public final class DaemonServer: Service, Sendable {
     // MARK: - The I/O thread
 
     private func ioThreadMain() throws {
+        // A configuration built in code is held to the bounds of the flags and the config file: a negative heartbeat
+        // would trap the daemon instead of stopping its start.
+        if let bad = configuration.daemon.outOfBounds() { throw bad }
         let clock = ContinuousClock()
         // Milliseconds since the start, read a few times per message: `clock_gettime` directly, as
         // `ContinuousClock`'s instants and durations cost about 280 instructions a reading in 128-bit arithmetic.

@@ -3,7 +3,7 @@
 /// The flags and the config file are held to the same bounds at start: a value outside stops the start naming the
 /// field, instead of a daemon that cannot work (a `max_body_bytes` of 0 refuses every `HELLO`) or that crashes on it
 /// (a negative `heartbeat_ms`; seconds that overflow as milliseconds).
-package struct SettingOutOfBounds: Sendable, Hashable {
+package struct SettingOutOfBounds: Error, Sendable, Hashable, CustomStringConvertible {
     /// The config file's name of the field: `daemon.heartbeat_ms`, `sockets.linger_ms`.
     package let field: String
     package let value: Int
@@ -14,6 +14,8 @@ package struct SettingOutOfBounds: Sendable, Hashable {
 
     /// `100...60000`, or `at least 1` when there is no upper bound.
     package var allowed: String { bounds.upperBound == .max ? "at least \(bounds.lowerBound)" : "\(bounds)" }
+
+    package var description: String { "\(field) is \(value): it must be \(allowed)" }
 
     /// The first of `fields` whose value is outside its bounds.
     static func first(in fields: [(field: String, value: Int?, bounds: ClosedRange<Int>)]) -> SettingOutOfBounds? {
