@@ -169,6 +169,17 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if noJournal, stateDirectory != nil {
             throw ValidationError("--no-journal and --state-dir contradict each other")
         }
+        for (flag, endpoint) in [("--control", control), ("--events", events)] {
+            if let endpoint, !Self.isServable(endpoint) {
+                throw ValidationError("\(flag) must be an ipc:// or tcp:// endpoint, not '\(endpoint)'")
+            }
+        }
+    }
+
+    /// Whether a client process can connect to `endpoint`: `ipc://` or `tcp://` (libzmq takes `inproc://` too, which
+    /// only this process could reach).
+    static func isServable(_ endpoint: String) -> Bool {
+        endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("tcp://")
     }
 
     /// The settings these options give, reading the config file if one is named.
@@ -205,6 +216,12 @@ public struct FlowdOptions: ParsableArguments, Sendable {
         if let mark = file.sockets?.receiveHighWaterMark { sockets.receiveHighWaterMark = mark }
         let controlEndpoint = control ?? file.control ?? defaults.control
         let eventsEndpoint = events ?? file.events ?? defaults.events
+        // The flags are checked as they are parsed: an endpoint that cannot be served here is the file's.
+        for (field, endpoint) in [("control", controlEndpoint), ("events", eventsEndpoint)]
+        where !Self.isServable(endpoint) {
+            throw FlowdConfigError(
+                path: path, reason: "sets \(field) to '\(endpoint)': it must be an ipc:// or tcp:// endpoint")
+        }
         let security = try FlowdSecuritySettings.resolve(
             file.security, configPath: config, keyFile: keyFile, clientsFile: clientsFile,
             allowPlaintextTCP: allowPlaintextTCP, endpoints: [controlEndpoint, eventsEndpoint]

@@ -67,6 +67,14 @@ struct ConfigFileErrorTests {
                 #"{"log_level": "loud"}"#,
                 "sets log_level to 'loud': it must be one of trace, debug, info, notice, warning, error, critical"
             ),
+            (
+                #"{"control": "inproc://flowd"}"#,
+                "sets control to 'inproc://flowd': it must be an ipc:// or tcp:// endpoint"
+            ),
+            (
+                #"{"events": "127.0.0.1:5561"}"#,
+                "sets events to '127.0.0.1:5561': it must be an ipc:// or tcp:// endpoint"
+            ),
         ]
         for (json, reason) in refusals { #expect(try configError(json) == reason) }
         func flagError(_ arguments: [String]) -> String? {
@@ -77,6 +85,9 @@ struct ConfigFileErrorTests {
         #expect(
             flagError(["--log-level", "loud"])
                 == "--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        #expect(flagError(["--control", "garbage"]) == "--control must be an ipc:// or tcp:// endpoint, not 'garbage'")
+        #expect(
+            flagError(["--events", "inproc://x"]) == "--events must be an ipc:// or tcp:// endpoint, not 'inproc://x'")
         // A flag wins over the file: a good flag over a bad field starts.
         let path = NSTemporaryDirectory() + "flowd-config-\(UUID().uuidString).json"
         try #"{"daemon": {"heartbeat_ms": 5}}"#.write(toFile: path, atomically: true, encoding: .utf8)
