@@ -171,13 +171,6 @@ private func receiveUnlessTimedOut(_ socket: ZMQSocket) throws -> ZMQMessage? {
     }
 }
 
-extension Array where Element == UInt8 {
-    fileprivate func contains(_ run: [UInt8]) -> Bool {
-        guard run.count <= count else { return false }
-        return (0...(count - run.count)).contains { self[$0..<($0 + run.count)].elementsEqual(run) }
-    }
-}
-
 /// Runs `body` with the events endpoint of a ``TickerApplication`` daemon on loopback TCP (the silent subscriber
 /// speaks TCP), with `heartbeat` as its sockets' ZMTP heartbeats.
 private func withTCPDaemon<Result: Sendable>(
