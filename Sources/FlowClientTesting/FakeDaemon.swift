@@ -145,10 +145,14 @@ public final class FakeDaemon: Sendable {
     /// Reads messages until one matches `match`, answering every `REPORT` with `OK` and passing over heartbeats,
     /// `ACK`s and messages from other peers than `peer`.
     ///
+    /// - Parameter answeringSyncs: when set, every `SYNC` that `match` does not take is answered with the messages it
+    ///   returns (as flowd does: the `OK`, then the replay or the `SNAPSHOT`) instead of failing the wait. A presenter
+    ///   asks again whenever an answer is a liveness window late, which a busy machine can make any wait of a test.
     /// - Returns: the match, and the reports and acknowledged sequence numbers seen on the way.
     public func serve<T: Sendable>(
         until what: String,
         from peer: [UInt8]? = nil,
+        answeringSyncs: ((Sync) -> [DaemonMessage])? = nil,
         _ match: (ClientMessage) -> T?
     ) async throws -> (value: T, reports: [[PresentableReport]], acks: [UInt64]) {
         var reports: [[PresentableReport]] = []
@@ -157,6 +161,10 @@ public final class FakeDaemon: Sendable {
             let received = try await receive()
             if let peer, received.peer != peer { continue }
             if let value = match(received.message) { return (value, reports, acks) }
+            if case .sync(let sync) = received.message, let answeringSyncs {
+                for answer in answeringSyncs(sync) { try await send(answer, to: received.peer) }
+                continue
+            }
             switch received.message {
             case .heartbeat: continue
             case .ack(let ack): acks.append(ack.seq)

@@ -44,6 +44,16 @@ struct PresenterClientTests {
         .command(CommandMessage(session: "default", seq: seq, command: command))
     }
 
+    /// flowd's answer to `sync` from seq 3 when it holds commands 4 (`detail`) and 5 (`more`) on `app`: the `OK`
+    /// announcing the replay, then the replay.
+    static func replayThrough5(_ sync: Sync) -> [DaemonMessage] {
+        [
+            .ok(OKReply(req: sync.req, result: ["seq": 5, "mode": "replay"])),
+            command(4, .push(.view("detail", type: "Detail"), onto: "app")),
+            command(5, .push(.view("more", type: "More"), onto: "app")),
+        ]
+    }
+
     /// Reads changes until one has applied `seq`; returns the sequence numbers of the commands applied on the way.
     static func appliedSeqs(
         in changes: AsyncStream<PresenterChange>,
@@ -231,9 +241,15 @@ struct PresenterClientTests {
                 #expect(ContinuousClock.now - answered >= .milliseconds(1500))
                 #expect(second.lastSeq == 0)
                 #expect(second.req != first.req)
-                try await daemon.send(.ok(OKReply(req: second.req, result: ["seq": 3, "mode": "snapshot"])), to: peer)
-                try await daemon.send(.snapshot(SnapshotMessage(session: "default", seq: 3, ui: Self.ui)), to: peer)
-                let (report, _, acks) = try await daemon.serve(until: "REPORT", from: peer) { $0.report }
+                let snapshotAt3 = { (sync: Sync) -> [DaemonMessage] in
+                    [
+                        .ok(OKReply(req: sync.req, result: ["seq": 3, "mode": "snapshot"])),
+                        .snapshot(SnapshotMessage(session: "default", seq: 3, ui: Self.ui)),
+                    ]
+                }
+                for message in snapshotAt3(second) { try await daemon.send(message, to: peer) }
+                let (report, _, acks) = try await daemon.serve(
+                    until: "REPORT", from: peer, answeringSyncs: snapshotAt3) { $0.report }
                 #expect(acks == [3])
                 #expect(report.reports == Self.visible("app", "home"))
                 #expect(presenter.lastSeq == 3)
@@ -264,12 +280,15 @@ struct PresenterClientTests {
                 #expect(second.req != first.req)
                 try await daemon.send(.ok(OKReply(req: first.req, result: ["seq": 5, "mode": "snapshot"])), to: peer)
                 try await daemon.send(.ok(OKReply(req: second.req, result: ["seq": 5, "mode": "replay"])), to: peer)
-                let (_, reReport) = try await daemon.expect("REPORT", from: peer) { $0.report }
+                let (reReport, _, _) = try await daemon.serve(
+                    until: "REPORT", from: peer, answeringSyncs: Self.replayThrough5) { $0.report }
                 #expect(reReport.reports == Self.visible("app", "home"))
                 try await daemon.send(.ok(OKReply(req: reReport.req)), to: peer)
                 try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
                 try await daemon.send(Self.command(5, .push(.view("more", type: "More"), onto: "app")), to: peer)
-                _ = try await daemon.serve(until: "ACK 5", from: peer) { $0.ack?.seq == 5 ? true : nil }
+                _ = try await daemon.serve(until: "ACK 5", from: peer, answeringSyncs: Self.replayThrough5) {
+                    $0.ack?.seq == 5 ? true : nil
+                }
                 #expect(presenter.model.children(of: "app") == ["home", "detail", "more"])
             }
         }
@@ -292,10 +311,10 @@ struct PresenterClientTests {
                 #expect(ContinuousClock.now - answered >= .milliseconds(1500))
                 #expect(reports == [Self.visible("app", "home")])
                 #expect(again.lastSeq == 3)
-                try await daemon.send(.ok(OKReply(req: again.req, result: ["seq": 5, "mode": "replay"])), to: peer)
-                try await daemon.send(Self.command(4, .push(.view("detail", type: "Detail"), onto: "app")), to: peer)
-                try await daemon.send(Self.command(5, .push(.view("more", type: "More"), onto: "app")), to: peer)
-                _ = try await daemon.serve(until: "ACK 5", from: peer) { $0.ack?.seq == 5 ? true : nil }
+                for message in Self.replayThrough5(again) { try await daemon.send(message, to: peer) }
+                _ = try await daemon.serve(until: "ACK 5", from: peer, answeringSyncs: Self.replayThrough5) {
+                    $0.ack?.seq == 5 ? true : nil
+                }
                 #expect(presenter.model.children(of: "app") == ["home", "detail", "more"])
             }
         }
