@@ -229,6 +229,11 @@ package struct DaemonCore {
         counters.sendsDropped[type.rawValue, default: 0] += 1
     }
 
+    /// Counts a subscriber's events queue found full (`event_queue_overflows` in `HEALTH`).
+    package mutating func countEventQueueOverflow() {
+        counters.eventQueueOverflows += 1
+    }
+
     /// Counts a connection the ZAP handler refused (`auth_denied` in `HEALTH`).
     package mutating func countAuthenticationDenied() {
         counters.authDenied = (counters.authDenied ?? 0) + 1

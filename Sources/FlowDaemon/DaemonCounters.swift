@@ -24,6 +24,9 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Messages not sent because the peer's queue was full (its high-water mark), by message type: the peer is
     /// slow or stuck, and resyncs from the heartbeat's `seq` (docs/LIMITS.md).
     package var sendsDropped: [String: Int] = [:]
+    /// Times a subscriber's events queue was full (its high-water mark) as an event was published: it misses events
+    /// from then on until it has read part of its queue; in ``json`` once there is one (docs/LIMITS.md).
+    package var eventQueueOverflows = 0
     /// Sessions a compaction could not save as data and kept as history in the snapshot, by reason
     /// (`notRestorable`, `notAtRest`); in ``json`` once there is one.
     package var sessionsKeptAsHistory: [String: Int] = [:]
@@ -107,6 +110,7 @@ package struct DaemonCounters: Sendable, Hashable {
         if !socketFilesRebound.isEmpty {
             fields["socket_files_rebound"] = .object(socketFilesRebound.mapValues { .int($0) })
         }
+        if eventQueueOverflows > 0 { fields["event_queue_overflows"] = .int(eventQueueOverflows) }
         if socketFilesWithdrawn > 0 { fields["socket_files_withdrawn"] = .int(socketFilesWithdrawn) }
         if connectionsClosedAtLimit > 0 { fields["connections_closed_at_limit"] = .int(connectionsClosedAtLimit) }
         if !restartGracesEnded.isEmpty {

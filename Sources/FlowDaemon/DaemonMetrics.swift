@@ -26,6 +26,8 @@ package struct DaemonMetrics: Sendable {
     private var socketFilesRebound: [String: Counter] = [:]
     /// Restart graces ended, by outcome (`allBack`, `timedOut`).
     private var restartGracesEnded: [String: Counter] = [:]
+    /// Made when a subscriber's events queue is first found full.
+    private var eventQueueOverflows: Counter?
     /// Made when the socket files are first moved aside near the descriptor limit.
     private var socketFilesWithdrawn: Counter?
     /// Made when a connection is first closed at the descriptor limit.
@@ -101,6 +103,9 @@ package struct DaemonMetrics: Sendable {
         addLabelled(
             counters.restartGracesEnded, last.restartGracesEnded, to: &restartGracesEnded,
             MetricName.restartGracesEnded, "outcome")
+        addMadeOnFirstUse(
+            counters.eventQueueOverflows, last.eventQueueOverflows, to: &eventQueueOverflows,
+            MetricName.eventQueueOverflows)
         addMadeOnFirstUse(
             counters.socketFilesWithdrawn, last.socketFilesWithdrawn, to: &socketFilesWithdrawn,
             MetricName.socketFilesWithdrawn)

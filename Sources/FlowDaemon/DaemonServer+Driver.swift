@@ -15,6 +15,8 @@ extension DaemonServer {
         let logger: Logger
         /// Messages dropped because a peer's queue was full, since the start.
         var droppedSends = 0
+        /// Subscribers' events queues found full, since the start.
+        var eventQueueOverflows = 0
         /// Whether events were published since the I/O loop last read the events socket's subscriptions.
         var publishedEvents = false
         /// Whether anything was sent on the control socket since the I/O loop last asked it for messages.
@@ -116,9 +118,32 @@ extension DaemonServer {
                     server.adaptContinuation.yield((session, request))
                 }
             }
-            for event in events { _ = try? publisher.trySend(ZMQMessage(codec.encodeEvent(event))) }
+            for event in events { publish(ZMQMessage(codec.encodeEvent(event)), on: &core) }
             if !events.isEmpty { publishedEvents = true }
             unreachablePeers += unreachable.reversed()
+        }
+
+        /// Publishes an event to its subscribers. The events socket refuses an event a subscriber's full queue cannot
+        /// take (`ZMQ_XPUB_NODROP`): that is counted and logged, and the event is sent again without the option, to
+        /// the others. libzmq then passes over the full subscriber silently until it has read part of its queue, so
+        /// one overflow is counted however many events it misses meanwhile.
+        private mutating func publish(_ event: ZMQMessage, on core: inout DaemonCore) {
+            do {
+                if try publisher.trySend(event) { return }
+                core.countEventQueueOverflow()
+                eventQueueOverflows += 1
+                // A subscriber that reads too slowly overflows again and again: the 1st, 10th, 100th… are logged.
+                if RepeatedWarning.isLogged(eventQueueOverflows) {
+                    logger.warning(
+                        "a subscriber's events queue is full: it misses events until it reads (docs/LIMITS.md)",
+                        metadata: ["overflows_so_far": "\(eventQueueOverflows)"])
+                }
+                try publisher.setOption(.xpubNoDrop, to: false)
+                defer { try? publisher.setOption(.xpubNoDrop, to: true) }
+                _ = try publisher.trySend(event)
+            } catch {
+                logger.error("publishing an event failed", metadata: ["error": "\(error)"])
+            }
         }
 
         /// Listens to the in-daemon steppers the outputs attach (the tree called their `readyToEmitSteps()` already

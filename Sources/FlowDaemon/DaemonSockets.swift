@@ -53,6 +53,8 @@ struct DaemonSockets {
             opened.append(router)
             let publisher = try ZMQSocket(.xpub, context: context, options: publisherOptions)
             opened.append(publisher)
+            // A subscriber's full queue is seen, so that what it misses is counted (`Driver.publish`).
+            try publisher.setOption(.xpubNoDrop, to: true)
             let endpoints = [configuration.controlEndpoint, configuration.eventsEndpoint]
             // Over `tcp://` too: at the limit, libzmq's TCP listener retries `accept` without end (a busy core).
             budget = ConnectionBudget(

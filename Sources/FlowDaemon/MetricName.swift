@@ -14,6 +14,7 @@ package enum MetricName: Sendable {
     package static let authDenied = "flowd_auth_denied_total"
     package static let peersRevoked = "flowd_peers_revoked_total"
     package static let sendsDropped = "flowd_sends_dropped_total"
+    package static let eventQueueOverflows = "flowd_event_queue_overflows_total"
     package static let adapts = "flowd_adapts_total"
     package static let adaptAnswersDropped = "flowd_adapt_answers_dropped_total"
     package static let appReloads = "flowd_app_reloads_total"

@@ -98,6 +98,10 @@ extension ZMQSocketOption where Value == Bool {
     /// `ZMQ_IMMEDIATE`: queue outgoing messages only on completed connections, so a send with no connected peer
     /// would block instead of parking the message on a connection that may never complete.
     package static var immediate: Self { flag(ZMQ_IMMEDIATE, "ZMQ_IMMEDIATE") }
+    /// `ZMQ_XPUB_NODROP` (XPUB): a send that a subscriber's full queue cannot take fails with
+    /// ``ZMQError/Code/wouldBlock`` (and reaches nobody) instead of being dropped for that subscriber silently. May be
+    /// changed at any time.
+    package static var xpubNoDrop: Self { flag(ZMQ_XPUB_NODROP, "ZMQ_XPUB_NODROP") }
     /// `ZMQ_CURVE_SERVER`: act as CURVE server (needs ``curveSecretKey``); set before bind or connect.
     package static var curveServer: Self { flag(ZMQ_CURVE_SERVER, "ZMQ_CURVE_SERVER") }
 }

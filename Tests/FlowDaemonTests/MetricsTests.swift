@@ -295,6 +295,26 @@ struct MetricsTests {
         #expect(types["flowd_sends_dropped_total"] == "counter")
     }
 
+    @Test func eventQueueOverflowsAreCountedOnceThereIsOne() {
+        let registry = PrometheusCollectorRegistry()
+        var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        var counters = DaemonCounters()
+        let health = { (counters: DaemonCounters) -> [String: JSONValue] in
+            if case .object(let fields) = counters.json(hibernatedNow: 0) { fields } else { [:] }
+        }
+        metrics.record(counters)
+        #expect(scrape(registry).values[MetricName.eventQueueOverflows] == nil)
+        #expect(health(counters)["event_queue_overflows"] == nil)
+        counters.eventQueueOverflows = 3
+        metrics.record(counters)
+        counters.eventQueueOverflows = 7
+        metrics.record(counters)
+        let (values, types) = scrape(registry)
+        #expect(values[MetricName.eventQueueOverflows] == "7")
+        #expect(types[MetricName.eventQueueOverflows] == "counter")
+        #expect(health(counters)["event_queue_overflows"] == 7)
+    }
+
     @Test func adaptsAskedOfStepperKindsAreCountedByOutcomeAndDroppedAnswersByReason() {
         let registry = PrometheusCollectorRegistry()
         var metrics = DaemonMetrics(factory: PrometheusMetricsFactory(registry: registry))

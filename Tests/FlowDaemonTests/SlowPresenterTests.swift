@@ -45,9 +45,9 @@ struct SlowPresenterTests {
         var daemon = DaemonConfiguration()
         daemon.outboxLimit = recovery.outboxLimit
         let sockets = ZMQSocketOptions(sendHighWaterMark: recovery.sendHighWaterMark)
-        let report = try await withLiveDaemon(daemon, sockets: sockets) { endpoint in
+        let report = try await withIPCTickerDaemon(daemon, sockets: sockets) { endpoints in
             let scenario = try StuckPresenterScenario(
-                endpoint: endpoint, stepsWhileCatchingUp: recovery.stepsWhileCatchingUp
+                endpoint: endpoints.control, stepsWhileCatchingUp: recovery.stepsWhileCatchingUp
             )
             return try scenario.run()
         }
@@ -116,7 +116,8 @@ struct SlowPresenterTests {
     @Test func aBodyOfMaxBodyBytesIsServedAndOneByteMoreIsTooLarge() async throws {
         var daemon = DaemonConfiguration()
         daemon.maxBodyBytes = 4096
-        let failures = try await withLiveDaemon(daemon) { endpoint in
+        let failures = try await withIPCTickerDaemon(daemon) { endpoints in
+            let endpoint = endpoints.control
             let context = try ZMQContext()
             defer { context.shutdown() }
             let peer = try WirePeer(context: context, endpoint: endpoint)
@@ -171,21 +172,4 @@ extension SlowPresenterTests {
             try FlowdOptions.parse(["--config", path]).settings(environment: environment)
         }
     }
-}
-
-/// Runs `body` with the control endpoint of a ``TickerApplication`` daemon with `configuration` and `sockets` over
-/// `ipc://` in a temporary folder, removed afterwards.
-private func withLiveDaemon<Result: Sendable>(
-    _ configuration: DaemonConfiguration, sockets: ZMQSocketOptions = ZMQSocketOptions(),
-    _ body: @escaping @Sendable (String) throws -> Result
-) async throws -> Result {
-    // ipc:// paths must stay short (about 107 bytes).
-    let directory = "/tmp/flowd-limits-" + UUID().uuidString.prefix(8)
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let server = DaemonServer.Configuration(
-        controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock",
-        daemon: configuration, socketOptions: sockets
-    )
-    return try await withTickerDaemon(server) { try body($0.control) }
 }

@@ -1,6 +1,8 @@
 import FlowDaemon
+import Foundation
 import Logging
 import TestFlows
+import ZeroMQ
 
 /// Runs `body` on a thread of its own with the endpoints of a live `DaemonServer` (its own I/O thread, real sockets)
 /// serving ``TickerApplication`` with `configuration`; the daemon is stopped afterwards, whatever happens.
@@ -18,4 +20,21 @@ func withTickerDaemon<Result: Sendable>(
         let bound = try await server.waitUntilReady()
         return try await onDedicatedThread("ticker-daemon-test") { try body(bound) }
     }
+}
+
+/// ``withTickerDaemon(_:_:)`` with `configuration` and `sockets` over `ipc://` in a temporary folder, removed
+/// afterwards.
+func withIPCTickerDaemon<Result: Sendable>(
+    _ configuration: DaemonConfiguration, sockets: ZMQSocketOptions = ZMQSocketOptions(),
+    _ body: @escaping @Sendable (BoundEndpoints) throws -> Result
+) async throws -> Result {
+    // ipc:// paths must stay short (about 107 bytes).
+    let directory = "/tmp/flowd-limits-" + UUID().uuidString.prefix(8)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let server = DaemonServer.Configuration(
+        controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock",
+        daemon: configuration, socketOptions: sockets
+    )
+    return try await withTickerDaemon(server, body)
 }
