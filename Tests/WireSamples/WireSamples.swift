@@ -6,7 +6,9 @@ import FlowCore
 ///
 /// Their names are chosen so that no mutation of them can pass for the traffic the daemon tests keep valid: no HELLO
 /// names a test's own client, no step is one the test application declares, no stepper kind is one it contributes.
-public enum WireSamples {
+///
+/// `Sendable`: a namespace without cases or stored instance state.
+public enum WireSamples: Sendable {
     public static let messages: [WireMessage] = {
         let movie = Screen.view("wishlist.movie.23452", type: "MovieDetail", data: ["movie": 23452, "title": "Ran"])
         var ui = PresentationModel()
