@@ -68,6 +68,8 @@ public final class EmbeddedDaemon {
     /// A daemon running `application`, started at once (the default session exists, no peer is connected).
     ///
     /// - Parameters:
+    ///   - configuration: taken as it is, not held to the bounds `flowd` and `DaemonServer` hold it to, so that a
+    ///     test reaches a bound in a few steps (an outbox of 300 bytes); a negative interval traps.
     ///   - daemonID: `WELCOME.daemon`; a daemon recovered from the journal keeps it.
     ///   - journaling: whether it journals its state, for ``restart(journal:daemonID:)`` and
     ///     ``recovered(journal:daemonID:)``.
