@@ -18,7 +18,8 @@ final class WirePeer {
     /// - Parameters:
     ///   - receiveHighWaterMark: `ZMQ_RCVHWM`; small for a peer meant to fall behind.
     ///   - zmtpHeartbeats: ZMTP PINGs every second, which keep the connection alive while the peer reads nothing (the
-    ///     daemon's ZMTP timeout would drop a connection that sends nothing at all, docs/LIMITS.md).
+    ///     daemon's ZMTP timeout would drop a connection that sends nothing at all), until its queue and socket
+    ///     buffers are full: then it is dropped after the daemon's timeout all the same (docs/LIMITS.md).
     init(
         context: ZMQContext, endpoint: String, receiveHighWaterMark: Int32? = nil, zmtpHeartbeats: Bool = false
     ) throws {
