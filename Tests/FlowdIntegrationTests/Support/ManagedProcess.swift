@@ -15,7 +15,7 @@ import Darwin
 /// The harness ends every process it started, by its own pid: ``stop(grace:)`` sends SIGTERM, then SIGKILL when the
 /// grace period runs out, and waits for the exit.
 ///
-/// `Sendable`: `Process` is only touched at launch and through its pid afterwards; the exit is behind a mutex.
+/// `Sendable`: the process is reached through its pid; the exit is behind a mutex.
 final class ManagedProcess: Sendable {
     /// How a process ended.
     enum Exit: Sendable, Hashable, CustomStringConvertible {
@@ -60,20 +60,35 @@ final class ManagedProcess: Sendable {
         let stdout = LineLog(label: "\(name) stdout")
         let stderr = LineLog(label: "\(name) stderr")
         let exitBox = ExitBox()
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
         let inputPipe = Pipe()
         let outputPipe = Pipe()
         let errorPipe = Pipe()
-        process.standardInput = inputPipe
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        process.terminationHandler = { process in
-            let exit: Exit =
-                process.terminationReason == .uncaughtSignal
-                ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
+        let pid = try spawn(
+            executable, arguments: arguments, environment: environment,
+            standardInput: inputPipe.fileHandleForReading.fileDescriptor,
+            standardOutput: outputPipe.fileHandleForWriting.fileDescriptor,
+            standardError: errorPipe.fileHandleForWriting.fileDescriptor
+        )
+        // The child's ends are the child's now: the readers see the end of the output once it has exited.
+        for end in [inputPipe.fileHandleForReading, outputPipe.fileHandleForWriting, errorPipe.fileHandleForWriting] {
+            try? end.close()
+        }
+        Self.startWaiter(for: pid, name: name, into: exitBox)
+        self.pid = pid
+        self.stdout = stdout
+        self.stderr = stderr
+        self.input = inputPipe.fileHandleForWriting
+        self.exitBox = exitBox
+        Self.startReader(outputPipe.fileHandleForReading, into: stdout, name: "\(name)-out")
+        Self.startReader(errorPipe.fileHandleForReading, into: stderr, name: "\(name)-err")
+    }
+
+    /// Waits for the process's end on a thread of its own (a blocking `waitpid`) and hands it to the waiters.
+    private static func startWaiter(for pid: pid_t, name: String, into exitBox: ExitBox) {
+        let thread = Thread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+            let exit = Exit(waitStatus: status)
             let waiters = exitBox.state.withLock { state in
                 state.exit = exit
                 defer { state.waiters = [:] }
@@ -81,14 +96,8 @@ final class ManagedProcess: Sendable {
             }
             for waiter in waiters { waiter.resume(returning: exit) }
         }
-        try process.run()
-        self.pid = process.processIdentifier
-        self.stdout = stdout
-        self.stderr = stderr
-        self.input = inputPipe.fileHandleForWriting
-        self.exitBox = exitBox
-        Self.startReader(outputPipe.fileHandleForReading, into: stdout, name: "\(name)-out")
-        Self.startReader(errorPipe.fileHandleForReading, into: stderr, name: "\(name)-err")
+        thread.name = "\(name)-wait"
+        thread.start()
     }
 
     /// Reads `handle` until its end on a thread of its own (a blocking read), appending to `log`.
@@ -115,7 +124,7 @@ final class ManagedProcess: Sendable {
 
     /// Closes the writing end of the process's standard input. A test that starts hundreds of short processes (the
     /// fault-injection tests poll with `flowctl`) closes it once each has ended, or the test process runs out of file
-    /// descriptors (Foundation's `Process.run()` crashes with too many open).
+    /// descriptors.
     func closeInput() {
         try? input.close()
     }
