@@ -15,8 +15,6 @@ extension DaemonServer {
         let logger: Logger
         /// Messages dropped because a peer's queue was full, since the start.
         var droppedSends = 0
-        /// Subscribers' events queues found full, since the start.
-        var eventQueueOverflows = 0
         /// Whether events were published since the I/O loop last read the events socket's subscriptions.
         var publishedEvents = false
         /// Whether anything was sent on the control socket since the I/O loop last asked it for messages.
@@ -131,12 +129,12 @@ extension DaemonServer {
             do {
                 if try publisher.trySend(event) { return }
                 core.countEventQueueOverflow()
-                eventQueueOverflows += 1
                 // A subscriber that reads too slowly overflows again and again: the 1st, 10th, 100th… are logged.
-                if RepeatedWarning.isLogged(eventQueueOverflows) {
+                let overflows = core.counters.eventQueueOverflows
+                if RepeatedWarning.isLogged(overflows) {
                     logger.warning(
                         "a subscriber's events queue is full: it misses events until it reads (docs/LIMITS.md)",
-                        metadata: ["overflows_so_far": "\(eventQueueOverflows)"])
+                        metadata: ["overflows_so_far": "\(overflows)"])
                 }
                 try publisher.setOption(.xpubNoDrop, to: false)
                 defer { try? publisher.setOption(.xpubNoDrop, to: true) }
