@@ -21,8 +21,8 @@ struct EventQueueOverflowTests {
         }
         print(
             "events: overflows first counted by tick \(watch.ticksUntilOverflow[0]), again by tick "
-                + "\(watch.ticksUntilOverflow[1]), \(watch.overflows) after \(watch.ticks) ticks; the stalled subscriber "
-                + "got \(watch.stalledReceived), the reader \(watch.readerTicks.count)")
+                + "\(watch.ticksUntilOverflow[1]), \(watch.overflows) after \(watch.ticks) ticks; the stalled "
+                + "subscriber got \(watch.stalledReceived), the reader \(watch.readerTicks.count)")
         let overflows = watch.overflows
         #expect(overflows[0] >= 1)
         #expect(overflows[1] > overflows[0], "no overflow counted after the stalled subscriber read")
