@@ -44,7 +44,8 @@ struct SlowPresenterTests {
     func aStuckPresenterCannotStallTheDaemonOrOtherPresentersAndCatchesUpLater(_ recovery: Recovery) async throws {
         var daemon = DaemonConfiguration()
         daemon.outboxLimit = recovery.outboxLimit
-        let sockets = ZMQSocketOptions(sendHighWaterMark: recovery.sendHighWaterMark)
+        // Without ZMTP heartbeats (StuckPresenterScenario says why).
+        let sockets = ZMQSocketOptions(heartbeat: nil, sendHighWaterMark: recovery.sendHighWaterMark)
         let report = try await withIPCTickerDaemon(daemon, sockets: sockets) { endpoints in
             let scenario = try StuckPresenterScenario(
                 endpoint: endpoints.control, stepsWhileCatchingUp: recovery.stepsWhileCatchingUp

@@ -15,17 +15,10 @@ final class WirePeer {
     private let codec = WireCodec(maxBodyBytes: 64 << 20)
     private var nextReq: UInt64 = 1
 
-    /// - Parameters:
-    ///   - receiveHighWaterMark: `ZMQ_RCVHWM`; small for a peer meant to fall behind.
-    ///   - zmtpHeartbeats: ZMTP PINGs every second, which keep the connection alive while the peer reads nothing (the
-    ///     daemon's ZMTP timeout would drop a connection that sends nothing at all), until its queue and socket
-    ///     buffers are full: then it is dropped after the daemon's timeout all the same (docs/LIMITS.md).
-    init(
-        context: ZMQContext, endpoint: String, receiveHighWaterMark: Int32? = nil, zmtpHeartbeats: Bool = false
-    ) throws {
-        let heartbeat = zmtpHeartbeats ? ZMQSocketOptions.Heartbeat(timeout: .seconds(300), ttl: .seconds(10)) : nil
+    /// - Parameter receiveHighWaterMark: `ZMQ_RCVHWM`; small for a peer meant to fall behind.
+    init(context: ZMQContext, endpoint: String, receiveHighWaterMark: Int32? = nil) throws {
         let options = ZMQSocketOptions(
-            linger: .zero, maxMessageSize: nil, heartbeat: heartbeat, receiveHighWaterMark: receiveHighWaterMark
+            linger: .zero, maxMessageSize: nil, heartbeat: nil, receiveHighWaterMark: receiveHighWaterMark
         )
         socket = try ZMQSocket(.dealer, context: context, options: options)
         try socket.setOption(.receiveTimeout, to: 30_000)
