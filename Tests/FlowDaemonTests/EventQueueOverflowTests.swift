@@ -138,7 +138,7 @@ private final class TickerWatch {
         return received
     }
 
-/// Sends the next `tick` and waits for its verdict.
+    /// Sends the next `tick` and waits for its verdict.
     private func tick(_ attachment: Int) throws {
         outcome.ticks += 1
         let step = Step("tick", payload: ["n": .int(outcome.ticks), "pad": .string(Self.padding)])

@@ -1,3 +1,4 @@
+import FlowCore
 import FlowDaemon
 import Foundation
 import Logging
@@ -5,12 +6,14 @@ import TestFlows
 import ZeroMQ
 
 /// Runs `body` on a thread of its own with the endpoints of a live `DaemonServer` (its own I/O thread, real sockets)
-/// serving ``TickerApplication`` with `configuration`; the daemon is stopped afterwards, whatever happens.
+/// serving `application` (``TickerApplication`` unless said) with `configuration`; the daemon is stopped afterwards,
+/// whatever happens.
 func withTickerDaemon<Result: Sendable>(
-    _ configuration: DaemonServer.Configuration, _ body: @escaping @Sendable (BoundEndpoints) throws -> Result
+    _ configuration: DaemonServer.Configuration, application: some FlowApplication = TickerApplication(),
+    _ body: @escaping @Sendable (BoundEndpoints) throws -> Result
 ) async throws -> Result {
     let server = DaemonServer(
-        application: TickerApplication(), configuration: configuration,
+        application: application, configuration: configuration,
         logger: Logger(label: "TickerDaemon", factory: { _ in SwiftLogNoOpLogHandler() })
     )
     return try await withThrowingTaskGroup(of: Void.self) { group in
@@ -22,10 +25,11 @@ func withTickerDaemon<Result: Sendable>(
     }
 }
 
-/// ``withTickerDaemon(_:_:)`` with `configuration` and `sockets` over `ipc://` in a temporary folder, removed
-/// afterwards.
+/// ``withTickerDaemon(_:application:_:)`` with `configuration` and `sockets` over `ipc://` in a temporary folder,
+/// removed afterwards.
 func withIPCTickerDaemon<Result: Sendable>(
     _ configuration: DaemonConfiguration, sockets: ZMQSocketOptions = ZMQSocketOptions(),
+    application: some FlowApplication = TickerApplication(),
     _ body: @escaping @Sendable (BoundEndpoints) throws -> Result
 ) async throws -> Result {
     // ipc:// paths must stay short (about 107 bytes).
@@ -36,5 +40,5 @@ func withIPCTickerDaemon<Result: Sendable>(
         controlEndpoint: "ipc://\(directory)/control.sock", eventsEndpoint: "ipc://\(directory)/events.sock",
         daemon: configuration, socketOptions: sockets
     )
-    return try await withTickerDaemon(server, body)
+    return try await withTickerDaemon(server, application: application, body)
 }

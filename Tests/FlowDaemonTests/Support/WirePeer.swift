@@ -15,10 +15,15 @@ final class WirePeer {
     private let codec = WireCodec(maxBodyBytes: 64 << 20)
     private var nextReq: UInt64 = 1
 
-    /// - Parameter receiveHighWaterMark: `ZMQ_RCVHWM`; small for a peer meant to fall behind.
-    init(context: ZMQContext, endpoint: String, receiveHighWaterMark: Int32? = nil) throws {
+    /// - Parameters:
+    ///   - receiveHighWaterMark: `ZMQ_RCVHWM`; small for a peer meant to fall behind.
+    ///   - sendHighWaterMark: `ZMQ_SNDHWM`; large for a peer meant to flood.
+    init(
+        context: ZMQContext, endpoint: String, receiveHighWaterMark: Int32? = nil, sendHighWaterMark: Int32? = nil
+    ) throws {
         let options = ZMQSocketOptions(
-            linger: .zero, maxMessageSize: nil, heartbeat: nil, receiveHighWaterMark: receiveHighWaterMark
+            linger: .zero, maxMessageSize: nil, heartbeat: nil, sendHighWaterMark: sendHighWaterMark,
+            receiveHighWaterMark: receiveHighWaterMark
         )
         socket = try ZMQSocket(.dealer, context: context, options: options)
         try socket.setOption(.receiveTimeout, to: 30_000)

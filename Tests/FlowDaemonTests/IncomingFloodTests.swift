@@ -1,0 +1,226 @@
+import FlowCore
+import FlowDaemon
+import FlowWire
+import Foundation
+import Testing
+import ZeroMQ
+
+/// A client that sends faster than the daemon reads (docs/LIMITS.md, the incoming queue per client and the messages
+/// handled per wake-up). The daemon's I/O thread is held inside a flow while one client floods it with `HEARTBEAT`s
+/// and another asks for `HEALTH`; then it is let go.
+struct IncomingFloodTests {
+    @Test func aFloodOfAHeldDaemonStopsAtTheQueuesLosesNothingAndDoesNotStarveAnotherClient() async throws {
+        let atLibzmqs = try await flood(receiveHighWaterMark: nil)
+        let atMore = try await flood(receiveHighWaterMark: 20_000)
+        for (setting, flood) in [("libzmq's 1000", atLibzmqs), ("20000", atMore)] {
+            print(
+                "incoming flood, receive_high_water_mark \(setting): \(flood.sent) HEARTBEATs queued before sends "
+                    + "blocked; the other client's HEALTH was answered after \(flood.inBeforeOtherHealth) messages, "
+                    + "the flooder's after \(flood.inAtTheEnd)")
+            // Fair queueing: the other client's HEALTH, queued as the flood began, was among the first messages read.
+            #expect(flood.inBeforeOtherHealth < 256)
+            // Nothing was lost: the flooder's HEALTH, after its flood, counts every message since the first HEALTH
+            // (the held STEP, the other HEALTH, the flood, and itself); none was refused.
+            #expect(flood.inAtTheEnd == flood.sent + 3)
+            #expect(flood.errorsAdded == 0)
+        }
+        // The queues hold the flood back, the daemon's for the client by `receive_high_water_mark` messages: 19000
+        // more in the second run. The rest (the socket buffers, libzmq's batches and the flooder's own queue) holds
+        // about the same in both: 1000 to 2000 messages, as the kernel counts a socket's buffers by its writes.
+        #expect(atLibzmqs.sent > 1000)
+        #expect(abs(atMore.sent - atLibzmqs.sent - 19000) <= 3000)
+    }
+
+    private func flood(receiveHighWaterMark: Int32?) async throws -> FloodOutcome {
+        let gate = FlowGate()
+        let sockets = ZMQSocketOptions(heartbeat: nil, receiveHighWaterMark: receiveHighWaterMark)
+        return try await withIPCTickerDaemon(
+            DaemonConfiguration(), sockets: sockets, application: GatedTickerApplication(gate: gate)
+        ) { endpoints in
+            defer { gate.open() }  // a failure must not leave the daemon's thread held: it could not stop
+            return try HeldDaemonFlood(endpoints: endpoints, gate: gate).run()
+        }
+    }
+}
+
+/// What ``HeldDaemonFlood/run()`` saw; message counts are `messages_in` from `HEALTH`, less the first `HEALTH`'s.
+private struct FloodOutcome: Sendable {
+    /// `HEARTBEAT`s the flooder queued before a send would block, the daemon reading nothing.
+    var sent = 0
+    /// Messages the daemon had read when it answered the other client's `HEALTH`.
+    var inBeforeOtherHealth = 0
+    /// Messages the daemon had read when it answered the flooder's `HEALTH`, sent after its flood.
+    var inAtTheEnd = 0
+    /// `errors` added over the run.
+    var errorsAdded = 0
+}
+
+/// One run on one thread: an operator, a stepper serving `ticker` in session `held`, and a flooding client.
+private final class HeldDaemonFlood {
+    static let session = "held"
+
+    let context: ZMQContext
+    let gate: FlowGate
+    let operatorPeer: WirePeer
+    let stepper: WirePeer
+    let flooder: WirePeer
+
+    init(endpoints: BoundEndpoints, gate: FlowGate) throws {
+        self.gate = gate
+        context = try ZMQContext()
+        operatorPeer = try WirePeer(context: context, endpoint: endpoints.control)
+        stepper = try WirePeer(context: context, endpoint: endpoints.control)
+        flooder = try WirePeer(
+            context: context, endpoint: endpoints.control, sendHighWaterMark: Int32(FloodingPeer.sendHighWaterMark))
+    }
+
+    func run() throws -> FloodOutcome {
+        defer {
+            for peer in [operatorPeer, stepper, flooder] { peer.close() }
+            context.shutdown()
+        }
+        _ = try operatorPeer.hello(role: .operator, name: "flood-operator")
+        _ = try stepper.hello(role: .stepper, name: "flood-ticker", serves: ["ticker"])
+        _ = try flooder.hello(role: .operator, name: "flooder")
+        _ = try OperatorCall(operatorPeer).ok { .createSession(SessionRequest(req: $0, session: Self.session)) }
+        let attachment = try attachmentInHeldSession()
+        let before = try OperatorCall(operatorPeer).counters()
+
+        // The daemon's I/O thread takes the `hold` step and stays in the flow until the gate opens.
+        try stepper.send(
+            .step(StepMessage(req: stepper.req(), session: Self.session, attachment: attachment, step: Step("hold"))))
+        guard gate.waitUntilHeld() else { throw ScenarioFailure("the hold step did not reach the flow in 30 s") }
+        let otherHealth = operatorPeer.req()
+        try operatorPeer.send(.health(PlainRequest(req: otherHealth)))
+        var outcome = FloodOutcome()
+        outcome.sent = try FloodingPeer(flooder).floodUntilItWouldBlock()
+        gate.open()
+
+        let answer = try OperatorCall(operatorPeer).reply(to: otherHealth)
+        outcome.inBeforeOtherHealth = try counter("messages_in", of: answer) - before.messagesIn
+        let verdict = try stepper.receiveReply()
+        guard case .ok = verdict else { throw ScenarioFailure("the hold step was refused: \(verdict)") }
+        let last = try OperatorCall(flooder).counters()
+        outcome.inAtTheEnd = last.messagesIn - before.messagesIn
+        outcome.errorsAdded = last.errors - before.errors
+        return outcome
+    }
+
+    private func attachmentInHeldSession() throws -> Int {
+        while true {
+            let message = try stepper.receiveReply()
+            if case .attach(let attach) = message, attach.session == Self.session { return attach.attachment }
+        }
+    }
+}
+
+/// A client that sends `HEARTBEAT`s without waiting: libzmq queues them in its own queue (``sendHighWaterMark``),
+/// the socket buffers and the daemon's queue for it, until it stops reading the connection.
+///
+/// Its queue is small: libzmq's sender learns that its queue has room again only each time half of it was taken.
+private struct FloodingPeer {
+    static let sendHighWaterMark = 100
+    /// More than the queues and buffers can hold by far: a flood this long that never blocks fails the run.
+    static let attempts = 10_000_000
+
+    let peer: WirePeer
+
+    init(_ peer: WirePeer) { self.peer = peer }
+
+    /// Sends until a send has waited a second for room (libzmq's I/O threads move what they can from the flooder's
+    /// queue on meanwhile); returns how many were sent.
+    func floodUntilItWouldBlock() throws -> Int {
+        let heartbeat = ZMQMessage(try WireCodec().encode(ClientMessage.heartbeat(Heartbeat())))
+        try peer.socket.setOption(.sendTimeout, to: 1000)
+        defer { try? peer.socket.setOption(.sendTimeout, to: 30_000) }
+        for sent in 0..<Self.attempts {
+            do throws(ZMQError) {
+                try peer.socket.send(heartbeat)
+            } catch {
+                guard error.code == .wouldBlock else { throw error }
+                return sent
+            }
+        }
+        throw ScenarioFailure("\(Self.attempts) HEARTBEATs queued without blocking")
+    }
+}
+
+/// An operator's requests, each waiting for its `OK`.
+private struct OperatorCall {
+    struct Counters {
+        var messagesIn: Int
+        var errors: Int
+    }
+
+    let peer: WirePeer
+
+    init(_ peer: WirePeer) { self.peer = peer }
+
+    func ok(_ make: (UInt64) -> ClientMessage) throws -> OKReply {
+        let req = peer.req()
+        try peer.send(make(req))
+        return try reply(to: req)
+    }
+
+    /// The reply to request `req`, which must be an `OK`.
+    func reply(to req: UInt64) throws -> OKReply {
+        let reply = try peer.receiveReply()
+        guard case .ok(let ok) = reply, ok.req == req else { throw ScenarioFailure("expected OK \(req), got \(reply)") }
+        return ok
+    }
+
+    func counters() throws -> Counters {
+        let health = try ok { .health(PlainRequest(req: $0)) }
+        return Counters(messagesIn: try counter("messages_in", of: health), errors: try counter("errors", of: health))
+    }
+}
+
+/// Counter `name` of a `HEALTH` reply (0 when it is absent).
+private func counter(_ name: String, of health: OKReply) throws -> Int {
+    guard case .object(let fields) = health.result, case .object(let counters)? = fields["counters"] else {
+        throw ScenarioFailure("HEALTH without counters: \(health)")
+    }
+    return counters[name]?.intValue ?? 0
+}
+
+/// ``TickerApplication`` whose flow, given a `hold` step, holds the daemon's I/O thread until ``FlowGate/open()``.
+private struct GatedTickerApplication: FlowApplication {
+    let gate: FlowGate
+    var stepNames: Set<String>? { ["tick", "hold"] }
+
+    func makeRoot(session: String) -> FlowRoot {
+        FlowRoot(flow: GatedTickerFlow(gate: gate), stepper: RemoteStepper(kind: "ticker"))
+    }
+}
+
+private final class GatedTickerFlow: Flow {
+    let root = Screen.stack("app")
+    let gate: FlowGate
+
+    init(gate: FlowGate) { self.gate = gate }
+
+    func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
+        if step.name == "hold" { gate.pass() }
+        return .none
+    }
+}
+
+/// Where a flow waits, on the daemon's I/O thread, for the test to let it go.
+///
+/// `Sendable`: its state is two semaphores.
+private final class FlowGate: Sendable {
+    private let held = DispatchSemaphore(value: 0)
+    private let opened = DispatchSemaphore(value: 0)
+
+    /// Called by the flow: says it is here, then waits for ``open()``.
+    func pass() {
+        held.signal()
+        opened.wait()
+    }
+
+    /// Waits up to 30 s for a flow to reach ``pass()``.
+    func waitUntilHeld() -> Bool { held.wait(timeout: .now() + 30) == .success }
+
+    /// Lets the flow go; a second call lets a later pass through at once.
+    func open() { opened.signal() }
+}
