@@ -14,7 +14,7 @@ extension DaemonCore {
             step: request.step
         )
         let key = RemoteAdapts.Key(session: session.id, request: request.id)
-        let timeout = UInt64(max(0, configuration.adaptTimeoutMs))
+        let timeout = configuration.adaptTimeout
         remoteAdapts.insert(RemoteAdapts.Entry(question: question, askedOf: nil, deadline: currentTime + timeout), for: key)
         sendQuestion(key)
     }

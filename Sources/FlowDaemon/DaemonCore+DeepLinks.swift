@@ -72,7 +72,7 @@ extension DaemonCore {
         } catch {
             return reject(.unknownDeepLink, error.message, req: req, type: .deepLink, to: peer)
         }
-        let wait = UInt64(max(0, configuration.deepLinkWaitMs))
+        let wait = configuration.deepLinkWait
         pendingDeepLinks.append(
             PendingDeepLink(
                 peer: peer.address, req: req, session: session.id, sessionIdentity: ObjectIdentifier(session),

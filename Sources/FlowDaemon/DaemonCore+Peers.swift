@@ -187,8 +187,8 @@ extension DaemonCore {
         }
         peers.insert(Peer(
             address: address, id: id, hello: hello, identity: identity, userID: identity == nil ? nil : userID,
-            livenessMs: UInt64(configuration.livenessIntervals * hello.heartbeatMs), lastHeard: now,
-            nextHeartbeat: now + UInt64(configuration.heartbeatMs)
+            livenessMs: configuration.livenessWindow(peerHeartbeatMs: hello.heartbeatMs), lastHeard: now,
+            nextHeartbeat: now + configuration.heartbeatInterval
         ))
         logger.info(
             "peer joined",
@@ -197,7 +197,8 @@ extension DaemonCore {
                 "key": "\(identity?.name ?? "-")",
             ]
         )
-        send(.welcome(Welcome(req: hello.req, peer: id, daemon: daemonID, heartbeatMs: configuration.heartbeatMs)), to: address)
+        let heartbeatMs = Int(configuration.heartbeatInterval)
+        send(.welcome(Welcome(req: hello.req, peer: id, daemon: daemonID, heartbeatMs: heartbeatMs)), to: address)
         // What the replaced connection served stays with its successor when it serves the kind still (§5.1), even
         // where another process serves it too: its steps sent again (§5.5) are for these attachments.
         for (sessionID, attachment) in inherited {
@@ -225,7 +226,7 @@ extension DaemonCore {
             counters.peersLost += 1
             peerLost(peer.address)
         }
-        for peer in peers.takeHeartbeatsDue(at: now, next: now + UInt64(configuration.heartbeatMs)) {
+        for peer in peers.takeHeartbeatsDue(at: now, next: now + configuration.heartbeatInterval) {
             var hosted: [String: UInt64] = [:]
             for id in holdings.sessions(hostedBy: peer.address) { hosted[id] = self.session(id)?.seq }
             send(.heartbeat(Heartbeat(sessions: hosted)), to: peer.address)

@@ -120,8 +120,8 @@ package struct DaemonCore {
         self.logger = logger
         self.startedAt = now
         self.currentTime = now
-        self.idleDeadlines = IdleDeadlines(timeoutMs: UInt64(max(0, configuration.idleSessionTimeoutS)) * 1000)
-        self.hibernationDeadlines = IdleDeadlines(timeoutMs: UInt64(max(0, configuration.hibernateAfterS)) * 1000)
+        self.idleDeadlines = IdleDeadlines(timeoutMs: configuration.idleSessionTimeout)
+        self.hibernationDeadlines = IdleDeadlines(timeoutMs: configuration.hibernationTimeout)
     }
 
     // MARK: - Inputs
@@ -191,7 +191,7 @@ package struct DaemonCore {
 
     /// When the next ``DaemonInput/tick`` is due, at the latest.
     package func nextDeadline(now: UInt64) -> UInt64 {
-        var deadline = now + UInt64(configuration.heartbeatMs)
+        var deadline = now + configuration.heartbeatInterval
         if let due = peers.nextDeadline { deadline = min(deadline, due) }
         if let idle = idleDeadlines.next { deadline = min(deadline, idle) }
         if let hibernation = hibernationDeadlines.next { deadline = min(deadline, hibernation) }

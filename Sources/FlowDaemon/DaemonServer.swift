@@ -349,13 +349,13 @@ public final class DaemonServer: Service, Sendable {
             driver.publishedEvents = false
         }
         try readSubscriptions()
-        var nextTick = now() + UInt64(configuration.daemon.heartbeatMs)
+        var nextTick = now() + configuration.daemon.heartbeatInterval
         var nextGauges: UInt64 = 0
         // The session usage gauges walk the made sessions: once a second.
         var nextUsageGauges: UInt64 = 0
         var compaction = CompactionSchedule()
         var socketFiles = SocketFileWatches(
-            sockets.socketFiles, intervalMs: UInt64(configuration.daemon.heartbeatMs), now: now())
+            sockets.socketFiles, intervalMs: configuration.daemon.heartbeatInterval, now: now())
         var budget = sockets.budget
         let budgetWatches = budget?.sockets.map { reactor.watch($0, for: .pollIn) } ?? []
 

@@ -69,7 +69,7 @@ public final class EmbeddedDaemon {
     ///
     /// - Parameters:
     ///   - configuration: taken as it is, not held to the bounds `flowd` and `DaemonServer` hold it to, so that a
-    ///     test reaches a bound in a few steps (an outbox of 300 bytes); a negative interval traps.
+    ///     test reaches a bound in a few steps (an outbox of 300 bytes); an interval below 1 ms runs as 1 ms.
     ///   - daemonID: `WELCOME.daemon`; a daemon recovered from the journal keeps it.
     ///   - journaling: whether it journals its state, for ``restart(journal:daemonID:)`` and
     ///     ``recovered(journal:daemonID:)``.

@@ -130,7 +130,7 @@ private struct FloodingPeer {
     /// Sends until a send has waited a second for room (libzmq's I/O threads move what they can from the flooder's
     /// queue on meanwhile); returns how many were sent.
     func floodUntilItWouldBlock() throws -> Int {
-        let heartbeat = ZMQMessage(try WireCodec().encode(ClientMessage.heartbeat(Heartbeat())))
+        let heartbeat = ZMQMessage(WireCodec().encode(ClientMessage.heartbeat(Heartbeat())))
         try peer.socket.setOption(.sendTimeout, to: 1000)
         defer { try? peer.socket.setOption(.sendTimeout, to: 30_000) }
         for sent in 0..<Self.attempts {
