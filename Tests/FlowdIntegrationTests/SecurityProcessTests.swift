@@ -15,7 +15,7 @@ struct FlowdSecurityTests {
     /// the refusal, and `flowctl` with that key cannot reach the daemon, while the operator's key can.
     @Test func aClientWithoutAnAllowedKeyGetsNothingIn() async throws {
         try await withCluster { cluster in
-            let keys = try SecureKeys(in: cluster)
+            let keys = try await SecureKeys(in: cluster)
             let daemon = try await keys.startFlowd(clients: [keys.operatorClient])
             let stranger = try keys.makeKeyFile("stranger")
 
@@ -44,7 +44,7 @@ struct FlowdSecurityTests {
     /// gets no answer, and `flowctl` without keys times out.
     @Test func plaintextToACurveEndpointFails() async throws {
         try await withCluster { cluster in
-            let keys = try SecureKeys(in: cluster)
+            let keys = try await SecureKeys(in: cluster)
             let daemon = try await keys.startFlowd(clients: [keys.operatorClient])
 
             let dealer = try CurveDealer(endpoint: daemon.control, curve: nil)
@@ -73,7 +73,7 @@ struct FlowdSecurityTests {
     /// presenter's key is refused; with the operator's key it goes through.
     @Test func eachKeyIsHeldToItsRole() async throws {
         try await withCluster { cluster in
-            let keys = try SecureKeys(in: cluster)
+            let keys = try await SecureKeys(in: cluster)
             let stepperKeys = try ZMQCurve.generateKeyPair()
             let presenterKeys = try ZMQCurve.generateKeyPair()
             let daemon = try await keys.startFlowd(clients: [
@@ -154,7 +154,7 @@ struct FlowdSecurityTests {
     /// as without CURVE; the watch (operator key) sees it; the presenter's key cannot watch.
     @Test func theDemoRunsWithAKeyPerProcess() async throws {
         try await withCluster { cluster in
-            let keys = try SecureKeys(in: cluster)
+            let keys = try await SecureKeys(in: cluster)
             let loginKeys = try keys.makeKeyFile("login-service")
             let presenterKeys = try keys.makeKeyFile("presenter")
             let daemon = try await keys.startFlowd(clients: [
@@ -198,7 +198,7 @@ struct FlowdSecurityTests {
     /// navigates, and the service carries on.
     @Test func aServiceCannotEmitAStepNotDeclaredForItsKey() async throws {
         try await withCluster { cluster in
-            let keys = try SecureKeys(in: cluster)
+            let keys = try await SecureKeys(in: cluster)
             let loginKeys = try keys.makeKeyFile("login-service")
             let presenterKeys = try keys.makeKeyFile("presenter")
             let daemon = try await keys.startFlowd(clients: [
@@ -232,7 +232,7 @@ struct FlowdSecurityTests {
     /// key not on the list (it gets nothing and keeps trying). The login service and the operator are not disturbed.
     @Test func sighupTakesARemovedKeysConnectionAwayAndKeepsTheOthers() async throws {
         try await withCluster { cluster in
-            let keys = try SecureKeys(in: cluster)
+            let keys = try await SecureKeys(in: cluster)
             let loginKeys = try keys.makeKeyFile("login-service")
             let presenterKeys = try keys.makeKeyFile("presenter")
             let login = SecureKeys.client(
@@ -298,7 +298,7 @@ struct FlowdSecurityTests {
             #expect(
                 refused.stderr.lines.joined().contains("flowd refuses to listen on tcp://127.0.0.1:* without CURVE"))
 
-            let keys = try SecureKeys(in: cluster)
+            let keys = try await SecureKeys(in: cluster)
             chmod(keys.daemonKeyFile, 0o644)
             let exposed = try cluster.launch(
                 Cluster.daemonExecutable, tcp + ["--key-file", keys.daemonKeyFile], name: "flowd"

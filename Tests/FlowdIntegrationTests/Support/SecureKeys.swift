@@ -17,7 +17,7 @@ struct SecureKeys {
         #""steps": ["onboardingIsRequired", "onboardingIsComplete", "userIsLoggedIn"], "#
         + #""kinds": ["login.app", "login.form", "login.apiKey", "login.logout"]"#
 
-    init(in cluster: Cluster) throws {
+    init(in cluster: Cluster) async throws {
         self.cluster = cluster
         folder = cluster.runtimeDirectory + "/keys"
         try FileManager.default.createDirectory(
@@ -26,23 +26,16 @@ struct SecureKeys {
         daemonKeyFile = folder + "/flowd.key"
         serverKeyFile = folder + "/flowd.pub"
         operatorKeys = try ZMQCurve.generateKeyPair()
-        _ = try Self.keygen(cluster: cluster, prefix: folder + "/flowd")
+        _ = try await Self.keygen(cluster: cluster, prefix: folder + "/flowd")
         try writeKeyFile(operatorKeys, name: "admin")
     }
 
-    /// Runs `flowctl keygen --out <prefix>` synchronously (it needs no daemon) and checks what it wrote.
-    private static func keygen(cluster: Cluster, prefix: String) throws -> String {
-        let process = Process()
-        process.executableURL = cluster.binDirectory.appendingPathComponent("flowctl")
-        process.arguments = ["keygen", "--out", prefix]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0, let line = text.split(separator: "\n").first,
-            line.hasPrefix("public-key: ")
-        else { throw HarnessError("flowctl keygen failed: \(text)") }
+    /// Runs `flowctl keygen --out <prefix>` (it needs no daemon) and checks what it wrote.
+    private static func keygen(cluster: Cluster, prefix: String) async throws -> String {
+        let result = try await cluster.flowctlSucceeding(["keygen", "--out", prefix])
+        guard let line = result.stdout.first, line.hasPrefix("public-key: ") else {
+            throw HarnessError("flowctl keygen printed no public key: \(result)")
+        }
         let attributes = try FileManager.default.attributesOfItem(atPath: prefix + ".key")
         guard attributes[.posixPermissions] as? Int == 0o600 else {
             throw HarnessError(
