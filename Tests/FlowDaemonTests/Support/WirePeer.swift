@@ -51,12 +51,18 @@ final class WirePeer {
         return decoded
     }
 
+    /// Waits for the next message.
+    func receive() throws -> DaemonMessage {
+        guard case .daemon(let message) = try codec.decode(try socket.receive().frames, from: .daemon) else {
+            throw ScenarioFailure("the daemon sent a client's message")
+        }
+        return message
+    }
+
     /// Waits for the next message that is not a `HEARTBEAT`.
     func receiveReply() throws -> DaemonMessage {
         while true {
-            guard case .daemon(let message) = try codec.decode(try socket.receive().frames, from: .daemon) else {
-                throw ScenarioFailure("the daemon sent a client's message")
-            }
+            let message = try receive()
             if case .heartbeat = message { continue }
             return message
         }
