@@ -49,7 +49,7 @@ struct IncomingFloodTests {
     private func flood(
         _ kind: HeldDaemonFlood.Kind = .untilItWouldBlock, receiveHighWaterMark: Int32?
     ) async throws -> FloodOutcome {
-        let gate = FlowGate()
+        let gate = ThreadGate()
         let sockets = ZMQSocketOptions(heartbeat: nil, receiveHighWaterMark: receiveHighWaterMark)
         var daemon = DaemonConfiguration()
         daemon.heartbeatMs = 100
@@ -89,12 +89,12 @@ private final class HeldDaemonFlood {
 
     let kind: Kind
     let context: ZMQContext
-    let gate: FlowGate
+    let gate: ThreadGate
     let operatorPeer: WirePeer
     let stepper: WirePeer
     let flooder: WirePeer
 
-    init(_ kind: Kind, endpoints: BoundEndpoints, gate: FlowGate) throws {
+    init(_ kind: Kind, endpoints: BoundEndpoints, gate: ThreadGate) throws {
         self.kind = kind
         self.gate = gate
         context = try ZMQContext()
@@ -241,9 +241,9 @@ private func counter(_ name: String, of health: OKReply) throws -> Int {
     return counters[name]?.intValue ?? 0
 }
 
-/// ``TickerApplication`` whose flow, given a `hold` step, holds the daemon's I/O thread until ``FlowGate/open()``.
+/// ``TickerApplication`` whose flow, given a `hold` step, holds the daemon's I/O thread until ``ThreadGate/open()``.
 private struct GatedTickerApplication: FlowApplication {
-    let gate: FlowGate
+    let gate: ThreadGate
     var stepNames: Set<String>? { ["tick", "hold"] }
 
     func makeRoot(session: String) -> FlowRoot {
@@ -253,32 +253,12 @@ private struct GatedTickerApplication: FlowApplication {
 
 private final class GatedTickerFlow: Flow {
     let root = Screen.stack("app")
-    let gate: FlowGate
+    let gate: ThreadGate
 
-    init(gate: FlowGate) { self.gate = gate }
+    init(gate: ThreadGate) { self.gate = gate }
 
     func navigate(to step: Step, with navigator: Navigator) -> FlowContributors {
         if step.name == "hold" { gate.pass() }
         return .none
     }
-}
-
-/// Where a flow waits, on the daemon's I/O thread, for the test to let it go.
-///
-/// `Sendable`: its state is two semaphores.
-private final class FlowGate: Sendable {
-    private let held = DispatchSemaphore(value: 0)
-    private let opened = DispatchSemaphore(value: 0)
-
-    /// Called by the flow: says it is here, then waits for ``open()``.
-    func pass() {
-        held.signal()
-        opened.wait()
-    }
-
-    /// Waits up to 30 s for a flow to reach ``pass()``.
-    func waitUntilHeld() -> Bool { held.wait(timeout: .now() + 30) == .success }
-
-    /// Lets the flow go; a second call lets a later pass through at once.
-    func open() { opened.signal() }
 }

@@ -13,21 +13,6 @@ import Testing
 struct JournalBackgroundSyncTests {
     private let quiet = Logger(label: "JournalBackgroundSyncTests", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// Holds each sync on the syncer's thread until the test lets it go.
-    private final class Gate: Sendable {
-        private let entered = DispatchSemaphore(value: 0)
-        private let released = DispatchSemaphore(value: 0)
-
-        /// Runs on the syncer's thread before a sync.
-        func pass() {
-            entered.signal()
-            released.wait()
-        }
-
-        func waitUntilASyncWaits() { entered.wait() }
-        func release() { released.signal() }
-    }
-
     private func withStore(
         syncer: JournalSyncer, _ body: (JournalStore) throws -> Void
     ) throws {
@@ -43,12 +28,12 @@ struct JournalBackgroundSyncTests {
     }
 
     @Test func commitsGoOnWhileASyncRunsAndTheNextSyncWaitsForIt() throws {
-        let gate = Gate()
+        let gate = ThreadGate()  // holds each sync on the syncer's thread until the test lets it go
         let syncer = JournalSyncer(gate: { gate.pass() })
         try withStore(syncer: syncer) { store in
             store.append(Array("a".utf8))
             try store.commit(now: 1000)  // due at once: the sync starts, and is held on the syncer's thread
-            gate.waitUntilASyncWaits()
+            try #require(gate.waitUntilHeld())
             #expect(store.syncCount == 1)
             #expect(syncer.isSyncing)
 
@@ -60,14 +45,14 @@ struct JournalBackgroundSyncTests {
             #expect(store.syncCount == 1)
             #expect(store.nextSyncDue == 1100, "still due: the next call starts it")
 
-            gate.release()
+            gate.open()
             syncer.waitUntilIdle()
             #expect(!syncer.isSyncing)
             try store.syncIfDue(now: 1101)
-            gate.waitUntilASyncWaits()
+            try #require(gate.waitUntilHeld())
             #expect(store.syncCount == 2)
             #expect(store.nextSyncDue == nil)
-            gate.release()
+            gate.open()
         }
     }
 
@@ -93,7 +78,7 @@ struct JournalBackgroundSyncTests {
     /// the sync runs on the caller's thread, and the store goes on. Before, the `.io` error reached the I/O loop
     /// through an idle turn's `syncIfDue` and stopped flowd.
     @Test func aSyncWithoutADuplicateDescriptorRunsOnTheCallersThread() throws {
-        let gate = Gate()
+        let gate = ThreadGate()
         let syncer = JournalSyncer(gate: { gate.pass() })  // a sync handed to it would wait for the test: none is
         try withStore(syncer: syncer) { store in
             store.simulatedDuplicateError = .tooManyOpenFiles
@@ -108,9 +93,9 @@ struct JournalBackgroundSyncTests {
             store.simulatedDuplicateError = nil  // descriptors free again: back to the syncer
             store.append(Array("c".utf8))
             try store.commit(now: 1400)
-            gate.waitUntilASyncWaits()
+            try #require(gate.waitUntilHeld())
             #expect(store.syncCount == 3 && syncer.isSyncing)
-            gate.release()
+            gate.open()
             syncer.waitUntilIdle()
         }
     }
