@@ -203,6 +203,8 @@ let package = Package(
         ),
         // The application the daemon's tests and fuzzers run.
         .target(name: "TestFlows", dependencies: ["FlowCore"], path: "Tests/TestFlows", swiftSettings: swiftSettings),
+        // Processes the tests start with posix_spawn, not Foundation's Process (Tests/TestProcesses/Spawn.swift says why).
+        .target(name: "TestProcesses", path: "Tests/TestProcesses", swiftSettings: swiftSettings),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", "TestFlows", swiftLog], swiftSettings: swiftSettings),
         // Sample messages of every type, the round trips of FlowWireTests and the seeds of FlowFuzzTests.
         .target(
@@ -228,7 +230,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "FlowFileTests", dependencies: ["FlowFile", "FlowCore", "MovieVocabulary", "FlowdTesting"],
+            name: "FlowFileTests",
+            dependencies: ["FlowFile", "FlowCore", "MovieVocabulary", "FlowdTesting", "TestProcesses"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ", swiftLog], swiftSettings: swiftSettings),
@@ -258,7 +261,8 @@ let package = Package(
         // Spawns the built executables (movie-flowd, flowctl, the services, movie-presenter): build every product
         // first.
         .testTarget(
-            name: "FlowdIntegrationTests", dependencies: ["FlowCore", "FlowWire", "ZeroMQ", "FlowdTesting", "TestFlows"],
+            name: "FlowdIntegrationTests",
+            dependencies: ["FlowCore", "FlowWire", "ZeroMQ", "FlowdTesting", "TestFlows", "TestProcesses"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,47 +1,17 @@
 import FlowFile
 import FlowdTesting
 import Foundation
-import Synchronization
+import TestProcesses
 import Testing
 
 /// `flowctl check` and `flowctl graph` run as processes (the built `flowctl`; `swift build --build-tests` first).
 struct FlowctlFlowFileTests {
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
     /// Runs the built flowctl (or `executable`) with `arguments`; `path` replaces PATH when given.
-    func flowctl(_ arguments: [String], path: String? = nil, executable: String = "flowctl") throws -> Run {
+    func flowctl(_ arguments: [String], path: String? = nil, executable: String = "flowctl") throws -> ProcessRun {
         let folder = try BuiltExecutables.folder(containing: [executable])
-        let process = Process()
-        process.executableURL = folder.appendingPathComponent(executable)
-        process.arguments = arguments
-        if let path {
-            var environment = ProcessInfo.processInfo.environment
-            environment["PATH"] = path
-            process.environment = environment
-        }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Both pipes are drained before the wait, the error one on another thread, so neither fills up.
-        let errorData = Mutex(Data())
-        let errorsRead = DispatchSemaphore(value: 0)
-        Thread {
-            errorData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() }
-            errorsRead.signal()
-        }.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        errorsRead.wait()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
-        )
+        var environment = ProcessInfo.processInfo.environment
+        if let path { environment["PATH"] = path }
+        return try ProcessRun(folder.appendingPathComponent(executable), arguments: arguments, environment: environment)
     }
 
     /// A temporary file holding `text`, removed by `body`'s end.

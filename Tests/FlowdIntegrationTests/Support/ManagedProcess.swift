@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestProcesses
 
 #if canImport(Glibc)
 import Glibc
@@ -18,17 +19,7 @@ import Darwin
 /// `Sendable`: the process is reached through its pid; the exit is behind a mutex.
 final class ManagedProcess: Sendable {
     /// How a process ended.
-    enum Exit: Sendable, Hashable, CustomStringConvertible {
-        case exited(Int32)
-        case signalled(Int32)
-
-        var description: String {
-            switch self {
-            case .exited(let code): return "exit code \(code)"
-            case .signalled(let signal): return "killed by signal \(signal)"
-            }
-        }
-    }
+    typealias Exit = ProcessExit
 
     private struct ExitState {
         var exit: Exit?

@@ -11,9 +11,9 @@ import Musl
 ///
 /// Not Foundation's `Process.run()`: on Linux it lists `/proc/self/fd` copying each entry's whole 256-byte name,
 /// which can read past glibc's buffer and crashed the test process (SIGSEGV in `memmove`) while it held hundreds of
-/// sockets (swift-corelibs-foundation pull request 5472, not in Swift 6.3.1's Foundation). `FileManager` lists it
-/// safely.
-func spawn(
+/// sockets (swift-corelibs-foundation pull request 5472, not in Swift 6.3.1's Foundation); every test suite runs in
+/// that one process. `FileManager` lists it safely.
+public func spawn(
     _ executable: URL, arguments: [String], environment: [String: String],
     standardInput: Int32, standardOutput: Int32, standardError: Int32
 ) throws -> pid_t {
@@ -42,15 +42,31 @@ func spawn(
     return pid
 }
 
-extension ManagedProcess.Exit {
+/// How a process ended.
+public enum ProcessExit: Sendable, Hashable, CustomStringConvertible {
+    case exited(Int32)
+    case signalled(Int32)
+
     /// How a process ended, from `waitpid`'s status (`WIFEXITED`, `WEXITSTATUS`, `WTERMSIG`, which Swift does not
     /// import).
-    init(waitStatus status: Int32) {
+    public init(waitStatus status: Int32) {
         let signal = status & 0x7f
         self = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
     }
+
+    public var description: String {
+        switch self {
+        case .exited(let code): return "exit code \(code)"
+        case .signalled(let signal): return "killed by signal \(signal)"
+        }
+    }
+}
+
+/// A process that could not be started.
+public struct SpawnError: Error, CustomStringConvertible {
+    public let description: String
 }
 
 private func check(_ result: Int32, _ call: String) throws {
-    guard result == 0 else { throw HarnessError("\(call): \(String(cString: strerror(result)))") }
+    guard result == 0 else { throw SpawnError(description: "\(call): \(String(cString: strerror(result)))") }
 }
