@@ -27,28 +27,17 @@ public struct ProcessRun: Sendable {
         _ executable: URL, arguments: [String],
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        let pid = try spawn(
-            executable, arguments: arguments, environment: environment,
-            standardInput: input.fileHandleForReading.fileDescriptor,
-            standardOutput: output.fileHandleForWriting.fileDescriptor,
-            standardError: errors.fileHandleForWriting.fileDescriptor
-        )
-        for end in [input.fileHandleForReading, input.fileHandleForWriting, output.fileHandleForWriting,
-                    errors.fileHandleForWriting] {
-            try? end.close()
-        }
+        let process = try PipedProcess(executable, arguments: arguments, environment: environment)
+        try? process.input.close()
         let errorData = Mutex(Data())
         let errorsRead = DispatchSemaphore(value: 0)
         Thread {
-            errorData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() }
+            errorData.withLock { $0 = process.errors.readDataToEndOfFile() }
             errorsRead.signal()
         }.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let outputData = process.output.readDataToEndOfFile()
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        while waitpid(process.pid, &status, 0) == -1, errno == EINTR {}
         errorsRead.wait()
         exit = ProcessExit(waitStatus: status)
         self.output = String(decoding: outputData, as: UTF8.self)

@@ -42,6 +42,39 @@ public func spawn(
     return pid
 }
 
+/// A process started with its standard input, output and error on pipes, and the test's ends of them.
+///
+/// `Sendable`: a pid and file handles, which are.
+public struct PipedProcess: Sendable {
+    public let pid: pid_t
+    /// The process's standard input: closing it gives the process the end of its input.
+    public let input: FileHandle
+    /// The process's standard output; its end comes once the process (and any child it left) has exited.
+    public let output: FileHandle
+    /// The process's standard error, likewise.
+    public let errors: FileHandle
+
+    /// Starts `executable` with `arguments` and `environment`, with `spawn`.
+    public init(_ executable: URL, arguments: [String], environment: [String: String]) throws {
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        pid = try spawn(
+            executable, arguments: arguments, environment: environment,
+            standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: errors.fileHandleForWriting.fileDescriptor
+        )
+        // The child's ends are the child's now.
+        for end in [input.fileHandleForReading, output.fileHandleForWriting, errors.fileHandleForWriting] {
+            try? end.close()
+        }
+        self.input = input.fileHandleForWriting
+        self.output = output.fileHandleForReading
+        self.errors = errors.fileHandleForReading
+    }
+}
+
 /// How a process ended.
 public enum ProcessExit: Sendable, Hashable, CustomStringConvertible {
     case exited(Int32)

@@ -51,27 +51,16 @@ final class ManagedProcess: Sendable {
         let stdout = LineLog(label: "\(name) stdout")
         let stderr = LineLog(label: "\(name) stderr")
         let exitBox = ExitBox()
-        let inputPipe = Pipe()
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        let pid = try spawn(
-            executable, arguments: arguments, environment: environment,
-            standardInput: inputPipe.fileHandleForReading.fileDescriptor,
-            standardOutput: outputPipe.fileHandleForWriting.fileDescriptor,
-            standardError: errorPipe.fileHandleForWriting.fileDescriptor
-        )
-        // The child's ends are the child's now: the readers see the end of the output once it has exited.
-        for end in [inputPipe.fileHandleForReading, outputPipe.fileHandleForWriting, errorPipe.fileHandleForWriting] {
-            try? end.close()
-        }
+        let process = try PipedProcess(executable, arguments: arguments, environment: environment)
+        let pid = process.pid
         Self.startWaiter(for: pid, name: name, into: exitBox)
         self.pid = pid
         self.stdout = stdout
         self.stderr = stderr
-        self.input = inputPipe.fileHandleForWriting
+        self.input = process.input
         self.exitBox = exitBox
-        Self.startReader(outputPipe.fileHandleForReading, into: stdout, name: "\(name)-out")
-        Self.startReader(errorPipe.fileHandleForReading, into: stderr, name: "\(name)-err")
+        Self.startReader(process.output, into: stdout, name: "\(name)-out")
+        Self.startReader(process.errors, into: stderr, name: "\(name)-err")
     }
 
     /// Waits for the process's end on a thread of its own (a blocking `waitpid`) and hands it to the waiters.
