@@ -255,7 +255,8 @@ let package = Package(
         ),
         // The terminal presenter under tmux, with flowd and the services as processes; its renderer and key decoder.
         .testTarget(
-            name: "MoviePresenterTUITests", dependencies: ["movie-presenter", "MovieVocabulary", "FlowCore", "FlowdTesting"],
+            name: "MoviePresenterTUITests",
+            dependencies: ["movie-presenter", "MovieVocabulary", "FlowCore", "FlowdTesting", "TestProcesses"],
             swiftSettings: swiftSettings
         ),
         // Spawns the built executables (movie-flowd, flowctl, the services, movie-presenter): build every product

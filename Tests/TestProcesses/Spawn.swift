@@ -6,33 +6,57 @@ import Glibc
 import Musl
 #endif
 
-/// Starts `executable` with `posix_spawn`, its standard input, output and error on the given descriptors, every other
-/// descriptor closed in the child, in a process group of its own; returns its pid.
+/// Where a spawned process's standard input, output or error goes.
+public enum StandardStream: Sendable {
+    /// A descriptor of the test's (one end of a pipe).
+    case descriptor(Int32)
+    /// A file, created if need be, written at its end.
+    case appending(toFile: String)
+    /// `/dev/null`.
+    case null
+}
+
+/// Starts `executable` with `posix_spawn` and returns its pid: its standard streams as given, every other descriptor
+/// closed in the child, no signal blocked and every one at its default, in a process group of its own unless
+/// `ownProcessGroup` is `false`.
 ///
 /// Not Foundation's `Process.run()`: on Linux it lists `/proc/self/fd` copying each entry's whole 256-byte name,
 /// which can read past glibc's buffer and crashed the test process (SIGSEGV in `memmove`) while it held hundreds of
 /// sockets (swift-corelibs-foundation pull request 5472, not in Swift 6.3.1's Foundation); every test suite runs in
-/// that one process. `FileManager` lists it safely.
+/// that one process. The signals are reset as the spawning thread (a concurrency worker) may block them, and a child
+/// (a tmux server and its panes) would inherit that.
 public func spawn(
     _ executable: URL, arguments: [String], environment: [String: String],
-    standardInput: Int32, standardOutput: Int32, standardError: Int32
+    standardInput: StandardStream, standardOutput: StandardStream, standardError: StandardStream,
+    ownProcessGroup: Bool = true
 ) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    for (descriptor, target) in [(standardInput, 0), (standardOutput, 1), (standardError, 2)] {
-        try check(posix_spawn_file_actions_adddup2(&actions, descriptor, Int32(target)), "adddup2")
+    for (stream, target) in [(standardInput, Int32(0)), (standardOutput, 1), (standardError, 2)] {
+        switch stream {
+        case .descriptor(let descriptor):
+            try check(posix_spawn_file_actions_adddup2(&actions, descriptor, target), "adddup2")
+        case .appending(let path):
+            let flags = O_WRONLY | O_CREAT | O_APPEND
+            try check(posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o644), "addopen \(path)")
+        case .null:
+            let flags = target == 0 ? O_RDONLY : O_WRONLY
+            try check(posix_spawn_file_actions_addopen(&actions, target, "/dev/null", flags, 0), "addopen /dev/null")
+        }
     }
-    // Every other descriptor open now (pipes of processes started beside it among them) is closed in the child; one
-    // closed meanwhile is passed over by glibc.
-    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
-    for descriptor in open where descriptor > 2 {
-        try check(posix_spawn_file_actions_addclose(&actions, descriptor), "addclose")
-    }
+    try closeOtherDescriptors(&actions)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
-    try check(posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP)), "setflags")
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    var allSignals = sigset_t()
+    sigfillset(&allSignals)
+    try check(posix_spawnattr_setsigmask(&attributes, &noSignals), "setsigmask")
+    try check(posix_spawnattr_setsigdefault(&attributes, &allSignals), "setsigdefault")
+    let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownProcessGroup ? POSIX_SPAWN_SETPGROUP : 0)
+    try check(posix_spawnattr_setflags(&attributes, Int16(flags)), "setflags")
 
     let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -41,6 +65,28 @@ public func spawn(
     try check(posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp), "posix_spawn \(executable.path)")
     return pid
 }
+
+/// Closes every descriptor above 2 in the child: with glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and
+/// later, not visible to Swift) when the C library has it, else each one open now, as `FileManager` lists them.
+private func closeOtherDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
+    if let closeFrom = closeDescriptorsFrom {
+        try check(closeFrom(&actions, 3), "addclosefrom_np")
+        return
+    }
+    // One closed meanwhile is passed over by glibc.
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
+    for descriptor in open where descriptor > 2 {
+        try check(posix_spawn_file_actions_addclose(&actions, descriptor), "addclose")
+    }
+}
+
+private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+private let closeDescriptorsFrom: AddCloseFrom? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        return nil
+    }
+    return unsafeBitCast(symbol, to: AddCloseFrom.self)
+}()
 
 /// A process started with its standard input, output and error on pipes, and the test's ends of them.
 ///
@@ -61,9 +107,9 @@ public struct PipedProcess: Sendable {
         let errors = Pipe()
         pid = try spawn(
             executable, arguments: arguments, environment: environment,
-            standardInput: input.fileHandleForReading.fileDescriptor,
-            standardOutput: output.fileHandleForWriting.fileDescriptor,
-            standardError: errors.fileHandleForWriting.fileDescriptor
+            standardInput: .descriptor(input.fileHandleForReading.fileDescriptor),
+            standardOutput: .descriptor(output.fileHandleForWriting.fileDescriptor),
+            standardError: .descriptor(errors.fileHandleForWriting.fileDescriptor)
         )
         // The child's ends are the child's now.
         for end in [input.fileHandleForReading, output.fileHandleForWriting, errors.fileHandleForWriting] {

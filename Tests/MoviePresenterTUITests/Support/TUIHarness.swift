@@ -1,6 +1,7 @@
 import FlowdTesting
 import Foundation
 import Synchronization
+import TestProcesses
 
 #if canImport(Glibc)
 import Glibc
@@ -41,46 +42,10 @@ func poll<T>(
 func spawn(
     _ executable: String, _ arguments: [String], environment: [String: String], output: String, error: String
 ) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-    // No other descriptor of the test (a tmux server would keep the test runner's pipes open).
-    _ = closeDescriptorsFromThree?(&actions, 3)
-    // The child starts with no signal blocked and every signal at its default: the spawning thread (a concurrency
-    // worker) blocks signals, and a tmux server and its panes would inherit that (SIGHUP and SIGTERM lost).
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var noSignals = sigset_t()
-    sigemptyset(&noSignals)
-    var allSignals = sigset_t()
-    sigfillset(&allSignals)
-    posix_spawnattr_setsigmask(&attributes, &noSignals)
-    posix_spawnattr_setsigdefault(&attributes, &allSignals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        for pointer in argv { free(pointer) }
-        for pointer in envp { free(pointer) }
-    }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-    guard result == 0 else { throw HarnessError("cannot start \(executable): \(String(cString: strerror(result)))") }
-    return pid
+    try TestProcesses.spawn(
+        URL(fileURLWithPath: executable), arguments: arguments, environment: environment, standardInput: .null,
+        standardOutput: .appending(toFile: output), standardError: .appending(toFile: error), ownProcessGroup: false)
 }
-
-/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+; not visible to Swift), when the C library has it.
-private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-private let closeDescriptorsFromThree: AddCloseFrom? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-        return nil
-    }
-    return unsafeBitCast(symbol, to: AddCloseFrom.self)
-}()
 
 /// A process the test started: output and error go to files in the runtime folder; it is ended by its own pid.
 ///
