@@ -203,7 +203,7 @@ let package = Package(
         ),
         // The application the daemon's tests and fuzzers run.
         .target(name: "TestFlows", dependencies: ["FlowCore"], path: "Tests/TestFlows", swiftSettings: swiftSettings),
-        // Processes the tests start with posix_spawn, not Foundation's Process (Tests/TestProcesses/Spawn.swift says why).
+        // The processes the tests start, with posix_spawn, not Foundation's Process (Tests/TestProcesses/Spawn.swift).
         .target(name: "TestProcesses", path: "Tests/TestProcesses", swiftSettings: swiftSettings),
         .testTarget(name: "FlowCoreTests", dependencies: ["FlowCore", "TestFlows", swiftLog], swiftSettings: swiftSettings),
         // Sample messages of every type, the round trips of FlowWireTests and the seeds of FlowFuzzTests.
