@@ -229,7 +229,7 @@ package struct DaemonCore {
         counters.sendsDropped[type.rawValue, default: 0] += 1
     }
 
-    /// Counts a subscriber's events queue found full (`event_queue_overflows` in `HEALTH`).
+    /// Counts an event that found one or more subscribers' events queues full (`event_queue_overflows` in `HEALTH`).
     package mutating func countEventQueueOverflow() {
         counters.eventQueueOverflows += 1
     }

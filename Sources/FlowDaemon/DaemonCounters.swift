@@ -24,8 +24,9 @@ package struct DaemonCounters: Sendable, Hashable {
     /// Messages not sent because the peer's queue was full (its high-water mark), by message type: the peer is
     /// slow or stuck, and resyncs from the heartbeat's `seq` (docs/LIMITS.md).
     package var sendsDropped: [String: Int] = [:]
-    /// Times a subscriber's events queue was full (its high-water mark) as an event was published: it misses events
-    /// from then on until it has read part of its queue; in ``json`` once there is one (docs/LIMITS.md).
+    /// Events published that found a subscriber's events queue full (its high-water mark), subscribers found full by
+    /// the same event once: such a subscriber misses events until it has read part of its queue; in ``json`` once there
+    /// is one (docs/LIMITS.md).
     package var eventQueueOverflows = 0
     /// Sessions a compaction could not save as data and kept as history in the snapshot, by reason
     /// (`notRestorable`, `notAtRest`); in ``json`` once there is one.

@@ -124,7 +124,8 @@ extension DaemonServer {
         /// Publishes an event to its subscribers. The events socket refuses an event a subscriber's full queue cannot
         /// take (`ZMQ_XPUB_NODROP`): that is counted and logged, and the event is sent again without the option, to
         /// the others. libzmq then passes over the full subscriber silently until it has read part of its queue, so
-        /// one overflow is counted however many events it misses meanwhile.
+        /// one overflow is counted however many events it misses meanwhile, and however many subscribers the event
+        /// found full.
         private mutating func publish(_ event: ZMQMessage, on core: inout DaemonCore) {
             do {
                 if try publisher.trySend(event) { return }
