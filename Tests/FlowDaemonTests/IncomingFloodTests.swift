@@ -141,7 +141,7 @@ private final class HeldDaemonFlood {
         gate.open()
 
         let otherAnswer = try OperatorCall(operatorPeer).reply(to: otherHealth)
-        outcome.inBeforeOtherHealth = try counter("messages_in", of: otherAnswer) - before.messagesIn
+        outcome.inBeforeOtherHealth = try HealthCounters(otherAnswer).messagesIn - before.messagesIn
         let verdict = try stepper.receiveReply()
         guard case .ok = verdict else { throw ScenarioFailure("the hold step was refused: \(verdict)") }
         if case .untilItWouldBlock = kind { try flooder.send(.health(PlainRequest(req: floodersHealth))) }
@@ -153,8 +153,9 @@ private final class HeldDaemonFlood {
         guard case .ok(let last) = answer, last.req == floodersHealth else {
             throw ScenarioFailure("expected OK \(floodersHealth), got \(answer)")
         }
-        outcome.inAtTheEnd = try counter("messages_in", of: last) - before.messagesIn
-        outcome.errorsAdded = try counter("errors", of: last) - before.errors
+        let counters = try HealthCounters(last)
+        outcome.inAtTheEnd = counters.messagesIn - before.messagesIn
+        outcome.errorsAdded = counters.errors - before.errors
         return outcome
     }
 
@@ -210,11 +211,6 @@ private struct FloodingPeer {
 
 /// An operator's requests, each waiting for its `OK`.
 private struct OperatorCall {
-    struct Counters {
-        var messagesIn: Int
-        var errors: Int
-    }
-
     let peer: WirePeer
 
     init(_ peer: WirePeer) { self.peer = peer }
@@ -232,18 +228,24 @@ private struct OperatorCall {
         return ok
     }
 
-    func counters() throws -> Counters {
-        let health = try ok { .health(PlainRequest(req: $0)) }
-        return Counters(messagesIn: try counter("messages_in", of: health), errors: try counter("errors", of: health))
+    func counters() throws -> HealthCounters {
+        try HealthCounters(ok { .health(PlainRequest(req: $0)) })
     }
 }
 
-/// Counter `name` of a `HEALTH` reply (0 when it is absent).
-private func counter(_ name: String, of health: OKReply) throws -> Int {
-    guard case .object(let fields) = health.result, case .object(let counters)? = fields["counters"] else {
-        throw ScenarioFailure("HEALTH without counters: \(health)")
+/// The counters of a `HEALTH` reply this test reads.
+private struct HealthCounters {
+    var messagesIn: Int
+    /// Refusals of every code, added up (`errors` counts them by code).
+    var errors: Int
+
+    init(_ health: OKReply) throws {
+        guard case .object(let counters) = try HealthReport(json: health.result).counters,
+            let messagesIn = counters["messages_in"]?.intValue, case .object(let errorsByCode)? = counters["errors"]
+        else { throw ScenarioFailure("HEALTH without its counters: \(health)") }
+        self.messagesIn = messagesIn
+        errors = errorsByCode.values.reduce(0) { $0 + ($1.intValue ?? 0) }
     }
-    return counters[name]?.intValue ?? 0
 }
 
 /// ``TickerApplication`` whose flow, given a `hold` step, holds the daemon's I/O thread until ``ThreadGate/open()``.
